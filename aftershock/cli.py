@@ -1,0 +1,174 @@
+"""The ``aftershock`` command: run | cluster up/down/list/gc | toolchain build/status | doctor."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from aftershock.errors import ClusterError, UserError
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def cmd_toolchain_build(args: argparse.Namespace) -> int:
+    from aftershock.providers import toolchain
+
+    began = time.monotonic()
+    binaries = toolchain.build(args.kubernetes_version, force=args.force)
+    _say(f"toolchain ready in {time.monotonic() - began:.0f}s: {binaries.directory}")
+    return 0
+
+
+def cmd_toolchain_status(args: argparse.Namespace) -> int:
+    from aftershock.providers import toolchain
+
+    wanted = toolchain.Versions.resolve(args.kubernetes_version)
+    built = toolchain.status()
+    if args.json:
+        print(json.dumps({"wanted": wanted.key, "built": built}, indent=2))
+        return 0
+    print(f"wanted: {wanted.key}")
+    if not built:
+        print("built:  nothing yet (run 'aftershock toolchain build')")
+    for entry in built:
+        mark = "*" if Path(str(entry["directory"])).name == wanted.key else " "
+        print(f"{mark} {entry['directory']}\n    {', '.join(entry['binaries'])}")
+    return 0 if any(Path(str(e["directory"])).name == wanted.key for e in built) else 1
+
+
+def cmd_cluster_up(args: argparse.Namespace) -> int:
+    from aftershock.providers.local import LocalProvider
+    from aftershock.shape import default_shape, load_shape
+
+    shape = load_shape(args.shape) if args.shape else default_shape()
+    began = time.monotonic()
+    cluster = LocalProvider(args.kubernetes_version).up(shape, args.name, detached=True)
+    _say(f"cluster/{cluster.name} up in {time.monotonic() - began:.1f}s: "
+         f"{len(shape.nodes)} nodes Ready, Kubernetes v{cluster.binaries.versions.kubernetes}, "
+         f"server {cluster.server}")
+    print(cluster.paths.kubeconfig)
+    return 0
+
+
+def cmd_cluster_down(args: argparse.Namespace) -> int:
+    from aftershock.providers import processes
+    from aftershock.providers.local import attach
+
+    state = attach(args.name)
+    processes.remove_cluster(state)
+    _say(f"cluster/{args.name} removed")
+    return 0
+
+
+def cmd_cluster_list(args: argparse.Namespace) -> int:
+    from aftershock.providers import processes
+
+    states = processes.list_states()
+    if not states:
+        _say("no clusters")
+        return 0
+    print(f"{'NAME':<28} {'PROVIDER':<9} {'VERSION':<9} {'OWNER':<14} {'ALIVE':<6} KUBECONFIG")
+    for state in states:
+        alive = sum(record.alive() for record in state.processes.values())
+        owner = "detached" if state.owner_pid is None else (
+            f"pid {state.owner_pid}" if state.owner_alive() else "dead")
+        print(f"{state.name:<28} {state.provider:<9} {state.kubernetes_version:<9} {owner:<14} "
+              f"{alive}/{len(state.processes):<4} {state.kubeconfig}")
+    return 0
+
+
+def cmd_cluster_gc(args: argparse.Namespace) -> int:
+    from aftershock.providers import processes
+
+    result = processes.gc()
+    for name in result.clusters:
+        _say(f"removed cluster/{name} of a dead run")
+    if result.processes:
+        _say(f"ended {len(result.processes)} processes: {', '.join(result.processes)}")
+    for path in result.leftovers:
+        _say(f"removed leftover {path}")
+    if not (result.clusters or result.leftovers):
+        _say("nothing to clean")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from aftershock.doctor import report
+
+    checks = report()
+    width = max(len(check.name) for check in checks)
+    for check in checks:
+        print(f"{'ok  ' if check.ok else 'FAIL'} {check.name:<{width}}  {check.detail}")
+    return 0 if all(check.ok or not check.required for check in checks) else 1
+
+
+def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
+    import pytest
+
+    return int(pytest.main([*extra, *args.paths]))
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="aftershock", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run features (any other option goes to pytest)")
+    run.add_argument("paths", nargs="*", default=["features"])
+
+    tool = sub.add_parser("toolchain", help="build or inspect the control-plane binaries")
+    tool_sub = tool.add_subparsers(dest="action", required=True)
+    build = tool_sub.add_parser("build")
+    build.add_argument("--kubernetes-version", help="e.g. 1.33.6 (default: the pinned one)")
+    build.add_argument("--force", action="store_true", help="rebuild even if cached")
+    build.set_defaults(func=cmd_toolchain_build)
+    stat = tool_sub.add_parser("status")
+    stat.add_argument("--kubernetes-version")
+    stat.add_argument("--json", action="store_true")
+    stat.set_defaults(func=cmd_toolchain_status)
+
+    cluster = sub.add_parser("cluster", help="embedded clusters")
+    cluster_sub = cluster.add_subparsers(dest="action", required=True)
+    up = cluster_sub.add_parser("up", help="start a cluster; prints its kubeconfig path")
+    up.add_argument("--shape", help="cluster shape file (default: three nodes)")
+    up.add_argument("--name")
+    up.add_argument("--kubernetes-version")
+    up.set_defaults(func=cmd_cluster_up)
+    down = cluster_sub.add_parser("down", help="stop a cluster and remove its work dir")
+    down.add_argument("name")
+    down.set_defaults(func=cmd_cluster_down)
+    cluster_sub.add_parser("list").set_defaults(func=cmd_cluster_list)
+    cluster_sub.add_parser("gc", help="clean what dead runs left").set_defaults(func=cmd_cluster_gc)
+
+    sub.add_parser("doctor", help="check this machine").set_defaults(func=cmd_doctor)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    top = parser()
+    if argv[:1] == ["run"]:
+        args, extra = top.parse_known_args(argv)
+    else:
+        args, extra = top.parse_args(argv), []
+    try:
+        if args.command == "run":
+            return cmd_run(args, extra)
+        return args.func(args)
+    except UserError as exc:
+        _say(f"aftershock: error: {exc}")
+        return exc.exit_code
+    except ClusterError as exc:
+        _say(f"aftershock: cluster error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _say("aftershock: interrupted; everything started was removed")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,429 @@
+"""The embedded provider: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
+one kwok per node as local processes on 127.0.0.1, owned from Python.
+
+Owning the processes (rather than driving kwokctl) gives exact flags (audit policy, node lease
+and monitor periods), one recorded pid per component, and restarting a single component with
+another kubeconfig — which the watch-delay fault needs for the controller-manager and scheduler.
+
+Each node has its own kwok process (``--manage-single-node``), playing that node's kubelet: a
+node failure is that process ending, so its lease stops being renewed and nothing else about
+the node changes — as when a real kubelet dies. (kwok's annotation selector is applied on the
+client side only, so un-annotating a node does not stop its heartbeat.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from aftershock.errors import ClusterError
+from aftershock.providers import pki as pkimod
+from aftershock.providers import processes as procs
+from aftershock.providers import toolchain
+from aftershock.providers.base import Capability, ClusterInfo
+from aftershock.shape import Shape
+
+DATA = Path(__file__).parent / "data"
+KWOK_ANNOTATION = "kwok.x-k8s.io/node"
+KWOK_MANAGED = "fake"
+NODE_LEASE_SECONDS = 4  # kwok renews every second; see NODE_MONITOR_GRACE
+NODE_MONITOR_GRACE = "5s"  # a node silent for this long turns NotReady (Unknown)
+SERVICE_RANGE = "10.96.0.0/12"
+ISSUER = "https://kubernetes.default.svc.cluster.local"
+CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
+KUBELET_PREFIX = "kwok-"  # component name of the kwok process playing node N's kubelet
+START_TIMEOUT = 60.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def default_name() -> str:
+    return f"as-{os.getpid()}-{int(time.time() * 1000) % 100000:05d}"
+
+
+@dataclass(frozen=True)
+class Paths:
+    workdir: Path
+
+    @property
+    def pki(self) -> Path:
+        return self.workdir / "pki"
+
+    @property
+    def logs(self) -> Path:
+        return self.workdir / "logs"
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.workdir / "kubeconfig"
+
+    def component_kubeconfig(self, component: str) -> Path:
+        return self.workdir / f"{component}.kubeconfig"
+
+    @property
+    def audit_log(self) -> Path:
+        return self.workdir / "audit.log"
+
+    @property
+    def etcd_data(self) -> Path:
+        return self.workdir / "etcd-data"
+
+    def log(self, component: str) -> Path:
+        return self.logs / f"{component}.log"
+
+
+class LocalCluster:
+    """One embedded cluster. ``start()`` brings it up; ``down()`` removes every trace."""
+
+    provider = "local"
+    capabilities = frozenset({
+        Capability.NODE_FAILURE, Capability.NODE_DELETE, Capability.COMPONENT_RESTART,
+        Capability.WATCH_DELAY_FOR_COMPONENTS, Capability.DESTRUCTIVE,
+    })
+
+    def __init__(self, shape: Shape, name: str | None = None, *,
+                 binaries: toolchain.Binaries | None = None, detached: bool = False):
+        self.shape = shape
+        self.name = name or default_name()
+        self.binaries = binaries or toolchain.require(shape.kubernetes_version)
+        self.paths = Paths(procs.clusters_root() / self.name)
+        self.detached = detached
+        self._popen: dict[str, subprocess.Popen] = {}
+        owner_pid, owner_start = procs.current_owner()
+        self.state = procs.ClusterState(
+            name=self.name, provider="local", owner_pid=owner_pid, owner_start=owner_start,
+            created=time.time(), workdir=str(self.paths.workdir), shape=shape.source,
+            kubernetes_version=self.binaries.versions.kubernetes,
+        )
+        self._pki: pkimod.Pki | None = None
+        self.timings: dict[str, float] = {}
+
+    # --- public handle ------------------------------------------------------------------
+
+    @property
+    def info(self) -> ClusterInfo:
+        return ClusterInfo(self.name, "local", self.paths.kubeconfig, self.state.server, self.name)
+
+    @property
+    def server(self) -> str:
+        return self.state.server
+
+    @property
+    def audit_log(self) -> Path:
+        return self.paths.audit_log
+
+    def component_log(self, component: str) -> Path:
+        return self.paths.log(component)
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> LocalCluster:
+        """Start every component and wait until the shape's nodes are Ready. On any failure
+        (or Ctrl-C) everything started so far is removed before the error propagates."""
+        if self.paths.workdir.exists():
+            raise ClusterError(f"cluster '{self.name}' already exists ({self.paths.workdir})")
+        began = time.monotonic()
+        try:
+            self.paths.workdir.mkdir(parents=True)
+            self.state.save()
+            self._prepare()
+            self._start_etcd()
+            self._start_apiserver()
+            for component in ("kube-controller-manager", "kube-scheduler",
+                              *self.kubelet_components()):
+                self._spawn(component)
+            self._create_nodes()
+            self._wait_components_healthy()
+            self._wait_nodes_ready()
+        except BaseException:
+            self.down()
+            raise
+        self.timings["total"] = time.monotonic() - began
+        if self.detached:
+            self.state.owner_pid = self.state.owner_start = None
+            self.state.save()
+        return self
+
+    def down(self) -> None:
+        """End every process we started and remove the work dir. Safe to call twice."""
+        procs.terminate(list(self.state.processes.values()))
+        for proc in self._popen.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        self._popen.clear()
+        shutil.rmtree(self.paths.workdir, ignore_errors=True)
+
+    def stop_component(self, component: str) -> None:
+        record = self.state.processes.pop(component, None)
+        if record:
+            procs.terminate([record])
+            proc = self._popen.pop(component, None)
+            if proc:
+                proc.wait()
+            self.state.save()
+
+    def start_component(self, component: str, kubeconfig: Path | None = None) -> None:
+        """(Re)start one component, optionally with another kubeconfig (e.g. via a proxy)."""
+        self._spawn(component, kubeconfig)
+        self._wait_healthy(component)
+
+    def restart_component(self, component: str, kubeconfig: Path | None = None) -> None:
+        self.stop_component(component)
+        self.start_component(component, kubeconfig)
+
+    def stop_kubelet(self, node: str) -> None:
+        """The node's simulated kubelet dies: its lease stops, nothing else changes."""
+        self.stop_component(f"{KUBELET_PREFIX}{node}")
+
+    def start_kubelet(self, node: str) -> None:
+        self.start_component(f"{KUBELET_PREFIX}{node}")
+
+    def kubelet_components(self) -> list[str]:
+        return [f"{KUBELET_PREFIX}{node}" for node in self.shape.node_names]
+
+    def running(self) -> dict[str, bool]:
+        return {name: record.alive() for name, record in self.state.processes.items()}
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        for name in ("etcd-client", "etcd-peer", "kube-apiserver", "kube-controller-manager",
+                     "kube-scheduler"):
+            self.state.ports[name] = free_port()
+        self.state.server = f"https://127.0.0.1:{self.state.ports['kube-apiserver']}"
+        self._pki = pkimod.create(self.paths.pki)
+        write = pkimod.write_kubeconfig
+        write(self.paths.kubeconfig, self._pki, pkimod.ADMIN, self.server, self.name)
+        for component, who in (("kube-controller-manager", pkimod.CONTROLLER_MANAGER),
+                               ("kube-scheduler", pkimod.SCHEDULER), ("kwok", pkimod.KWOK)):
+            path = self.paths.component_kubeconfig(component)
+            write(path, self._pki, who, self.server, self.name)
+        self.state.kubeconfig = str(self.paths.kubeconfig)
+        self.state.save()
+
+    def _command(self, component: str, kubeconfig: Path | None = None) -> list[str]:
+        assert self._pki is not None
+        ports, pki = self.state.ports, self._pki
+        if component.startswith(KUBELET_PREFIX):
+            return self._kubelet_command(component.removeprefix(KUBELET_PREFIX), kubeconfig)
+        kubeconfig = kubeconfig or self.paths.component_kubeconfig(component)
+        binary = self.binaries.path(component)
+        if component == "etcd":
+            client = f"http://127.0.0.1:{ports['etcd-client']}"
+            peer = f"http://127.0.0.1:{ports['etcd-peer']}"
+            return [binary, "--name=aftershock", f"--data-dir={self.paths.etcd_data}",
+                    f"--listen-client-urls={client}", f"--advertise-client-urls={client}",
+                    f"--listen-peer-urls={peer}", f"--initial-advertise-peer-urls={peer}",
+                    f"--initial-cluster=aftershock={peer}", "--unsafe-no-fsync=true",
+                    "--quota-backend-bytes=4294967296", "--log-level=warn"]
+        if component == "kube-apiserver":
+            return [binary, f"--etcd-servers=http://127.0.0.1:{ports['etcd-client']}",
+                    "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+                    f"--secure-port={ports['kube-apiserver']}",
+                    f"--cert-dir={self.paths.pki}",
+                    f"--tls-cert-file={pki.serving_cert}",
+                    f"--tls-private-key-file={pki.serving_key}",
+                    f"--client-ca-file={pki.ca_cert}",
+                    f"--service-account-key-file={pki.sa_pub}",
+                    f"--service-account-signing-key-file={pki.sa_key}",
+                    f"--service-account-issuer={ISSUER}",
+                    f"--service-cluster-ip-range={SERVICE_RANGE}",
+                    "--authorization-mode=RBAC", "--allow-privileged=true", "--profiling=false",
+                    f"--audit-policy-file={DATA / 'audit-policy.yaml'}",
+                    f"--audit-log-path={self.paths.audit_log}", "--audit-log-format=json",
+                    "--audit-log-maxsize=0", "--endpoint-reconciler-type=none",
+                    "--default-not-ready-toleration-seconds="
+                    f"{self.shape.not_ready_toleration_seconds}",
+                    "--default-unreachable-toleration-seconds="
+                    f"{self.shape.unreachable_toleration_seconds}"]
+        served = [f"--kubeconfig={kubeconfig}", f"--authentication-kubeconfig={kubeconfig}",
+                  f"--authorization-kubeconfig={kubeconfig}", "--bind-address=127.0.0.1",
+                  f"--secure-port={ports.get(component, 0)}", "--leader-elect=false"]
+        if component == "kube-controller-manager":
+            return [binary, *served, "--use-service-account-credentials=true",
+                    f"--service-account-private-key-file={pki.sa_key}",
+                    f"--root-ca-file={pki.ca_cert}",
+                    f"--cluster-signing-cert-file={pki.ca_cert}",
+                    f"--cluster-signing-key-file={pki.ca_key}",
+                    "--node-monitor-period=1s", f"--node-monitor-grace-period={NODE_MONITOR_GRACE}",
+                    "--kube-api-qps=100", "--kube-api-burst=200"]
+        if component == "kube-scheduler":
+            return [binary, *served]
+        raise ValueError(f"unknown component {component}")
+
+    def _kubelet_command(self, node: str, kubeconfig: Path | None) -> list[str]:
+        index = self.shape.node_names.index(node) + 1 if node in self.shape.node_names else 250
+        return [self.binaries.path("kwok"),
+                f"--kubeconfig={kubeconfig or self.paths.component_kubeconfig('kwok')}",
+                f"--config={DATA / 'kwok-stages.yaml'}", f"--manage-single-node={node}",
+                f"--node-lease-duration-seconds={NODE_LEASE_SECONDS}",
+                f"--node-ip=10.0.{index // 250}.{index % 250 + 1}",
+                f"--cidr=10.{244 + index // 250}.{index % 250}.0/24"]
+
+    def _spawn(self, component: str, kubeconfig: Path | None = None) -> None:
+        env = {"HOME": str(self.paths.workdir)}  # nothing may read or write ~/.kube
+        proc, record = procs.spawn(component, self._command(component, kubeconfig),
+                                   self.paths.log(component), env=env, cwd=self.paths.workdir)
+        self._popen[component] = proc
+        self.state.processes[component] = record
+        self.state.save()
+
+    def _fail(self, component: str, why: str) -> ClusterError:
+        log = self.paths.log(component)
+        tail = log.read_text(errors="replace").splitlines()[-15:] if log.exists() else []
+        joined = "\n  ".join(tail)
+        return ClusterError(f"{component} {why}; last lines of {log}:\n  {joined}")
+
+    def _wait(self, component: str, probe, timeout: float = START_TIMEOUT) -> None:
+        began = time.monotonic()
+        deadline = began + timeout
+        while True:
+            proc = self._popen.get(component)
+            if proc is not None and proc.poll() is not None:
+                raise self._fail(component, f"exited with code {proc.returncode}")
+            if probe():
+                self.timings[component] = time.monotonic() - began
+                return
+            if time.monotonic() > deadline:
+                raise self._fail(component, f"was not healthy within {timeout:.0f}s")
+            time.sleep(0.02)  # process readiness has no event to wait on
+
+    def _start_etcd(self) -> None:
+        self._spawn("etcd")
+        url = f"http://127.0.0.1:{self.state.ports['etcd-client']}/health"
+        self._wait("etcd", lambda: _http_ok(url, None))
+
+    def _admin_tls(self) -> ssl.SSLContext:
+        assert self._pki is not None
+        context = ssl.create_default_context(cafile=str(self._pki.ca_cert))
+        context.load_cert_chain(str(self._pki.client_cert(pkimod.ADMIN)),
+                                str(self._pki.client_key(pkimod.ADMIN)))
+        return context
+
+    def _start_apiserver(self) -> None:
+        self._spawn("kube-apiserver")
+        context = self._admin_tls()
+        self._wait("kube-apiserver", lambda: _http_ok(f"{self.server}/readyz", context))
+
+    def _wait_healthy(self, component: str) -> None:
+        if component.startswith(KUBELET_PREFIX):
+            return self._wait(component, lambda: True)
+        if component == "etcd":
+            url = f"http://127.0.0.1:{self.state.ports['etcd-client']}/health"
+            return self._wait("etcd", lambda: _http_ok(url, None))
+        if component == "kube-apiserver":
+            context = self._admin_tls()
+            return self._wait(component, lambda: _http_ok(f"{self.server}/readyz", context))
+        insecure = ssl.create_default_context()
+        insecure.check_hostname = False
+        insecure.verify_mode = ssl.CERT_NONE
+        url = f"https://127.0.0.1:{self.state.ports[component]}/healthz"
+        return self._wait(component, lambda: _http_ok(url, insecure))
+
+    def _wait_components_healthy(self) -> None:
+        for component in ("kube-controller-manager", "kube-scheduler"):
+            self._wait_healthy(component)
+
+    def _api(self, method: str, path: str, body: dict | None = None) -> dict:
+        request = urllib.request.Request(
+            f"{self.server}{path}", method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
+        with urllib.request.urlopen(request, context=self._admin_tls(), timeout=30) as response:
+            return json.loads(response.read() or b"{}")
+
+    def _create_nodes(self) -> None:
+        for node in self.shape.nodes:
+            self._api("POST", "/api/v1/nodes", node_manifest(node))
+
+    def _wait_nodes_ready(self) -> None:
+        wanted = set(self.shape.node_names)
+        began = time.monotonic()
+        context = self._admin_tls()
+        listing = self._api("GET", "/api/v1/nodes")
+        ready = {item["metadata"]["name"] for item in listing["items"] if _node_ready(item)}
+        version = listing["metadata"]["resourceVersion"]
+        while not wanted <= ready:
+            if time.monotonic() - began > START_TIMEOUT:
+                first = f"{KUBELET_PREFIX}{sorted(wanted - ready)[0]}"
+                raise self._fail(first, f"left nodes {sorted(wanted - ready)} NotReady")
+            url = (f"{self.server}/api/v1/nodes?watch=true&resourceVersion={version}"
+                   "&allowWatchBookmarks=false&timeoutSeconds=30")
+            with urllib.request.urlopen(url, context=context, timeout=START_TIMEOUT) as stream:
+                for line in stream:
+                    event = json.loads(line)
+                    node = event["object"]
+                    if event["type"] == "ERROR":
+                        break
+                    version = node["metadata"]["resourceVersion"]
+                    name = node["metadata"]["name"]
+                    if event["type"] != "DELETED" and _node_ready(node):
+                        ready.add(name)
+                    else:
+                        ready.discard(name)
+                    if wanted <= ready:
+                        break
+        self.timings["nodes-ready"] = time.monotonic() - began
+
+
+def node_manifest(node) -> dict:
+    """The Node object for one shape node: labels, taints, capacity; managed by kwok."""
+    labels = {"kubernetes.io/hostname": node.name, "kubernetes.io/os": "linux",
+              "kubernetes.io/arch": "amd64", "type": "kwok", **node.labels}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": node.name, "labels": labels,
+                     "annotations": {KWOK_ANNOTATION: KWOK_MANAGED,
+                                     "node.alpha.kubernetes.io/ttl": "0"}},
+        "spec": {"taints": [taint.to_api() for taint in node.taints]} if node.taints else {},
+        "status": {"capacity": dict(node.capacity), "allocatable": dict(node.capacity)},
+    }
+
+
+def _node_ready(node: dict) -> bool:
+    conditions = node.get("status", {}).get("conditions") or []
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+def _http_ok(url: str, context: ssl.SSLContext | None) -> bool:
+    try:
+        with urllib.request.urlopen(url, context=context, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+class LocalProvider:
+    name = "local"
+
+    def __init__(self, kubernetes_version: str | None = None):
+        self.kubernetes_version = kubernetes_version
+
+    def up(self, shape: Shape, name: str | None = None, detached: bool = False) -> LocalCluster:
+        version = shape.kubernetes_version or self.kubernetes_version
+        binaries = toolchain.require(version)
+        return LocalCluster(shape, name, binaries=binaries, detached=detached).start()
+
+
+def attach(name: str) -> procs.ClusterState:
+    """The recorded state of a running local cluster by name."""
+    workdir = procs.clusters_root() / name
+    if not (workdir / procs.STATE_FILE).is_file():
+        raise ClusterError(f"no cluster named '{name}' (see 'aftershock cluster list')")
+    return procs.ClusterState.load(workdir)

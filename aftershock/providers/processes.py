@@ -1,0 +1,200 @@
+"""Every process the harness starts is recorded (pid + kernel start time) so that cleanup ends
+exactly what we started — on exit, on Ctrl-C, and by the next run if we were killed."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from aftershock.providers.toolchain import cache_root
+
+STATE_FILE = "state.json"
+
+
+def clusters_root() -> Path:
+    return cache_root() / "clusters"
+
+
+def start_time(pid: int) -> int | None:
+    """The kernel's start time of ``pid`` (clock ticks since boot), None if it is gone.
+
+    Pids are reused; a pid only names our process if its start time is the recorded one.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # Field 2 (comm) may contain spaces and parentheses; fields after the last ')' are fixed.
+    fields = stat.rsplit(")", 1)[1].split()
+    if fields[0] == "Z":
+        return None
+    return int(fields[19])
+
+
+@dataclass(frozen=True)
+class ProcessRecord:
+    name: str
+    pid: int
+    start_time: int
+    command: list[str]
+    log: str
+
+    def alive(self) -> bool:
+        return start_time(self.pid) == self.start_time
+
+
+@dataclass
+class ClusterState:
+    """What ``<clusters>/<name>/state.json`` records about one cluster."""
+
+    name: str
+    provider: str
+    owner_pid: int | None
+    owner_start: int | None
+    created: float
+    workdir: str
+    kubeconfig: str = ""
+    server: str = ""
+    shape: str = ""
+    kubernetes_version: str = ""
+    ports: dict[str, int] = field(default_factory=dict)
+    processes: dict[str, ProcessRecord] = field(default_factory=dict)
+
+    def owner_alive(self) -> bool:
+        if self.owner_pid is None:
+            return True
+        return start_time(self.owner_pid) == self.owner_start
+
+    def save(self) -> None:
+        path = Path(self.workdir) / STATE_FILE
+        scratch = path.with_suffix(".tmp")
+        data = asdict(self)
+        scratch.write_text(json.dumps(data, indent=2) + "\n")
+        scratch.replace(path)
+
+    @classmethod
+    def load(cls, workdir: Path) -> ClusterState:
+        data = json.loads((workdir / STATE_FILE).read_text())
+        data["processes"] = {k: ProcessRecord(**v) for k, v in data.get("processes", {}).items()}
+        return cls(**data)
+
+
+def current_owner() -> tuple[int, int | None]:
+    return os.getpid(), start_time(os.getpid())
+
+
+def spawn(name: str, command: list[str], log: Path, env: dict[str, str] | None = None,
+          cwd: Path | None = None) -> tuple[subprocess.Popen, ProcessRecord]:
+    """Start one component in its own session (so it survives terminal Ctrl-C only by our
+    choice: cleanup ends it), output appended to ``log``."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
+        )
+    started = start_time(proc.pid)
+    record = ProcessRecord(name, proc.pid, started or 0, command, str(log))
+    return proc, record
+
+
+def terminate(records: list[ProcessRecord], grace: float = 5.0) -> None:
+    """SIGTERM each recorded process group that is still ours, then SIGKILL what remains."""
+    ours = [record for record in records if record.alive()]
+    for record in ours:
+        _signal_group(record.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(record.alive() for record in ours):
+        _reap(ours)
+        time.sleep(0.05)
+    for record in ours:
+        if record.alive():
+            _signal_group(record.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(record.alive() for record in ours):
+        _reap(ours)
+        time.sleep(0.02)
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+
+
+def _reap(records: list[ProcessRecord]) -> None:
+    """Collect our own exited children so they do not linger as zombies."""
+    for record in records:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(record.pid, os.WNOHANG)
+
+
+def list_states() -> list[ClusterState]:
+    root = clusters_root()
+    states = []
+    for workdir in sorted(root.iterdir()) if root.is_dir() else []:
+        if (workdir / STATE_FILE).is_file():
+            try:
+                states.append(ClusterState.load(workdir))
+            except (ValueError, TypeError, KeyError):
+                continue
+    return states
+
+
+def remove_cluster(state: ClusterState) -> None:
+    terminate(list(state.processes.values()))
+    shutil.rmtree(state.workdir, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class GcResult:
+    clusters: list[str]
+    processes: list[str]
+    leftovers: list[str]
+
+
+def is_dead_run(state: ClusterState) -> bool:
+    """Owned by a process that is gone, or a detached cluster whose control plane died."""
+    if state.owner_pid is not None:
+        return not state.owner_alive()
+    core = [state.processes.get(name) for name in ("etcd", "kube-apiserver")]
+    return any(record is None or not record.alive() for record in core)
+
+
+def gc(min_age: float = 60.0) -> GcResult:
+    """End the recorded processes of dead runs and remove their work dirs and temp dirs."""
+    cleaned, killed, leftovers = [], [], []
+    for state in list_states():
+        if not is_dead_run(state):
+            continue
+        killed += [f"{r.name}[{r.pid}]" for r in state.processes.values() if r.alive()]
+        remove_cluster(state)
+        cleaned.append(state.name)
+    root = clusters_root()
+    for workdir in sorted(root.iterdir()) if root.is_dir() else []:
+        if not (workdir / STATE_FILE).exists() and time.time() - workdir.stat().st_mtime > min_age:
+            shutil.rmtree(workdir, ignore_errors=True)
+            leftovers.append(str(workdir))
+    leftovers += _stale_build_dirs()
+    return GcResult(cleaned, killed, leftovers)
+
+
+def _stale_build_dirs() -> list[str]:
+    """Temp dirs of toolchain builds whose builder (pid in the name) is gone."""
+    removed = []
+    for scratch in (cache_root() / "bin").glob(".tmp-*"):
+        parts = scratch.name.split("-pid")
+        pid = parts[1].split("-")[0] if len(parts) > 1 else ""
+        if not pid.isdigit() or start_time(int(pid)) is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+            removed.append(str(scratch))
+    return removed

@@ -1,0 +1,215 @@
+"""Cluster shapes (clusters/*.yaml): which nodes exist, with what labels, taints and capacity."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aftershock.errors import UserError
+from aftershock.yamlsrc import Located, load
+
+QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+VERSION = re.compile(r"^v?1\.[0-9]+\.[0-9]+$")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+DEFAULT_CAPACITY = {"cpu": "32", "memory": "256Gi", "pods": "110"}
+
+SHAPE_FIELDS = ("name", "kubernetesVersion", "nodes", "nodeFailure")
+NODES_FIELDS = ("count", "namePrefix", "template")
+NODE_FIELDS = ("name", "labels", "taints", "capacity")
+TEMPLATE_FIELDS = ("labels", "taints", "capacity")
+TAINT_FIELDS = ("key", "value", "effect")
+CAPACITY_FIELDS = ("cpu", "memory", "pods", "ephemeral-storage")
+FAILURE_FIELDS = ("notReadyTolerationSeconds", "unreachableTolerationSeconds")
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    effect: str
+    value: str = ""
+
+    def to_api(self) -> dict[str, str]:
+        taint = {"key": self.key, "effect": self.effect}
+        if self.value:
+            taint["value"] = self.value
+        return taint
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    capacity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CAPACITY))
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    nodes: tuple[NodeSpec, ...]
+    kubernetes_version: str | None = None
+    not_ready_toleration_seconds: int = 300
+    unreachable_toleration_seconds: int = 300
+    source: str = "<inline>"
+
+    @property
+    def node_names(self) -> list[str]:
+        return [node.name for node in self.nodes]
+
+
+def _at(*keys: Any) -> str:
+    return ".".join(map(str, keys))
+
+
+def _unknown(doc: Located, mapping: dict[str, Any], allowed: tuple[str, ...], *at: Any) -> None:
+    for key in mapping:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise doc.error(
+                f"unknown field '{_at(*at, key)}'{hint}; "
+                f"expected one of: {', '.join(allowed)}",
+                *at,
+                key,
+            )
+
+
+def _mapping(doc: Located, value: Any, *at: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        where = ".".join(map(str, at)) or "the document"
+        raise doc.error(f"field '{where}' must be a mapping, got {type(value).__name__}", *at)
+    return value
+
+
+def _string_map(doc: Located, value: Any, *at: Any) -> dict[str, str]:
+    result = {}
+    for key, item in _mapping(doc, value, *at).items():
+        if not isinstance(item, (str, int, float, bool)):
+            raise doc.error(f"field '{_at(*at, key)}' must be a string", *at, key)
+        result[str(key)] = str(item).lower() if isinstance(item, bool) else str(item)
+    return result
+
+
+def _capacity(doc: Located, value: Any, *at: Any) -> dict[str, str]:
+    given = _string_map(doc, value, *at)
+    _unknown(doc, given, CAPACITY_FIELDS, *at)
+    for key, quantity in given.items():
+        if not QUANTITY.match(quantity):
+            raise doc.error(
+                f"field '{_at(*at, key)}' must be a quantity like 2, 500m or 80Mi, "
+                f"got '{quantity}'",
+                *at,
+                key,
+            )
+    return {**DEFAULT_CAPACITY, **given}
+
+
+def _taints(doc: Located, value: Any, *at: Any) -> tuple[Taint, ...]:
+    if not isinstance(value, list):
+        raise doc.error(f"field '{_at(*at)}' must be a list", *at)
+    taints = []
+    for index, item in enumerate(value):
+        raw = _mapping(doc, item, *at, index)
+        _unknown(doc, raw, TAINT_FIELDS, *at, index)
+        if "key" not in raw:
+            raise doc.error(f"field '{_at(*at, index)}.key' is required", *at, index)
+        effect = raw.get("effect", "NoSchedule")
+        if effect not in TAINT_EFFECTS:
+            raise doc.error(
+                f"field '{_at(*at, index)}.effect' must be one of "
+                f"{', '.join(TAINT_EFFECTS)}, got '{effect}'",
+                *at,
+                index,
+                "effect",
+            )
+        taints.append(Taint(str(raw["key"]), effect, str(raw.get("value", ""))))
+    return tuple(taints)
+
+
+def _node(doc: Located, raw: dict[str, Any], name: str, allowed: tuple[str, ...], *at: Any):
+    _unknown(doc, raw, allowed, *at)
+    if not DNS_LABEL.match(name):
+        raise doc.error(f"node name '{name}' is not a valid DNS label", *at)
+    return NodeSpec(
+        name=name,
+        labels=_string_map(doc, raw.get("labels", {}), *at, "labels"),
+        taints=_taints(doc, raw.get("taints", []), *at, "taints"),
+        capacity=_capacity(doc, raw.get("capacity", {}), *at, "capacity"),
+    )
+
+
+def _positive_int(doc: Located, value: Any, *at: Any, minimum: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise doc.error(
+            f"field '{_at(*at)}' must be a whole number ≥ {minimum}, got {value!r}", *at
+        )
+    return value
+
+
+def _nodes(doc: Located, value: Any) -> tuple[NodeSpec, ...]:
+    if isinstance(value, list):
+        nodes = []
+        for index, item in enumerate(value):
+            raw = _mapping(doc, item, "nodes", index)
+            if "name" not in raw:
+                raise doc.error(f"field 'nodes.{index}.name' is required", "nodes", index)
+            nodes.append(_node(doc, raw, str(raw["name"]), NODE_FIELDS, "nodes", index))
+        names = [node.name for node in nodes]
+        for index, name in enumerate(names):
+            if names.index(name) != index:
+                raise doc.error(f"node name '{name}' appears twice", "nodes", index, "name")
+        return tuple(nodes)
+    raw = _mapping(doc, value, "nodes")
+    _unknown(doc, raw, NODES_FIELDS, "nodes")
+    if "count" not in raw:
+        raise doc.error("field 'nodes.count' is required (or give 'nodes' as a list)", "nodes")
+    count = _positive_int(doc, raw["count"], "nodes", "count")
+    prefix = str(raw.get("namePrefix", "node-"))
+    template = _mapping(doc, raw.get("template", {}), "nodes", "template")
+    return tuple(
+        _node(doc, template, f"{prefix}{index}", TEMPLATE_FIELDS, "nodes", "template")
+        for index in range(1, count + 1)
+    )
+
+
+def parse(doc: Located) -> Shape:
+    raw = _mapping(doc, doc.data)
+    _unknown(doc, raw, SHAPE_FIELDS)
+    if "nodes" not in raw:
+        raise doc.error("field 'nodes' is required")
+    version = raw.get("kubernetesVersion")
+    if version is not None and not VERSION.match(str(version)):
+        raise doc.error(
+            f"field 'kubernetesVersion' must look like 1.34.4, got '{version}'", "kubernetesVersion"
+        )
+    failure = _mapping(doc, raw.get("nodeFailure", {}), "nodeFailure")
+    _unknown(doc, failure, FAILURE_FIELDS, "nodeFailure")
+    return Shape(
+        name=str(raw.get("name") or Path(doc.path).stem),
+        nodes=_nodes(doc, raw["nodes"]),
+        kubernetes_version=str(version).lstrip("v") if version else None,
+        not_ready_toleration_seconds=_positive_int(
+            doc, failure.get("notReadyTolerationSeconds", 300), "nodeFailure",
+            "notReadyTolerationSeconds", minimum=0,
+        ),
+        unreachable_toleration_seconds=_positive_int(
+            doc, failure.get("unreachableTolerationSeconds", 300), "nodeFailure",
+            "unreachableTolerationSeconds", minimum=0,
+        ),
+        source=doc.path,
+    )
+
+
+def load_shape(path: str | Path) -> Shape:
+    """Load and validate a shape file; every problem is one UserError naming file:line."""
+    if not Path(path).is_file():
+        raise UserError("no such cluster shape file", path=str(path))
+    return parse(load(path))
+
+
+def default_shape() -> Shape:
+    return Shape(name="three-nodes", nodes=tuple(NodeSpec(f"node-{i}") for i in (1, 2, 3)))
