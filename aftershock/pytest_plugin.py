@@ -1,0 +1,87 @@
+"""The pytest11 plugin: options, collecting .feature files, and cleanup of dead runs."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from aftershock.errors import UserError
+
+FIXTURE_MODULES = ("fixtures.cluster", "fixtures.bdd")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("aftershock")
+    group.addoption("--cluster", dest="aftershock_cluster", default="local",
+                    choices=("local", "existing"), help="where scenarios run (default: local)")
+    group.addoption("--shape", dest="aftershock_shape", default=None,
+                    help="cluster shape file for the local provider (default: three nodes)")
+    group.addoption("--kubernetes-version", dest="aftershock_kubernetes_version", default=None,
+                    help="Kubernetes version of the local cluster (must be built)")
+    group.addoption("--kubeconfig", dest="aftershock_kubeconfig", default=None,
+                    help="kubeconfig for --cluster=existing")
+    group.addoption("--context", dest="aftershock_context", default=None,
+                    help="context for --cluster=existing (default: current)")
+    group.addoption("--allow-faults-on", dest="aftershock_allow_faults_on", action="append",
+                    default=[], metavar="CONTEXT",
+                    help="allow destructive faults on this existing context")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for module in FIXTURE_MODULES:
+        if not config.pluginmanager.has_plugin(module):
+            config.pluginmanager.import_plugin(module)
+    shape = config.option.aftershock_shape
+    if shape:
+        from aftershock.shape import load_shape
+
+        try:
+            load_shape(shape)
+        except UserError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    # SIGTERM ends the session like Ctrl-C does: fixtures tear down, clusters are removed.
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    from aftershock.providers import processes
+
+    if not hasattr(session.config, "workerinput"):
+        processes.gc()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if file_path.suffix == ".feature":
+        return FeatureFile.from_parent(parent, path=file_path)
+    return None
+
+
+class FeatureFile(pytest.Module):
+    """A .feature file collected directly: its scenarios become tests via pytest-bdd."""
+
+    def _getobj(self):
+        from pytest_bdd import scenarios
+
+        from aftershock.features import check_steps
+
+        check_steps(self.path)
+        module = types.ModuleType(f"features.{self.path.stem}")
+        module.__file__ = str(self.path)
+        namespace = module.__dict__
+        namespace["__scenarios__"] = scenarios
+        exec(compile(f"__scenarios__({str(self.path)!r})", str(self.path), "exec"), namespace)
+        for name, value in list(namespace.items()):
+            if name.startswith("test_"):
+                value.__module__ = module.__name__
+                pytest.mark.cluster(value)
+        return module
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, UserError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)

@@ -1,0 +1,23 @@
+"""Steps about the cluster itself."""
+
+from __future__ import annotations
+
+from aftershock import kube
+from aftershock.scenario import Scenario, StepFailed, given
+
+
+@given("a cluster with {count:d} nodes")
+def a_cluster_with_nodes(scenario: Scenario, count: int) -> None:
+    nodes = kube.core(scenario.api).list_node().items
+    ready = [node.metadata.name for node in nodes if _ready(node)]
+    if len(ready) != count:
+        shape = scenario.cluster.shape
+        where = f" (shape {shape.source})" if shape else ""
+        raise StepFailed(
+            f"the cluster has {len(ready)} Ready nodes{where}, the scenario needs {count}; "
+            "choose a shape with --shape")
+    scenario.remember("nodes", ready)
+
+
+def _ready(node) -> bool:
+    return any(c.type == "Ready" and c.status == "True" for c in node.status.conditions or [])
