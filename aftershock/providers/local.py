@@ -192,6 +192,44 @@ class LocalCluster:
     def start_kubelet(self, node: str) -> None:
         self.start_component(f"{KUBELET_PREFIX}{node}")
 
+    def reset_nodes(self) -> list[str]:
+        """Bring the nodes back to the shape between scenarios: kubelets running, missing nodes
+        re-created, extra nodes deleted, cordons and taints undone. Returns what was changed."""
+        changed = []
+        for node in self.shape.node_names:
+            component = f"{KUBELET_PREFIX}{node}"
+            record = self.state.processes.get(component)
+            if record is None or not record.alive():
+                self._spawn(component)
+                changed.append(f"restarted the kubelet of node/{node}")
+        present = {item["metadata"]["name"]: item
+                   for item in self._api("GET", "/api/v1/nodes")["items"]}
+        for spec in self.shape.nodes:
+            wanted = node_manifest(spec)
+            current = present.pop(spec.name, None)
+            if current is None:
+                self._api("POST", "/api/v1/nodes", wanted)
+                changed.append(f"re-created node/{spec.name}")
+                continue
+            taints = wanted["spec"].get("taints", [])
+            drifted = (current["spec"].get("taints") or []) != taints
+            if current["spec"].get("unschedulable") or drifted:
+                self._patch_node(spec.name, {"spec": {"unschedulable": None, "taints": taints}})
+                changed.append(f"reset node/{spec.name} to its shape")
+        for extra in present:
+            self._api("DELETE", f"/api/v1/nodes/{extra}")
+            changed.append(f"deleted node/{extra}, not in the shape")
+        if changed:
+            self._wait_nodes_ready()
+        return changed
+
+    def _patch_node(self, name: str, patch: dict) -> None:
+        request = urllib.request.Request(
+            f"{self.server}/api/v1/nodes/{name}", method="PATCH", data=json.dumps(patch).encode(),
+            headers={"Content-Type": "application/merge-patch+json"})
+        with urllib.request.urlopen(request, context=self._admin_tls(), timeout=30):
+            pass
+
     def kubelet_components(self) -> list[str]:
         return [f"{KUBELET_PREFIX}{node}" for node in self.shape.node_names]
 

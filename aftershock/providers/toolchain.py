@@ -170,6 +170,10 @@ def _go(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
         ["go", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}
     )
     if result.returncode != 0:
+        missing = sorted(set(re.findall(r"(\S+@v[^:\s]+): (?:reading|verifying)", result.stderr)))
+        if missing:
+            raise UserError(f"'go {' '.join(args)}' cannot fetch {', '.join(missing)} from the "
+                            "Go module proxy (not available there); try another patch release")
         raise UserError(f"'go {' '.join(args)}' failed in {cwd}:\n{result.stderr.strip()[-4000:]}")
     return result.stdout
 
@@ -188,7 +192,11 @@ def kubernetes_module_dir(version: str, progress: Progress) -> Path:
         raise UserError(f"k8s.io/kubernetes v{version} is not available: {info['Error']}")
     (scratch / "go.mod").write_text(consumer_go_mod(version, Path(info["GoMod"]).read_text()))
     progress("resolving its dependencies (go mod tidy)")
-    _go(["mod", "tidy"], scratch)
+    try:
+        _go(["mod", "tidy"], scratch)
+    except UserError:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     shutil.rmtree(target, ignore_errors=True)
     scratch.rename(target)
     return target

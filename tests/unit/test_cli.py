@@ -1,0 +1,27 @@
+"""Bad input at the command line: one line naming file:line and the field, exit code 2."""
+
+import subprocess
+import sys
+
+
+def _aftershock(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "aftershock.cli", *args], capture_output=True,
+                          text=True, timeout=60, **kwargs)
+
+
+def test_malformed_shape_is_one_line_and_exit_2(tmp_path):
+    shape = tmp_path / "bad.yaml"
+    shape.write_text("nodes:\n  count: 3\n  tempalte: {}\n")
+    result = _aftershock("cluster", "up", "--shape", str(shape), "--name", "never-started")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines == [f"aftershock: error: {shape}:3: unknown field 'nodes.tempalte' "
+                     "(did you mean 'template'?); expected one of: count, namePrefix, template"]
+    assert result.stdout == ""
+
+
+def test_unknown_cluster_name_for_down_is_clear(tmp_path):
+    result = _aftershock("cluster", "down", "no-such-cluster",
+                         env={"AFTERSHOCK_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 1
+    assert "no cluster named 'no-such-cluster'" in result.stderr

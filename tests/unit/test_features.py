@@ -1,0 +1,54 @@
+"""Feature files are checked before anything runs: unknown steps and bad Gherkin are one
+message naming file:line; every registered pattern matches only its own wording."""
+
+import re
+
+import pytest
+
+import steps  # noqa: F401  (fills the registry)
+from aftershock.errors import UserError
+from aftershock.features import check_steps
+from aftershock.scenario import REGISTRY, match_step
+
+
+def _write(tmp_path, body: str):
+    path = tmp_path / "x.feature"
+    path.write_text(body)
+    return path
+
+
+def test_known_steps_pass(tmp_path):
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n")
+    check_steps(path)
+
+
+def test_typo_names_file_line_and_closest_step(tmp_path):
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                            "    When I cordon and drian the node running a pod of web\n")
+    with pytest.raises(UserError) as caught:
+        check_steps(path)
+    message = str(caught.value)
+    assert re.match(r".*x\.feature:4: unknown step 'When I cordon and drian", message)
+    assert "'I cordon and drain the node running a pod of <name>'" in message
+
+
+def test_outline_examples_are_checked_per_row(tmp_path):
+    path = _write(tmp_path, "Feature: f\n  Scenario Outline: s\n    Given a cluster with <n> nodes\n"
+                            "\n    Examples:\n      | n |\n      | 3 |\n      | many |\n")
+    with pytest.raises(UserError, match=r"x\.feature:3: unknown step 'Given a cluster with many"):
+        check_steps(path)
+
+
+def test_malformed_gherkin_names_the_line(tmp_path):
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                            "    this line has no keyword\n")
+    with pytest.raises(UserError, match=r"x\.feature:4: malformed feature"):
+        check_steps(path)
+
+
+@pytest.mark.parametrize("definition", REGISTRY, ids=lambda d: d.pattern)
+def test_each_pattern_matches_only_itself(definition):
+    sample = re.sub(r"{(\w+):d}", "7", definition.pattern)
+    sample = re.sub(r"{(\w+)}", "web", sample)
+    found = match_step(sample)
+    assert found is not None and found[0] is definition

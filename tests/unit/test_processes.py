@@ -1,0 +1,73 @@
+"""Recorded processes: cleanup ends exactly what we started, and gc ends what dead runs left."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from aftershock.providers import processes
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("AFTERSHOCK_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def test_start_time_identifies_a_live_process():
+    assert processes.start_time(os.getpid()) is not None
+    assert processes.start_time(2**22 + 12345) is None
+
+
+def test_terminate_ends_a_spawned_process(tmp_path):
+    _, record = processes.spawn("sleeper", ["sleep", "60"], tmp_path / "sleeper.log")
+    assert record.alive()
+    processes.terminate([record])
+    assert not record.alive()
+
+
+def test_a_recycled_pid_is_not_ours(tmp_path):
+    _, record = processes.spawn("sleeper", ["sleep", "60"], tmp_path / "sleeper.log")
+    impostor = processes.ProcessRecord("x", record.pid, record.start_time + 1, [], "")
+    processes.terminate([impostor])
+    assert record.alive(), "a process whose start time differs must not be signalled"
+    processes.terminate([record])
+
+
+OWNER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from aftershock.providers import processes as p
+    workdir = p.clusters_root() / "victim"
+    workdir.mkdir(parents=True)
+    pid, start = p.current_owner()
+    state = p.ClusterState("victim", "local", pid, start, time.time(), str(workdir))
+    _, record = p.spawn("sleeper", ["sleep", "300"], workdir / "sleeper.log")
+    state.processes["sleeper"] = record
+    state.save()
+    print(record.pid, flush=True)
+    time.sleep(300)
+""")
+
+
+def test_gc_ends_the_processes_of_a_run_killed_with_sigkill(cache):
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "AFTERSHOCK_CACHE": str(cache)})
+    child = int(owner.stdout.readline())
+    assert processes.start_time(child) is not None
+    (state,) = processes.list_states()
+    assert not processes.is_dead_run(state), "a live owner's cluster is not gc'd"
+    assert processes.gc().clusters == []
+
+    owner.send_signal(signal.SIGKILL)
+    owner.wait()
+    time.sleep(0.05)
+    assert processes.start_time(child) is not None, "SIGKILL leaves the component behind"
+    result = processes.gc()
+    assert result.clusters == ["victim"]
+    assert processes.start_time(child) is None
+    assert not (cache / "clusters" / "victim").exists()

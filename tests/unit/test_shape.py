@@ -1,0 +1,61 @@
+"""Cluster shapes: the shipped ones load; every malformed one names file:line and the field."""
+
+from pathlib import Path
+
+import pytest
+
+from aftershock.errors import UserError
+from aftershock.shape import load_shape
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _quantity_mi(value: str) -> int:
+    assert value.endswith("Mi"), value
+    return int(value[:-2])
+
+
+def test_three_nodes_shape_loads():
+    shape = load_shape(REPO / "clusters/three-nodes.yaml")
+    assert shape.node_names == ["node-1", "node-2", "node-3"]
+    assert shape.nodes[0].labels["topology.kubernetes.io/zone"] == "zone-a"
+
+
+def test_ten_small_nodes_fit_exactly_one_80mi_pod_each():
+    shape = load_shape(REPO / "clusters/ten-small-nodes.yaml")
+    assert len(shape.nodes) == 10
+    for node in shape.nodes:
+        memory = _quantity_mi(node.capacity["memory"])
+        assert 80 <= memory < 160, node
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ("nodes:\n  count: 3\n  template:\n    capacty:\n      cpu: 1\n", 4,
+         "unknown field 'nodes.template.capacty' (did you mean 'capacity'?)"),
+        ("nodes:\n  count: 3\n  template:\n    capacity:\n      memory: lots\n", 5,
+         "field 'nodes.template.capacity.memory' must be a quantity"),
+        ("nodes:\n  count: zero\n", 2, "field 'nodes.count' must be a whole number"),
+        ("name: x\n", 1, "field 'nodes' is required"),
+        ("nodes:\n  - name: a\n  - name: a\n", 3, "node name 'a' appears twice"),
+        ("nodes:\n  - name: a\n    taints:\n      - key: k\n        effect: Sometimes\n", 5,
+         "effect' must be one of NoSchedule"),
+        ("nodes: [\n  count: 3\n", 3, "not valid YAML"),
+        ("kubernetesVersion: latest\nnodes: {count: 1}\n", 1, "must look like 1.34.4"),
+    ],
+)
+def test_malformed_shape_names_file_line_and_field(tmp_path, text, line, fragment):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(UserError) as caught:
+        load_shape(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:{line}: "), message
+    assert fragment in message
+    assert "\n" not in message
+
+
+def test_missing_shape_file_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="no such cluster shape file"):
+        load_shape(tmp_path / "absent.yaml")
