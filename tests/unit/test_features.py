@@ -33,7 +33,8 @@ def test_typo_names_file_line_and_closest_step(tmp_path):
 
 
 def test_outline_examples_are_checked_per_row(tmp_path):
-    path = _write(tmp_path, "Feature: f\n  Scenario Outline: s\n    Given a cluster with <n> nodes\n"
+    path = _write(tmp_path, "Feature: f\n  Scenario Outline: s\n"
+                            "    Given a cluster with <n> nodes\n"
                             "\n    Examples:\n      | n |\n      | 3 |\n      | many |\n")
     with pytest.raises(UserError, match=r"x\.feature:3: unknown step 'Given a cluster with many"):
         check_steps(path)

@@ -67,7 +67,7 @@ def test_kubernetes_version_flag_is_normalised(given):
 
 
 def test_bad_kubernetes_version_is_a_user_error():
-    with pytest.raises(UserError, match="must look like 1.34.4"):
+    with pytest.raises(UserError, match=r"must look like 1\.34\.4"):
         toolchain.normalise_kubernetes("1.34")
 
 
