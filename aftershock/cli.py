@@ -103,7 +103,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     checks = report()
     width = max(len(check.name) for check in checks)
     for check in checks:
-        print(f"{'ok  ' if check.ok else 'FAIL'} {check.name:<{width}}  {check.detail}")
+        mark = "ok  " if check.ok else ("FAIL" if check.required else "warn")
+        print(f"{mark} {check.name:<{width}}  {check.detail}")
     return 0 if all(check.ok or not check.required for check in checks) else 1
 
 
