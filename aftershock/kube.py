@@ -82,3 +82,29 @@ def wait_for_service_account(api: client.ApiClient, namespace: str, name: str = 
         stream.stop()
         return
     raise TimeoutError(f"serviceaccount/{namespace}/{name} did not appear within {timeout:.0f}s")
+
+
+def delete_namespace_and_wait(api: client.ApiClient, namespace: str, timeout: float = 60) -> None:
+    """Delete a namespace and wait (by watching) until it is gone, so its pods no longer hold
+    node capacity when the next scenario starts."""
+    from kubernetes.client.exceptions import ApiException
+
+    corev1 = core(api)
+    only = f"metadata.name={namespace}"
+    try:
+        corev1.delete_namespace(namespace)
+    except ApiException as exc:
+        if exc.status == 404:
+            return
+        raise
+    listing = corev1.list_namespace(field_selector=only)
+    if not listing.items:
+        return
+    stream = watch.Watch()
+    for event in stream.stream(corev1.list_namespace, field_selector=only,
+                               resource_version=listing.metadata.resource_version,
+                               timeout_seconds=int(timeout)):
+        if event["type"] == "DELETED":
+            stream.stop()
+            return
+    raise TimeoutError(f"namespace/{namespace} was not gone within {timeout:.0f}s")

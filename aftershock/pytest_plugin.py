@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import sys
 import types
 from pathlib import Path
 
@@ -45,7 +44,11 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(exc)) from None
     # SIGTERM ends the session like Ctrl-C does: fixtures tear down, clusters are removed.
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from kubernetes import client, watch
+from kubernetes.client.exceptions import ApiException
 
 from aftershock.faults.nodes import cordon
 
@@ -28,10 +29,18 @@ def pods_to_evict(api: client.ApiClient, node: str) -> list[client.V1Pod]:
 
 
 def evict(api: client.ApiClient, pod: client.V1Pod) -> None:
+    """Ask for an eviction. In a terminating namespace the API refuses (403 NamespaceTerminating)
+    but the pod is going anyway: as kubectl does, wait for it instead."""
     body = client.V1Eviction(metadata=client.V1ObjectMeta(
         name=pod.metadata.name, namespace=pod.metadata.namespace))
-    client.CoreV1Api(api).create_namespaced_pod_eviction(
-        pod.metadata.name, pod.metadata.namespace, body)
+    try:
+        client.CoreV1Api(api).create_namespaced_pod_eviction(
+            pod.metadata.name, pod.metadata.namespace, body)
+    except ApiException as exc:
+        if exc.status == 404:
+            return
+        if not (exc.status == 403 and "NamespaceTerminating" in (exc.body or "")):
+            raise
 
 
 def drain_node(api: client.ApiClient, node: str, timeout: float = 60) -> list[str]:

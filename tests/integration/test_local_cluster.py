@@ -111,6 +111,24 @@ def test_a_run_killed_with_sigkill_is_cleaned_by_gc(tmp_path):
             os.killpg(run.pid, signal.SIGKILL)
 
 
+def test_a_run_ended_with_sigterm_removes_its_cluster(tmp_path):
+    (tmp_path / "test_sleepy.py").write_text(SLEEPY_TEST)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider",
+         "--rootdir", str(tmp_path), str(tmp_path / "test_sleepy.py")],
+        stdout=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
+    try:
+        workdir = next(Path(line.split()[1]) for line in run.stdout if line.startswith("CLUSTER"))
+        records = list(processes.ClusterState.load(workdir).processes.values())
+        run.send_signal(signal.SIGTERM)
+        run.wait(timeout=60)
+        assert not any(record.alive() for record in records)
+        assert not workdir.exists()
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+
+
 def _ready(node) -> str:
     return next((c.status for c in node.status.conditions or [] if c.type == "Ready"), "None")
 
