@@ -1,0 +1,20 @@
+"""Checks: small composable properties over a recorded timeline, evaluated at every event."""
+
+from aftershock.checks.attribution import actor_matches, count, pod_created, pod_deleted
+from aftershock.checks.invariants import always, never_more_than
+from aftershock.checks.temporal import (
+    Event,
+    became_true,
+    eventually,
+    first,
+    happened_before,
+    no_earlier_than,
+    occurrences,
+    stays_for,
+)
+from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict, describe
+
+__all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "always",
+           "became_true", "count", "describe", "eventually", "first", "happened_before",
+           "never_more_than", "no_earlier_than", "occurrences", "pod_created", "pod_deleted",
+           "stays_for"]

@@ -1,0 +1,53 @@
+"""What a check returns: pass / violated / unknown, with the witness that proves a violation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, MARK, Entry
+
+PASS, VIOLATED, UNKNOWN = "pass", "violated", "unknown"
+
+
+@dataclass
+class Verdict:
+    property: str
+    status: str
+    summary: str
+    witness: list[Entry] = field(default_factory=list)
+    origin: float = 0.0  # recorder time shown as +0.000s in the witness
+
+    @property
+    def held(self) -> bool:
+        return self.status == PASS
+
+    def explain(self) -> str:
+        lines = [f"{self.property}: {self.status.upper()}: {self.summary}"]
+        if self.witness:
+            span = self.witness[-1].mono - self.witness[0].mono
+            lines.append(f"witness ({len(self.witness)} events over {span:.3f}s):")
+            lines += [f"  {describe(entry, self.origin)}" for entry in self.witness]
+        return "\n".join(lines)
+
+
+def describe(entry: Entry, origin: float = 0.0) -> str:
+    """One witness line, objects named as kubectl names them."""
+    at = f"+{entry.mono - origin:8.3f}s"
+    if entry.kind == AUDIT:
+        sub = f"/{entry.subresource}" if entry.subresource else ""
+        return f"{at}  {entry.verb}{sub} {entry.ref} by {entry.actor} (HTTP {entry.code})"
+    if entry.kind in (GAP_START, GAP_END):
+        return f"{at}  {entry.kind} {entry.resource}: {entry.detail}"
+    if entry.kind == MARK:
+        return f"{at}  -- {entry.detail}"
+    obj = entry.object or {}
+    notes = []
+    status = obj.get("status") or {}
+    if entry.resource == "pods":
+        node = (obj.get("spec") or {}).get("nodeName")
+        notes.append(status.get("phase", "?"))
+        notes.append(f"on node/{node}" if node else "unscheduled")
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        notes.append("terminating")
+    detail = f" ({', '.join(notes)})" if notes else ""
+    return f"{at}  {entry.type:<8} {entry.ref} rv={entry.rv}{detail}"

@@ -1,0 +1,84 @@
+"""The timeline: an append-only, thread-safe history that waiters can block on."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aftershock.timeline.entry import MARK, Entry
+from aftershock.timeline.state import State
+
+FILE_NAME = "timeline.jsonl"
+
+
+class Timeline:
+    def __init__(self) -> None:
+        self._entries: list[Entry] = []
+        self._state = State()
+        self._changed = threading.Condition()
+        self.started = time.monotonic()
+
+    def append(self, kind: str, **fields: Any) -> Entry:
+        with self._changed:
+            entry = Entry(seq=len(self._entries), mono=fields.pop("mono", time.monotonic()),
+                          wall=fields.pop("wall", time.time()), kind=kind, **fields)
+            self._entries.append(entry)
+            self._state.apply(entry)
+            self._changed.notify_all()
+            return entry
+
+    def mark(self, detail: str, **extra: Any) -> Entry:
+        return self.append(MARK, detail=detail, extra=extra)
+
+    @property
+    def entries(self) -> list[Entry]:
+        with self._changed:
+            return list(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def since(self, seq: int) -> list[Entry]:
+        with self._changed:
+            return self._entries[seq:]
+
+    def snapshot(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        with self._changed:
+            return dict(self._state.objects)
+
+    def wait_until(self, holds: Callable[[State], bool],
+                   timeout: float) -> tuple[bool, Entry | None]:
+        """Block until ``holds(state)`` is true after some recorded entry, or ``timeout`` ends.
+
+        Woken by every append (no polling); returns (held, the entry that made it hold).
+        """
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                if holds(self._state):
+                    return True, self._state.last
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False, self._state.last
+                self._changed.wait(remaining)
+
+    def save(self, directory: Path) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / FILE_NAME
+        with path.open("w") as out:
+            for entry in self.entries:
+                out.write(json.dumps(entry.to_json(), separators=(",", ":")) + "\n")
+        return path
+
+
+def load(path: str | Path) -> list[Entry]:
+    """A saved timeline (a scenario report dir or its timeline.jsonl) as a list of entries."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / FILE_NAME
+    with path.open() as lines:
+        return [Entry.from_json(json.loads(line)) for line in lines if line.strip()]

@@ -1,0 +1,217 @@
+"""Checks over synthetic timelines: event-precise, gaps make 'unknown', minimal witnesses."""
+
+from __future__ import annotations
+
+import pytest
+
+from aftershock import checks
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, WATCH, Entry
+from aftershock.timeline.state import State
+
+NS, APP = "ns", {"app": "web"}
+
+
+class History:
+    """Builds entries one at a time on a fake recorder clock (seconds)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+
+    def _add(self, at: float, kind: str, **fields) -> Entry:
+        entry = Entry(seq=len(self.entries), mono=at, wall=1e9 + at, kind=kind, **fields)
+        self.entries.append(entry)
+        return entry
+
+    def pod(self, at: float, name: str, kind: str = "ADDED", *, phase: str = "Running",
+            deleting: bool = False, labels: dict | None = None) -> Entry:
+        meta = {"name": name, "namespace": NS, "uid": f"uid-{name}",
+                "labels": APP if labels is None else labels}
+        if deleting:
+            meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        obj = {"metadata": meta, "spec": {"nodeName": "node-1"}, "status": {"phase": phase}}
+        return self._add(at, WATCH, resource="pods", namespace=NS, name=name,
+                         uid=meta["uid"], rv=str(len(self.entries) + 1), type=kind, object=obj)
+
+    def gap(self, at: float, resource: str = "pods") -> None:
+        self._add(at, GAP_START, resource=resource, detail="410 Gone")
+        self._add(at + 0.1, GAP_END, resource=resource, detail="re-listed")
+
+    def audit(self, at: float, verb: str, name: str, actor: str, sub: str = "",
+              labels: dict | None = None) -> Entry:
+        return self._add(at, AUDIT, resource="pods", namespace=NS, name=name, verb=verb,
+                         actor=actor, subresource=sub, code=201 if verb == "create" else 200,
+                         extra={"labels": labels or {}})
+
+
+def _never(history: History, limit: int = 3):
+    return checks.never_more_than(history.entries, limit, namespace=NS, selector=APP)
+
+
+def test_never_more_than_passes_when_the_count_stays_within():
+    h = History()
+    for i in range(3):
+        h.pod(i, f"p{i}")
+    h.pod(4, "p0", "MODIFIED", deleting=True)
+    h.pod(5, "p3")
+    verdict = _never(h)
+    assert verdict.status == PASS, verdict.explain()
+
+
+def test_a_violation_lasting_a_single_event_is_caught():
+    h = History()
+    for i in range(3):
+        h.pod(i, f"p{i}")
+    h.pod(10, "p3")  # four live for exactly one event…
+    h.pod(10.001, "p0", "MODIFIED", deleting=True)  # …then back to three
+    verdict = _never(h)
+    assert verdict.status == VIOLATED
+    assert "4 live pods at once, more than 3" in verdict.summary
+    assert [e.name for e in verdict.witness] == ["p0", "p1", "p2", "p3"]
+
+
+def test_terminating_and_unselected_pods_are_not_live_members():
+    h = History()
+    for i in range(3):
+        h.pod(i, f"p{i}")
+    h.pod(4, "other", labels={"app": "db"})
+    h.pod(5, "p9", deleting=True)
+    assert _never(h).status == PASS
+
+
+def test_witness_is_the_shortest_stretch_that_proves_the_excess():
+    h = History()
+    h.pod(0, "old")
+    h.pod(1, "a")
+    h.pod(50, "b")  # three live, limit 2: stretch old..b is 50 s
+    h.pod(51, "old", "DELETED")
+    h.pod(52, "c")  # three live again: a..c is 51 s, b..c would need a third
+    h.pod(53, "a", "DELETED")
+    h.pod(54, "d")  # b, c, d: a stretch of 4 s — the shortest
+    verdict = _never(h, limit=2)
+    assert verdict.status == VIOLATED
+    assert [e.name for e in verdict.witness] == ["b", "c", "d"]
+    assert verdict.witness[-1].mono - verdict.witness[0].mono == 4
+
+
+def test_a_gap_makes_a_passing_check_unknown_but_not_a_violation():
+    h = History()
+    h.pod(0, "p0")
+    h.gap(1)
+    h.pod(2, "p1")
+    assert _never(h).status == UNKNOWN
+    h.pod(3, "p2")
+    h.pod(4, "p3")
+    h.pod(5, "p4")
+    assert _never(h).status == VIOLATED, "a violation outside the gap is still a violation"
+
+
+def test_a_gap_in_another_resource_does_not_matter():
+    h = History()
+    h.pod(0, "p0")
+    h.gap(1, resource="nodes")
+    assert _never(h).status == PASS
+
+
+def _running(count: int):
+    def holds(state: State) -> bool:
+        pods = [p for p in state.live_pods(NS, APP) if p["status"]["phase"] == "Running"]
+        return len(pods) == count
+    return holds
+
+
+def test_always_reports_the_entry_that_broke_it():
+    h = History()
+    h.pod(0, "p0")
+    h.pod(1, "p1")
+    broke = h.pod(2, "p1", "MODIFIED", phase="Failed")
+    verdict = checks.always(h.entries, lambda s: all(
+        p["status"]["phase"] == "Running" for p in s.live_pods(NS, APP)), "all pods Running")
+    assert verdict.status == VIOLATED and verdict.witness == [broke]
+
+
+def test_eventually_is_event_precise_and_needs_enough_history():
+    h = History()
+    h.pod(0, "p0", phase="Pending")
+    made_it = h.pod(7.5, "p0", "MODIFIED")
+    within = checks.eventually(h.entries, _running(1), "1 Running", start=0, within=10, now=20)
+    assert within.status == PASS and within.witness == [made_it]
+    late = checks.eventually(h.entries, _running(1), "1 Running", start=0, within=5, now=20)
+    assert late.status == VIOLATED
+    unseen = checks.eventually(h.entries[:1], _running(1), "1 Running", 0, within=5, now=3)
+    assert unseen.status == UNKNOWN
+
+
+def test_stays_for_fails_at_the_first_change():
+    h = History()
+    h.pod(0, "p0")
+    h.pod(3, "p1")
+    verdict = checks.stays_for(h.entries, _running(1), "1 Running", start=1, duration=5, now=9)
+    assert verdict.status == VIOLATED and verdict.witness[0].name == "p1"
+    ok = checks.stays_for(h.entries[:1], _running(1), "1 Running", start=1, duration=5, now=9)
+    assert ok.status == PASS
+    early = checks.stays_for(h.entries[:1], _running(1), "1 Running", start=1, duration=5, now=2)
+    assert early.status == UNKNOWN
+
+
+def _created(name: str):
+    return checks.Event(f"pod/{NS}/{name} was created",
+                        lambda e, s: e.kind == WATCH and e.name == name and e.type == "ADDED")
+
+
+def test_happened_before_in_both_orders():
+    h = History()
+    h.pod(0, "a")
+    h.pod(1, "b")
+    assert checks.happened_before(h.entries, _created("a"), _created("b")).status == PASS
+    wrong = checks.happened_before(h.entries, _created("b"), _created("a"))
+    assert wrong.status == VIOLATED and "happened 1.000s before" in wrong.summary
+    missing = checks.happened_before(h.entries, _created("a"), _created("zzz"))
+    assert missing.status == VIOLATED and "never happened" in missing.summary
+
+
+def test_no_earlier_than_measures_from_the_latest_trigger():
+    h = History()
+    h.pod(0, "trigger")
+    h.pod(2, "reaction")
+    assert checks.no_earlier_than(h.entries, _created("reaction"), _created("trigger"),
+                                  delay=1.5).status == PASS
+    verdict = checks.no_earlier_than(h.entries, _created("reaction"), _created("trigger"),
+                                     delay=3)
+    assert verdict.status == VIOLATED
+    assert [e.name for e in verdict.witness] == ["trigger", "reaction"]
+
+
+def test_became_true_counts_transitions_only():
+    h = History()
+    h.pod(0, "p0")
+    h.pod(1, "p0", "MODIFIED")
+    h.pod(2, "p0", "MODIFIED", phase="Failed")
+    h.pod(3, "p0", "MODIFIED")
+    became = checks.became_true(_running(1), "one Running")
+    assert [e.mono for e in checks.occurrences(h.entries, became)] == [0, 3]
+
+
+@pytest.mark.parametrize(("text", "user", "expected"), [
+    ("the replicaset controller", "system:serviceaccount:kube-system:replicaset-controller", True),
+    ("the replicaset controller", "system:serviceaccount:kube-system:job-controller", False),
+    ("the harness", "aftershock", True),
+    ("the scheduler", "system:kube-scheduler", True),
+    ("kwok-controller", "kwok-controller", True),
+])
+def test_actor_names(text, user, expected):
+    assert checks.actor_matches(text)(user) is expected
+
+
+def test_count_attributes_creates_and_deletions():
+    h = History()
+    rs = "system:serviceaccount:kube-system:replicaset-controller"
+    h.audit(0, "create", "p0", rs, labels=APP)
+    h.audit(1, "create", "p1", rs, labels=APP)
+    h.audit(2, "create", "x", rs, labels={"app": "db"})
+    h.audit(3, "create", "p0", "aftershock", sub="eviction")
+    h.audit(4, "delete", "p1", rs)
+    created = checks.count(h.entries, checks.pod_created(NS, APP))
+    assert created == {rs: 2}
+    deleted = checks.count(h.entries, checks.pod_deleted(NS, {"p0", "p1"}))
+    assert deleted == {"aftershock": 1, rs: 1}
