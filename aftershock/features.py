@@ -35,8 +35,20 @@ def check_steps(path: Path) -> None:
         contexts = [ctx for examples in template.examples for ctx in examples.as_contexts()]
         for context in contexts or [{}]:
             for step in template.render(context).steps:
-                if match_step(step.name) is None:
+                found = match_step(step.name)
+                if found is None:
                     raise unknown_step(path, step.line_number, step.keyword, step.name)
+                _check_phrases(path, step.line_number, *found)
+
+
+def _check_phrases(path: Path, line: int, definition, arguments: dict) -> None:
+    from aftershock import phrases
+
+    known = {"condition": phrases.CONDITIONS, "event": phrases.EVENTS}
+    for argument, what in definition.phrases.items():
+        wrong = phrases.problem(known[what], str(arguments[argument]), what)
+        if wrong:
+            raise UserError(wrong, path=_shown(path), line=line)
 
 
 def unknown_step(path: Path, line: int, keyword: str, text: str) -> UserError:

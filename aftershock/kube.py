@@ -108,3 +108,7 @@ def delete_namespace_and_wait(api: client.ApiClient, namespace: str, timeout: fl
             stream.stop()
             return
     raise TimeoutError(f"namespace/{namespace} was not gone within {timeout:.0f}s")
+
+
+def batch(api: client.ApiClient) -> client.BatchV1Api:
+    return client.BatchV1Api(api)

@@ -31,6 +31,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "expect_violation(property): the scenario must violate this property")
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)
@@ -49,6 +51,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_bdd_apply_tag(tag: str, function):
+    """`@expect-violation:<property>` becomes the expect_violation marker."""
+    if tag.startswith("expect-violation:"):
+        pytest.mark.expect_violation(tag.split(":", 1)[1])(function)
+        return True
+    return None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -11,12 +11,16 @@ import contextlib
 import difflib
 import re
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from aftershock.checks.verdict import PASS, VIOLATED, Verdict
 from aftershock.providers.base import Capability, Cluster, MissingCapability
+from aftershock.timeline.recorder import Recorder
+from aftershock.timeline.store import Timeline
 
 StepKind = Literal["given", "when", "then"]
 
@@ -26,6 +30,7 @@ class StepDefinition:
     kind: StepKind
     pattern: str  # a `parse` format string: "a Deployment {name} with {replicas:d} replicas"
     func: Callable[..., Any]
+    phrases: dict[str, str] = field(default_factory=dict)  # argument → "condition" | "event"
 
     @property
     def arguments(self) -> list[str]:
@@ -40,34 +45,52 @@ class StepDefinition:
 REGISTRY: list[StepDefinition] = []
 
 
-def _register(kind: StepKind, pattern: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _name_type(text: str) -> str:
+    return text
+
+
+_name_type.pattern = r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?"  # an object name: no spaces
+EXTRA_TYPES = {"Name": _name_type}
+
+
+def _register(kind: StepKind, pattern: str, phrases: dict[str, str] | None):
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        REGISTRY.append(StepDefinition(kind, pattern, func))
+        REGISTRY.append(StepDefinition(kind, pattern, func, phrases or {}))
         return func
 
     return decorate
 
 
-def given(pattern: str):
-    return _register("given", pattern)
+def given(pattern: str, phrases: dict[str, str] | None = None):
+    return _register("given", pattern, phrases)
 
 
-def when(pattern: str):
-    return _register("when", pattern)
+def when(pattern: str, phrases: dict[str, str] | None = None):
+    return _register("when", pattern, phrases)
 
 
-def then(pattern: str):
-    return _register("then", pattern)
+def then(pattern: str, phrases: dict[str, str] | None = None):
+    return _register("then", pattern, phrases)
 
 
 def _compiled(definition: StepDefinition):
     import parse
 
-    return parse.compile(definition.pattern)
+    return parse.compile(definition.pattern, extra_types=EXTRA_TYPES)
+
+
+# A Then step may end with the property it judges, e.g. "... more than 3 live pods (R1)".
+LABEL = re.compile(r"\s+\(([A-Z][A-Za-z0-9_.:-]*)\)\s*$")
+
+
+def split_label(text: str) -> tuple[str, str | None]:
+    found = LABEL.search(text)
+    return (text[:found.start()], found.group(1)) if found else (text, None)
 
 
 def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
     """The definition whose whole pattern matches ``text``, with its parsed arguments."""
+    text, _ = split_label(text)
     for definition in REGISTRY:
         found = _compiled(definition).parse(text)
         if found is not None:
@@ -81,7 +104,15 @@ def closest_steps(text: str, count: int = 3) -> list[str]:
 
 
 class StepFailed(AssertionError):
-    """A Then step whose property did not hold; the message carries the evidence."""
+    """A step that could not do or confirm what it says; the message carries the evidence."""
+
+
+class PropertyViolated(StepFailed):
+    """A judged property was violated (or could not be decided): the verdict is the evidence."""
+
+    def __init__(self, verdict: Verdict):
+        self.verdict = verdict
+        super().__init__(verdict.explain())
 
 
 @dataclass
@@ -93,8 +124,46 @@ class Scenario:
     namespace: str
     name: str = "scenario"
     report_dir: Path | None = None
+    timeline: Timeline = field(default_factory=Timeline)
+    recorder: Recorder | None = None
+    expected_violations: set[str] = field(default_factory=set)
+    property_label: str | None = None  # set by the runner for a Then step ending in "(R1)"
+    verdicts: list[Verdict] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     _cleanups: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
+
+    @property
+    def now(self) -> float:
+        """The recorder's clock."""
+        return time.monotonic()
+
+    def judge(self, verdict: Verdict) -> Verdict:
+        """Record a verdict; raise unless it held or is a violation this scenario expects."""
+        if self.property_label:
+            verdict.property = self.property_label
+        self.verdicts.append(verdict)
+        if verdict.status == PASS:
+            return verdict
+        if verdict.status == VIOLATED and verdict.property in self.expected_violations:
+            print(f"expected violation caught:\n{verdict.explain()}")
+            return verdict
+        raise PropertyViolated(verdict)
+
+    def caught(self) -> set[str]:
+        return {v.property for v in self.verdicts if v.status == VIOLATED}
+
+    def missed_expectations(self) -> list[str]:
+        """Expected violations that did not happen: the scenario failed to prove its point."""
+        return sorted(self.expected_violations - self.caught())
+
+    def wait_until(self, holds, timeout: float):
+        """Block until the recorded state makes ``holds`` true (event-driven, no polling)."""
+        return self.timeline.wait_until(holds, timeout)
+
+    def history(self) -> list:
+        if self.recorder is not None:
+            self.recorder.sync_audit()
+        return self.timeline.entries
 
     def require(self, capability: Capability) -> None:
         if capability not in self.cluster.capabilities:

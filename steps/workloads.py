@@ -1,64 +1,137 @@
-"""Steps that create workloads and judge their pods."""
+"""Steps that create, scale and delete workloads."""
 
 from __future__ import annotations
 
 from aftershock import kube, workloads
-from aftershock.scenario import Scenario, StepFailed, given, then
+from aftershock.scenario import Scenario, StepFailed, given, when
+
+
+def _apply(scenario: Scenario, manifest: dict) -> None:
+    kind, name = manifest["kind"], manifest["metadata"]["name"]
+    scenario.timeline.mark(f"create {kind.lower()}/{scenario.namespace}/{name}")
+    namespace = scenario.namespace
+    if kind == "Deployment":
+        kube.apps(scenario.api).create_namespaced_deployment(namespace, manifest)
+    elif kind == "StatefulSet":
+        kube.apps(scenario.api).create_namespaced_stateful_set(namespace, manifest)
+    elif kind == "Job":
+        kube.batch(scenario.api).create_namespaced_job(namespace, manifest)
+    elif kind == "Pod":
+        kube.core(scenario.api).create_namespaced_pod(namespace, manifest)
+    else:
+        raise StepFailed(f"cannot create a {kind}")
 
 
 @given("a Deployment {name} with {replicas:d} replicas")
 def a_deployment(scenario: Scenario, name: str, replicas: int) -> None:
-    _create_deployment(scenario, workloads.deployment(name, replicas))
+    _apply(scenario, workloads.deployment(name, replicas))
 
 
 @given("a Deployment {name} with {replicas:d} replicas spread across nodes")
 def a_spread_deployment(scenario: Scenario, name: str, replicas: int) -> None:
-    _create_deployment(scenario, workloads.deployment(name, replicas, spread_across_nodes=True))
+    _apply(scenario, workloads.deployment(name, replicas, spread_across_nodes=True))
 
 
-def _create_deployment(scenario: Scenario, manifest: dict) -> None:
-    kube.apps(scenario.api).create_namespaced_deployment(scenario.namespace, manifest)
+@given("a Deployment {name} with {replicas:d} replicas whose pods carry the finalizer "
+       "{finalizer}")
+def a_deployment_with_finalizer(scenario: Scenario, name: str, replicas: int,
+                                finalizer: str) -> None:
+    _apply(scenario, workloads.deployment(name, replicas, finalizers=[finalizer]))
+    scenario.on_cleanup(f"finalizer {finalizer} of the pods of {name}",
+                        lambda: _remove_finalizer(scenario, finalizer, name))
 
 
-def _running(pods: dict) -> list:
-    return [pod for pod in pods.values()
-            if pod.status.phase == "Running" and not pod.metadata.deletion_timestamp]
+@given("a StatefulSet {name} with {replicas:d} replicas whose PVCs are {policy} when scaled")
+def a_statefulset(scenario: Scenario, name: str, replicas: int, policy: str) -> None:
+    if policy not in ("retained", "deleted"):
+        raise StepFailed(f"PVC retention must be 'retained' or 'deleted', not '{policy}'")
+    when_scaled = "Retain" if policy == "retained" else "Delete"
+    _apply(scenario, workloads.statefulset(name, replicas, when_scaled=when_scaled))
 
 
-def _describe(pods: dict) -> str:
-    if not pods:
-        return "no pods"
-    return "; ".join(
-        f"{kube.pod_ref(pod)} {pod.status.phase}"
-        f"{' terminating' if pod.metadata.deletion_timestamp else ''} "
-        f"on node/{pod.spec.node_name or '-'}" for pod in pods.values())
+@given("a Job {name} with {completions:d} completions")
+def a_job(scenario: Scenario, name: str, completions: int) -> None:
+    _apply(scenario, workloads.job(name, completions))
 
 
-@then("within {seconds:d} seconds {count:d} pods of {name} are Running "
-      "on {spread:d} different nodes")
-def pods_running_spread(scenario: Scenario, seconds: int, count: int, name: str,
-                        spread: int) -> None:
-    def holds(pods: dict) -> bool:
-        running = _running(pods)
-        return len(running) == count and len({p.spec.node_name for p in running}) == spread
-
-    held, pods = kube.wait_for_pods(scenario.api, scenario.namespace,
-                                    workloads.label_selector(name), holds, seconds)
-    if not held:
-        raise StepFailed(f"after {seconds}s, wanted {count} Running pods of {name} on {spread} "
-                         f"different nodes; saw: {_describe(pods)}")
+@given("a pod {name:Name}")
+def a_pod(scenario: Scenario, name: str) -> None:
+    _apply(scenario, workloads.pod(name))
 
 
-@then("within {seconds:d} seconds {count:d} pods of {name} are Running, none on the drained node")
-def pods_running_elsewhere(scenario: Scenario, seconds: int, count: int, name: str) -> None:
-    drained = scenario.recall("drained node")
+@given("a pod {name:Name} labelled {key}={value}")
+def a_labelled_pod(scenario: Scenario, name: str, key: str, value: str) -> None:
+    _apply(scenario, workloads.pod(name, {key: value}))
 
-    def holds(pods: dict) -> bool:
-        running = _running(pods)
-        return len(running) == count and all(p.spec.node_name != drained for p in running)
 
-    held, pods = kube.wait_for_pods(scenario.api, scenario.namespace,
-                                    workloads.label_selector(name), holds, seconds)
-    if not held:
-        raise StepFailed(f"after {seconds}s, wanted {count} Running pods of {name}, none on "
-                         f"node/{drained}; saw: {_describe(pods)}")
+@when("I scale the {kind} {name} to {replicas:d}")
+def scale(scenario: Scenario, kind: str, name: str, replicas: int) -> None:
+    scenario.timeline.mark(f"scale {kind.lower()}/{scenario.namespace}/{name} to {replicas}")
+    body = {"spec": {"replicas": replicas}}
+    apps = kube.apps(scenario.api)
+    if kind == "Deployment":
+        apps.patch_namespaced_deployment_scale(name, scenario.namespace, body)
+    elif kind == "StatefulSet":
+        apps.patch_namespaced_stateful_set_scale(name, scenario.namespace, body)
+    else:
+        raise StepFailed(f"cannot scale a {kind}: Deployment or StatefulSet")
+
+
+@when("I delete the {kind} {name}")
+def delete(scenario: Scenario, kind: str, name: str) -> None:
+    scenario.timeline.mark(f"delete {kind.lower()}/{scenario.namespace}/{name}")
+    namespace = scenario.namespace
+    if kind == "Deployment":
+        kube.apps(scenario.api).delete_namespaced_deployment(name, namespace)
+    elif kind == "StatefulSet":
+        kube.apps(scenario.api).delete_namespaced_stateful_set(name, namespace)
+    elif kind == "Job":
+        kube.batch(scenario.api).delete_namespaced_job(name, namespace,
+                                                       propagation_policy="Background")
+    elif kind == "pod":
+        kube.core(scenario.api).delete_namespaced_pod(name, namespace)
+    else:
+        raise StepFailed(f"cannot delete a {kind}: Deployment, StatefulSet, Job or pod")
+
+
+def _remove_finalizer(scenario: Scenario, finalizer: str, name: str) -> None:
+    corev1 = kube.core(scenario.api)
+    pods = corev1.list_namespaced_pod(scenario.namespace,
+                                      label_selector=workloads.label_selector(name)).items
+    for pod in pods:
+        remaining = [f for f in pod.metadata.finalizers or [] if f != finalizer]
+        if remaining != list(pod.metadata.finalizers or []):
+            with _gone_ok():
+                corev1.patch_namespaced_pod(pod.metadata.name, scenario.namespace,
+                                            {"metadata": {"finalizers": remaining or None}})
+
+
+def _gone_ok():
+    from aftershock.scenario import suppress_not_found
+
+    return suppress_not_found()
+
+
+@when("I remove the finalizer {finalizer} from every pod of {name}")
+def remove_finalizer(scenario: Scenario, finalizer: str, name: str) -> None:
+    scenario.timeline.mark(f"remove finalizer {finalizer} from the pods of {name}")
+    _remove_finalizer(scenario, finalizer, name)
+
+
+@when("{seconds:d} seconds pass")
+def seconds_pass(scenario: Scenario, seconds: int) -> None:
+    """Let time pass on the recorder's clock (events keep being recorded meanwhile)."""
+    deadline = scenario.now + seconds
+    scenario.wait_until(lambda _state: scenario.now >= deadline, seconds)
+
+
+@when("I delete a pod of {name}")
+def delete_a_pod_of(scenario: Scenario, name: str) -> None:
+    corev1 = kube.core(scenario.api)
+    pods = corev1.list_namespaced_pod(scenario.namespace,
+                                      label_selector=workloads.label_selector(name)).items
+    live = sorted(p.metadata.name for p in pods if not p.metadata.deletion_timestamp)
+    if not live:
+        raise StepFailed(f"no live pod of {name} to delete")
+    scenario.timeline.mark(f"delete pod/{scenario.namespace}/{live[0]}")
+    corev1.delete_namespaced_pod(live[0], scenario.namespace)

@@ -54,20 +54,27 @@ def _has_gap(entries: list[Entry], start: float, end: float) -> bool:
 
 
 def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,
-               start: float, within: float, now: float, name: str = "eventually") -> Verdict:
-    """``holds`` already at ``start`` or after some entry up to ``start + within``."""
+               start: float, within: float, now: float, name: str = "eventually",
+               resources: Iterable[str] | None = None) -> Verdict:
+    """``holds`` already at ``start`` or after some entry up to ``start + within``.
+
+    If it never did, the witness is the last change of ``resources`` before the deadline:
+    the state the condition was judged on.
+    """
     entries = list(entries)
     deadline = start + within
+    watched = set(resources) if resources is not None else None
     last: Entry | None = None
     for entry, state in replay(entries):
         if entry.mono > deadline:
             break
-        last = entry
+        if watched is None or (entry.kind == WATCH and entry.resource in watched):
+            last = entry
         if entry.mono >= start and holds(state):
             return Verdict(name, PASS, f"{description} after {entry.mono - start:.3f}s",
                            [entry], start)
-    if last is not None and last.mono < start and _holds_at(entries, holds, start):
-        return Verdict(name, PASS, f"{description} already at the start", [last], start)
+    if _holds_at(entries, holds, start):
+        return Verdict(name, PASS, f"{description} already at the start", [], start)
     if now < deadline:
         return Verdict(name, UNKNOWN, f"{description}: only {now - start:.1f}s of the "
                        f"{within:.0f}s were observed", [], start)

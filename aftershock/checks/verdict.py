@@ -25,7 +25,8 @@ class Verdict:
         lines = [f"{self.property}: {self.status.upper()}: {self.summary}"]
         if self.witness:
             span = self.witness[-1].mono - self.witness[0].mono
-            lines.append(f"witness ({len(self.witness)} events over {span:.3f}s):")
+            title = "evidence" if self.status == PASS else "witness"
+            lines.append(f"{title} ({len(self.witness)} events over {span:.3f}s):")
             lines += [f"  {describe(entry, self.origin)}" for entry in self.witness]
         return "\n".join(lines)
 

@@ -48,6 +48,7 @@ class AuditTail:
         self.timeline = timeline
         self._offset = path.stat().st_size if path.exists() else 0
         self._partial = b""
+        self.latest = 0.0  # stageTimestamp of the newest event read
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -66,6 +67,18 @@ class AuditTail:
         while not self._stop.wait(READ_EVERY):
             self.read_available()
 
+    def read_until(self, wall: float, timeout: float = 3.0) -> bool:
+        """Read until an audit event stamped at or after ``wall`` has been read (node lease
+        renewals keep the log moving), so every earlier action is on the timeline."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.read_available()
+            if self.latest >= wall:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)  # a file has no event to wait on
+
     def read_available(self) -> int:
         """Append every complete audit line written since the last read; returns how many."""
         with self._lock:
@@ -80,5 +93,7 @@ class AuditTail:
             offset = time.monotonic() - time.time()
             for line in complete:
                 if line.strip():
-                    self.timeline.append(AUDIT, **audit_fields(json.loads(line), offset))
+                    fields = audit_fields(json.loads(line), offset)
+                    self.latest = max(self.latest, fields["wall"])
+                    self.timeline.append(AUDIT, **fields)
             return len(complete)

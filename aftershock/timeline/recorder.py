@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -126,10 +127,15 @@ class Recorder:
         if self.audit:
             self.audit.stop()
 
-    def sync_audit(self) -> None:
-        """Read the audit log to its current end (before judging who did what)."""
+    @property
+    def has_audit(self) -> bool:
+        return self.audit is not None
+
+    def sync_audit(self) -> bool:
+        """Before judging who did what: read the audit log past this moment."""
         if self.audit:
-            self.audit.read_available()
+            return self.audit.read_until(time.time())
+        return False
 
     # --- listing --------------------------------------------------------------------------
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from aftershock import kube, workloads
-from aftershock.scenario import StepFailed
-from steps.workloads import a_spread_deployment, pods_running_elsewhere, pods_running_spread
+from aftershock.scenario import PropertyViolated
+from steps.history import within
+from steps.workloads import a_spread_deployment
 
 pytestmark = pytest.mark.cluster
 
@@ -15,18 +16,19 @@ pytestmark = pytest.mark.cluster
 def test_none_on_the_drained_node_fails_when_the_node_still_runs_a_pod(aftershock_scenario):
     scenario = aftershock_scenario
     a_spread_deployment(scenario, "web", 3)
-    pods_running_spread(scenario, 60, 3, "web", 3)
+    within(scenario, 60, "3 pods of web are Running on 3 different nodes")
     pods = kube.core(scenario.api).list_namespaced_pod(
         scenario.namespace, label_selector=workloads.label_selector("web")).items
     node = pods[0].spec.node_name
     scenario.remember("drained node", node)  # but never drained
-    with pytest.raises(StepFailed) as caught:
-        pods_running_elsewhere(scenario, 2, 3, "web")
-    assert f"none on node/{node}" in str(caught.value)
-    assert f"on node/{node}" in str(caught.value).split("saw:")[1]
+    with pytest.raises(PropertyViolated) as caught:
+        within(scenario, 2, "3 pods of web are Running, none on the drained node")
+    message = str(caught.value)
+    assert f"none on node/{node}" in message and "did not happen within 2s" in message
 
 
 def test_running_on_more_nodes_than_exist_fails(aftershock_scenario):
     a_spread_deployment(aftershock_scenario, "web", 3)
-    with pytest.raises(StepFailed, match="on 4 different nodes"):
-        pods_running_spread(aftershock_scenario, 3, 3, "web", 4)
+    with pytest.raises(PropertyViolated, match="on 4 different nodes"):
+        within(aftershock_scenario, 3, "3 pods of web are Running on 3 different nodes".replace(
+            "3 different", "4 different"))
