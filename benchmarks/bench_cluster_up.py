@@ -16,15 +16,13 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from aftershock.providers import toolchain
 
-from aftershock.providers import toolchain  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _run(command: list[str], env: dict | None = None) -> str:

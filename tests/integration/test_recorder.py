@@ -1,0 +1,68 @@
+"""The recorder's history is complete: after a burst, its state equals a fresh list."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from aftershock import kube, workloads
+from aftershock.timeline.state import phase
+
+pytestmark = pytest.mark.cluster
+BURST = 2000
+
+
+def _scheduled_or_refused(pod: dict) -> bool:
+    """Settled: Running on a node, or refused by the scheduler (no room left)."""
+    if phase(pod) == "Running":
+        return True
+    conditions = (pod.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "PodScheduled" and c.get("status") == "False"
+               for c in conditions)
+
+
+def test_after_a_burst_of_creations_and_deletions_the_record_equals_a_fresh_list(
+        aftershock_scenario):
+    scenario, namespace = aftershock_scenario, aftershock_scenario.namespace
+    corev1 = kube.core(scenario.api)
+    names = [f"burst-{i:04d}" for i in range(BURST)]
+
+    def create(name: str) -> None:
+        corev1.create_namespaced_pod(namespace, workloads.pod(name, {"burst": "yes"}))
+
+    def delete(name: str) -> None:
+        corev1.delete_namespaced_pod(name, namespace, grace_period_seconds=0)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(create, names))
+        list(pool.map(delete, names[::2]))
+    kept = set(names[1::2])
+
+    def settled(state) -> bool:
+        pods = {p["metadata"]["name"]: p for p in state.select("pods", namespace)}
+        return set(pods) == kept and all(_scheduled_or_refused(p) for p in pods.values())
+
+    held, _ = scenario.wait_until(settled, 120)
+    assert held, "the recorded state did not settle on the kept pods"
+
+    for _attempt in range(3):  # a pod may still change between the list and the comparison
+        listing = corev1.list_namespaced_pod(namespace)
+        fresh = {p.metadata.name: p.metadata.resource_version for p in listing.items}
+        sentinel = f"sentinel-{_attempt}"
+        create(sentinel)
+        scenario.wait_until(lambda s, n=sentinel: s.get("pods", namespace, n) is not None, 30)
+        recorded = {obj["metadata"]["name"]: obj["metadata"]["resourceVersion"]
+                    for (res, ns, _), obj in scenario.timeline.snapshot().items()
+                    if res == "pods" and ns == namespace and not _.startswith("sentinel")}
+        if recorded == fresh:
+            break
+    assert set(recorded) == set(fresh) == kept
+    assert recorded == fresh, {k: (recorded[k], fresh[k]) for k in fresh
+                               if recorded.get(k) != fresh[k]}
+    assert not scenario.recorder.anomalies
+    assert not scenario.recorder.errors
+    events = [e for e in scenario.timeline.entries if e.resource == "pods" and
+              e.namespace == namespace]
+    assert sum(e.type == "ADDED" for e in events) == BURST + _attempt + 1
+    assert sum(e.type == "DELETED" for e in events) == BURST // 2
