@@ -66,3 +66,47 @@ def test_after_a_burst_of_creations_and_deletions_the_record_equals_a_fresh_list
               e.namespace == namespace]
     assert sum(e.type == "ADDED" for e in events) == BURST + _attempt + 1
     assert sum(e.type == "DELETED" for e in events) == BURST // 2
+
+
+def _etcd(cluster, call: str, body: dict) -> dict:
+    import json
+    import urllib.request
+
+    url = f"http://127.0.0.1:{cluster.state.ports['etcd-client']}/v3/{call}"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_a_watch_that_cannot_resume_is_recorded_as_a_gap_and_makes_checks_unknown(
+        aftershock_scenario, aftershock_cluster):
+    """Restart the apiserver after compacting etcd past the recorder's last version: the pods
+    watch gets 410 Gone on resume, so the recorder must record a gap and re-list."""
+    from aftershock import checks
+    from aftershock.providers.local import LocalCluster
+    from aftershock.timeline.entry import GAP_END, GAP_START
+
+    if not isinstance(aftershock_cluster, LocalCluster):
+        pytest.skip("needs the local provider")
+    scenario = aftershock_scenario
+    corev1 = kube.core(scenario.api)
+    corev1.create_namespaced_pod(scenario.namespace, workloads.pod("before", {"app": "x"}))
+    assert scenario.wait_until(lambda s: s.get("pods", scenario.namespace, "before"), 30)[0]
+
+    aftershock_cluster.stop_component("kube-apiserver")
+    revision = int(_etcd(aftershock_cluster, "kv/range", {"key": "YQ=="})["header"]["revision"])
+    _etcd(aftershock_cluster, "kv/compaction", {"revision": str(revision), "physical": True})
+    aftershock_cluster.start_component("kube-apiserver")
+
+    held, _ = scenario.wait_until(lambda s: "pods" not in s.gaps and any(
+        e.kind == GAP_END and e.resource == "pods" for e in scenario.timeline.since(0)), 60)
+    assert held, f"no gap recorded; recorder errors: {scenario.recorder.errors[-3:]}"
+    gaps = [e for e in scenario.timeline.entries if e.kind in (GAP_START, GAP_END)
+            and e.resource == "pods"]
+    assert gaps[0].kind == GAP_START and "410" in gaps[0].detail
+    verdict = checks.never_more_than(scenario.timeline.entries, 5,
+                                     namespace=scenario.namespace, selector={"app": "x"})
+    assert verdict.status == checks.UNKNOWN, verdict.explain()
+    corev1.create_namespaced_pod(scenario.namespace, workloads.pod("after", {"app": "x"}))
+    assert scenario.wait_until(lambda s: s.get("pods", scenario.namespace, "after"), 30)[0], \
+        "the recorder must keep watching after the gap"
