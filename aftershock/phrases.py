@@ -143,6 +143,14 @@ def pods_running_elsewhere(scenario, count: int, name: str) -> Condition:
                      frozenset({"pods"}))
 
 
+@condition("at most {count:d} pods of {name} are live")
+def at_most_live(scenario, count: int, name: str) -> Condition:
+    return Condition(f"at most {count} pods of {name} are live",
+                     lambda s: len(s.live_pods(scenario.namespace,
+                                               workloads.selector_labels(name))) <= count,
+                     frozenset({"pods"}))
+
+
 @condition("{count:d} pods of {name} are live")
 def pods_live(scenario, count: int, name: str) -> Condition:
     return Condition(f"{count} pods of {name} are live",

@@ -110,3 +110,19 @@ def happened_before(scenario: Scenario, first: str, second: str) -> None:
 def no_earlier_than(scenario: Scenario, later: str, seconds: int, earlier: str) -> None:
     scenario.judge(checks.no_earlier_than(scenario.history(), _event(scenario, later),
                                           _event(scenario, earlier), delay=seconds))
+
+
+@then("{condition} held at every recorded event", phrases={"condition": "condition"})
+def held_throughout(scenario: Scenario, condition: str) -> None:
+    wanted = _condition(scenario, condition)
+    scenario.judge(checks.always(scenario.history(), wanted.holds, wanted.description,
+                                 resources=set(wanted.resources)))
+
+
+@then("every change of condition {type:w} of {kind:w}/{name:Name} moved its "
+      "lastTransitionTime")
+def honest_transition_times(scenario: Scenario, type: str, kind: str, name: str) -> None:
+    resource = phrases.resource_of(kind)
+    namespace = "" if resource in phrases.CLUSTER_SCOPED else scenario.namespace
+    scenario.judge(checks.honest_transitions(scenario.history(), resource, namespace, name,
+                                             type))

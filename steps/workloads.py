@@ -41,6 +41,32 @@ def a_deployment_with_finalizer(scenario: Scenario, name: str, replicas: int,
                         lambda: _remove_finalizer(scenario, finalizer, name))
 
 
+@given("a Deployment {name} with {replicas:d} replicas whose pods are labelled {key}={value}")
+def a_deployment_with_labels(scenario: Scenario, name: str, replicas: int, key: str,
+                             value: str) -> None:
+    manifest = workloads.deployment(name, replicas)
+    manifest["spec"]["template"]["metadata"]["labels"][key] = value
+    _apply(scenario, manifest)
+
+
+@when("I set condition {type:w} of pod {name:Name} to {status:w} without moving its "
+      "lastTransitionTime")
+def dishonest_condition(scenario: Scenario, type: str, name: str, status: str) -> None:
+    """A deliberately buggy status writer, to show the lastTransitionTime check catches it."""
+    corev1 = kube.core(scenario.api)
+    pod = corev1.read_namespaced_pod_status(name, scenario.namespace)
+    conditions = [c.to_dict() for c in pod.status.conditions or []]
+    for item in conditions:
+        if item["type"] == type:
+            item["status"] = status
+    body = {"status": {"conditions": [
+        {"type": c["type"], "status": c["status"],
+         "lastTransitionTime": c["last_transition_time"].strftime("%Y-%m-%dT%H:%M:%SZ")}
+        for c in conditions]}}
+    scenario.timeline.mark(f"set condition {type}={status} on pod/{scenario.namespace}/{name}")
+    corev1.patch_namespaced_pod_status(name, scenario.namespace, body)
+
+
 @given("a StatefulSet {name} with {replicas:d} replicas whose PVCs are {policy} when scaled")
 def a_statefulset(scenario: Scenario, name: str, replicas: int, policy: str) -> None:
     if policy not in ("retained", "deleted"):

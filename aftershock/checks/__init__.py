@@ -1,7 +1,7 @@
 """Checks: small composable properties over a recorded timeline, evaluated at every event."""
 
 from aftershock.checks.attribution import actor_matches, count, pod_created, pod_deleted
-from aftershock.checks.invariants import always, never_more_than
+from aftershock.checks.invariants import always, honest_transitions, never_more_than
 from aftershock.checks.temporal import (
     Event,
     became_true,
@@ -16,5 +16,6 @@ from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict, describe
 
 __all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "always",
            "became_true", "count", "describe", "eventually", "first", "happened_before",
+           "honest_transitions",
            "never_more_than", "no_earlier_than", "occurrences", "pod_created", "pod_deleted",
            "stays_for"]

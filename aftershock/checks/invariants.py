@@ -76,3 +76,46 @@ def never_more_than(entries: Iterable[Entry], limit: int, *, namespace: str | No
 
 def _span(witness: list[Entry]) -> float:
     return witness[-1].mono - witness[0].mono
+
+
+def honest_transitions(entries: Iterable[Entry], resource: str, namespace: str, name: str,
+                       condition: str, tolerance: float = 2.0,
+                       prop: str = "honest_transition") -> Verdict:
+    """A condition's lastTransitionTime moves exactly when its status changes, to the moment
+    of the change (within ``tolerance``: the API keeps whole seconds)."""
+    entries = list(entries)
+    previous: tuple[str, str] | None = None
+    before: Entry | None = None
+    for entry in entries:
+        if entry.kind != WATCH or entry.key != (resource, namespace, name) or not entry.object:
+            continue
+        found = next((c for c in (entry.object.get("status") or {}).get("conditions") or []
+                      if c.get("type") == condition), None)
+        if found is None:
+            continue
+        status, stamp = found.get("status", ""), found.get("lastTransitionTime", "")
+        if previous is not None and before is not None:
+            changed, moved = status != previous[0], stamp != previous[1]
+            # Whole seconds: two transitions within one second legitimately share a stamp.
+            late = changed and abs(_seconds(stamp) - entry.wall) > tolerance
+            if late or (moved and not changed):
+                why = ("lastTransitionTime moved without a status change" if not changed
+                       else "status changed but lastTransitionTime stayed" if not moved
+                       else f"lastTransitionTime {stamp} is not when it changed")
+                return Verdict(prop, VIOLATED, f"condition {condition} of {entry.ref}: {why}",
+                               [before, entry], _origin(entries))
+        previous, before = (status, stamp), entry
+    if before is None:
+        return Verdict(prop, UNKNOWN, f"condition {condition} of {resource}/{name} was never "
+                       "seen", [], _origin(entries))
+    return Verdict(prop, PASS, f"every change of condition {condition} moved its "
+                   "lastTransitionTime to the moment of the change", [], _origin(entries))
+
+
+def _seconds(stamp: str) -> float:
+    from aftershock.timeline.audit import parse_time
+
+    try:
+        return parse_time(stamp)
+    except ValueError:
+        return float("nan")

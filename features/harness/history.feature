@@ -61,3 +61,28 @@ Feature: Judging the whole history, event by event
   @expect-violation:eventually
   Scenario: A condition reason that never comes is caught
     Then within 3 seconds deployment/web has condition Available True with reason NoSuchReason
+
+  Scenario: A bound on live pods holds at every recorded event
+    When I scale the Deployment web to 1
+    Then within 30 seconds 1 pods of web are live
+    And at most 3 pods of web are live held at every recorded event
+
+  @expect-violation:always
+  Scenario: A tighter bound is broken at some recorded event
+    When I scale the Deployment web to 1
+    Then within 30 seconds 1 pods of web are live
+    And at most 2 pods of web are live held at every recorded event
+
+  Scenario: Condition transitions carry honest times
+    When I scale the Deployment web to 5
+    Then within 30 seconds 5 pods of web are Running
+    And every change of condition Available of deployment/web moved its lastTransitionTime
+
+  @expect-violation:honest_transition
+  Scenario: A status writer that forgets lastTransitionTime is caught
+    Given a pod solo
+    And within 30 seconds pod/solo has condition Ready True
+    When 3 seconds pass
+    And I set condition Ready of pod solo to False without moving its lastTransitionTime
+    Then within 10 seconds pod/solo has condition Ready False
+    And every change of condition Ready of pod/solo moved its lastTransitionTime

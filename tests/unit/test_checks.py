@@ -215,3 +215,37 @@ def test_count_attributes_creates_and_deletions():
     assert created == {rs: 2}
     deleted = checks.count(h.entries, checks.pod_deleted(NS, {"p0", "p1"}))
     assert deleted == {"aftershock": 1, rs: 1}
+
+
+def _node(h: History, at: float, status: str, stamp: str) -> Entry:
+    obj = {"metadata": {"name": "n1"}, "status": {"conditions": [
+        {"type": "Ready", "status": status, "lastTransitionTime": stamp}]}}
+    return h._add(at, WATCH, resource="nodes", name="n1", type="MODIFIED", object=obj)
+
+
+def _stamp(at: float) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(1e9 + at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_honest_transitions_pass_when_times_move_with_the_status():
+    h = History()
+    _node(h, 0, "True", _stamp(0))
+    _node(h, 5, "True", _stamp(0))
+    _node(h, 10, "False", _stamp(10))
+    assert checks.honest_transitions(h.entries, "nodes", "", "n1", "Ready").status == PASS
+
+
+@pytest.mark.parametrize(("status", "stamp", "why"), [
+    ("False", _stamp(0), "status changed but lastTransitionTime stayed"),
+    ("True", _stamp(10), "lastTransitionTime moved without a status change"),
+    ("False", _stamp(100), "is not when it changed"),
+])
+def test_dishonest_transition_times_are_caught(status, stamp, why):
+    h = History()
+    first_seen = _node(h, 0, "True", _stamp(0))
+    broke = _node(h, 10, status, stamp)
+    verdict = checks.honest_transitions(h.entries, "nodes", "", "n1", "Ready")
+    assert verdict.status == VIOLATED and why in verdict.summary
+    assert verdict.witness == [first_seen, broke]
