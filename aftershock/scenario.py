@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.faults.base import Fault, FaultRecord
 from aftershock.providers.base import Capability, Cluster, MissingCapability
 from aftershock.timeline.recorder import Recorder
 from aftershock.timeline.store import Timeline
@@ -129,8 +130,10 @@ class Scenario:
     expected_violations: set[str] = field(default_factory=set)
     property_label: str | None = None  # set by the runner for a Then step ending in "(R1)"
     verdicts: list[Verdict] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     _cleanups: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
+    _reverts: dict[str, Callable[[], None]] = field(default_factory=dict)
 
     @property
     def now(self) -> float:
@@ -182,6 +185,31 @@ class Scenario:
     def on_cleanup(self, label: str, undo: Callable[[], None]) -> None:
         """Register an undo; run in reverse order when the scenario ends, however it ends."""
         self._cleanups.append((label, undo))
+
+    def inject(self, fault: Fault) -> FaultRecord:
+        """Apply a fault now; it is reverted when the scenario ends, however it ends, or
+        earlier with ``end_fault``. Start and end are marked on the timeline."""
+        record = FaultRecord(fault.description, self.timeline.mark(
+            f"fault start: {fault.description}", fault=fault.description).mono)
+        self.faults.append(record)
+
+        def revert() -> None:
+            if record.ended is None:
+                fault.revert()
+                record.ended = self.timeline.mark(f"fault end: {fault.description}",
+                                                  fault=fault.description).mono
+
+        self._reverts[fault.description] = revert
+        self.on_cleanup(f"revert {fault.description}", revert)
+        fault.apply()
+        return record
+
+    def end_fault(self, description: str) -> None:
+        revert = self._reverts.get(description)
+        if revert is None:
+            active = [r.description for r in self.faults if r.ended is None]
+            raise StepFailed(f"no active fault '{description}' (active: {active or 'none'})")
+        revert()
 
     def close(self) -> list[str]:
         """Run every undo (all of them, even if some fail); return the failures."""

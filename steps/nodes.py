@@ -1,22 +1,119 @@
-"""Steps that act on nodes."""
+"""Steps that act on nodes and control-plane components (faults, always reverted)."""
 
 from __future__ import annotations
 
 from aftershock import kube, workloads
-from aftershock.faults import drain, nodes
+from aftershock.faults import components, drain, nodes
 from aftershock.providers.base import Capability
-from aftershock.scenario import Scenario, StepFailed, when
+from aftershock.scenario import Scenario, StepFailed, then, when
+
+
+def _node_of_pod(scenario: Scenario, name: str) -> str:
+    pods = kube.core(scenario.api).list_namespaced_pod(
+        scenario.namespace, label_selector=workloads.label_selector(name)).items
+    placed = sorted(pod.spec.node_name for pod in pods
+                    if pod.spec.node_name and not pod.metadata.deletion_timestamp)
+    if not placed:
+        raise StepFailed(f"no pod of {name} is on a node yet")
+    return placed[0]
+
+
+def _drain(scenario: Scenario, node: str, options: drain.DrainOptions) -> drain.DrainReport:
+    scenario.require(Capability.DESTRUCTIVE)
+    # drain never uncordons; the scenario end does (the cordon is a fault)
+    scenario.inject(nodes.Cordon(scenario.api, node))
+    report = drain.drain_node(scenario.api, node, options,
+                              log=lambda line: scenario.timeline.mark(f"drain: {line}"))
+    scenario.remember("drained node", node)
+    scenario.remember("drain report", report)
+    return report
 
 
 @when("I cordon and drain the node running a pod of {name}")
 def drain_node_of(scenario: Scenario, name: str) -> None:
+    _drain(scenario, _node_of_pod(scenario, name), drain.DrainOptions())
+
+
+@when("I drain node {node:Name}")
+def drain_node(scenario: Scenario, node: str) -> None:
+    _drain(scenario, node, drain.DrainOptions())
+
+
+@when("I drain node {node:Name} deleting emptyDir data")
+def drain_node_emptydir(scenario: Scenario, node: str) -> None:
+    _drain(scenario, node, drain.DrainOptions(delete_emptydir_data=True))
+
+
+@when("I drain node {node:Name} forcing pods without a controller")
+def drain_node_force(scenario: Scenario, node: str) -> None:
+    _drain(scenario, node, drain.DrainOptions(force=True))
+
+
+@when("I drain node {node:Name} with a grace period of {seconds:d} seconds")
+def drain_node_grace(scenario: Scenario, node: str, seconds: int) -> None:
+    _drain(scenario, node, drain.DrainOptions(grace_period=seconds))
+
+
+@then("draining node {node:Name} is refused")
+def drain_refused(scenario: Scenario, node: str) -> None:
+    try:
+        _drain(scenario, node, drain.DrainOptions(timeout=30))
+    except drain.DrainRefused as exc:
+        scenario.remember("drain refusal", str(exc))
+        return
+    raise StepFailed(f"draining node/{node} was expected to be refused, but it went through")
+
+
+@when("I cordon node {node:Name}")
+def cordon(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.DESTRUCTIVE)
-    pods = kube.core(scenario.api).list_namespaced_pod(
-        scenario.namespace, label_selector=workloads.label_selector(name)).items
-    placed = sorted(pod.spec.node_name for pod in pods if pod.spec.node_name)
-    if not placed:
-        raise StepFailed(f"no pod of {name} is on a node yet")
-    node = placed[0]
-    scenario.on_cleanup(f"uncordon node/{node}", lambda: nodes.uncordon(scenario.api, node))
-    drain.drain_node(scenario.api, node)
-    scenario.remember("drained node", node)
+    scenario.inject(nodes.Cordon(scenario.api, node))
+
+
+@when("I uncordon node {node:Name}")
+def uncordon(scenario: Scenario, node: str) -> None:
+    scenario.end_fault(nodes.Cordon(scenario.api, node).description)
+
+
+@when("node {node:Name} fails")
+def node_fails(scenario: Scenario, node: str) -> None:
+    scenario.require(Capability.NODE_FAILURE)
+    scenario.inject(nodes.NodeFailure(scenario.cluster, node))
+
+
+@when("node {node:Name} recovers")
+def node_recovers(scenario: Scenario, node: str) -> None:
+    scenario.end_fault(nodes.NodeFailure(scenario.cluster, node).description)
+
+
+@when("I delete node {node:Name} without draining it")
+def delete_node(scenario: Scenario, node: str) -> None:
+    scenario.require(Capability.NODE_DELETE)
+    scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))
+
+
+def _component(words: str) -> str:
+    try:
+        return components.component_named(words)
+    except ValueError as exc:
+        raise StepFailed(str(exc)) from None
+
+
+@when("I stop the {component}")
+def stop_component(scenario: Scenario, component: str) -> None:
+    scenario.require(Capability.COMPONENT_RESTART)
+    scenario.inject(components.ComponentStopped(scenario.cluster, _component(component)))
+
+
+@when("I start the {component}")
+def start_component(scenario: Scenario, component: str) -> None:
+    scenario.end_fault(components.ComponentStopped(scenario.cluster,
+                                                   _component(component)).description)
+
+
+@when("I restart the {component}")
+def restart_component(scenario: Scenario, component: str) -> None:
+    scenario.require(Capability.COMPONENT_RESTART)
+    name = _component(component)
+    scenario.timeline.mark(f"restart {name}")
+    scenario.cluster.restart_component(name)

@@ -1,12 +1,19 @@
-"""Drain a node: cordon it, evict its pods through the Eviction API, wait until they are gone.
+"""Drain a node with kubectl's rules.
 
-Minimal form: DaemonSet and mirror pods are skipped and every other pod is evicted; the
-faults issue adds kubectl's complete rules (emptyDir/unmanaged refusal, 429 retries, timeout).
+Cordon first (and never uncordon). Then every pod on the node is judged before anything is
+evicted: terminating, DaemonSet and mirror pods are skipped; a pod with emptyDir data or with no
+controller is refused unless allowed, and one refusal fails the whole node before any eviction.
+The rest are evicted in parallel through the policy/v1 Eviction API, retrying 429 (a
+PodDisruptionBudget says no) every 5 s until the timeout; a pod is gone on 404 or a new UID.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
 
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
@@ -14,55 +21,150 @@ from kubernetes.client.exceptions import ApiException
 from aftershock.faults.nodes import cordon
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+RETRY_429 = 5.0
 
 
-def _skipped(pod: client.V1Pod) -> bool:
-    owners = pod.metadata.owner_references or []
-    if any(owner.kind == "DaemonSet" for owner in owners):
-        return True
-    return MIRROR_ANNOTATION in (pod.metadata.annotations or {})
+@dataclass(frozen=True)
+class DrainOptions:
+    delete_emptydir_data: bool = False  # kubectl --delete-emptydir-data
+    force: bool = False  # kubectl --force: also pods that declare no controller
+    grace_period: int | None = None  # None: each pod's own terminationGracePeriodSeconds
+    timeout: float = 120.0
 
 
-def pods_to_evict(api: client.ApiClient, node: str) -> list[client.V1Pod]:
-    pods = client.CoreV1Api(api).list_pod_for_all_namespaces(field_selector=f"spec.nodeName={node}")
-    return [pod for pod in pods.items if not _skipped(pod) and not pod.metadata.deletion_timestamp]
+@dataclass
+class DrainPlan:
+    evict: list[Any] = field(default_factory=list)
+    skipped: list[tuple[Any, str]] = field(default_factory=list)
+    refused: list[tuple[Any, str]] = field(default_factory=list)
 
 
-def evict(api: client.ApiClient, pod: client.V1Pod) -> None:
-    """Ask for an eviction. In a terminating namespace the API refuses (403 NamespaceTerminating)
-    but the pod is going anyway: as kubectl does, wait for it instead."""
+class DrainRefused(Exception):
+    """kubectl's 'cannot delete …' errors: nothing was evicted."""
+
+
+class DrainTimeout(Exception):
+    pass
+
+
+def _ref(pod) -> str:
+    return f"pod/{pod.metadata.namespace}/{pod.metadata.name}"
+
+
+def _controller(pod):
+    return next((o for o in pod.metadata.owner_references or [] if o.controller), None)
+
+
+def _finished(pod) -> bool:
+    return pod.status is not None and pod.status.phase in ("Succeeded", "Failed")
+
+
+def plan(pods: list, options: DrainOptions) -> DrainPlan:
+    """Judge every pod of the node, as kubectl's drain filters do (pure: no API calls)."""
+    result = DrainPlan()
+    for pod in pods:
+        owner = _controller(pod)
+        if pod.metadata.deletion_timestamp:
+            result.skipped.append((pod, "already terminating"))
+        elif owner is not None and owner.kind == "DaemonSet":
+            result.skipped.append((pod, "managed by a DaemonSet"))
+        elif MIRROR_ANNOTATION in (pod.metadata.annotations or {}):
+            result.skipped.append((pod, "a mirror pod"))
+        elif _finished(pod):
+            result.evict.append(pod)
+        elif any(v.empty_dir is not None for v in pod.spec.volumes or []) and \
+                not options.delete_emptydir_data:
+            result.refused.append((pod, "has emptyDir data (allow with delete-emptydir-data)"))
+        elif owner is None and not options.force:
+            result.refused.append((pod, "declares no controller (allow with force)"))
+        else:
+            result.evict.append(pod)
+    return result
+
+
+def pods_on(api: client.ApiClient, node: str) -> list:
+    corev1 = client.CoreV1Api(api)
+    return corev1.list_pod_for_all_namespaces(field_selector=f"spec.nodeName={node}").items
+
+
+@dataclass
+class DrainReport:
+    node: str
+    evicted: list[str]
+    skipped: list[str]
+    retries_429: int = 0
+    seconds: float = 0.0
+
+
+def drain_node(api: client.ApiClient, node: str, options: DrainOptions | None = None,
+               log=None) -> DrainReport:
+    options = options or DrainOptions()
+    say = log or (lambda _message: None)
+    began = time.monotonic()
+    cordon(api, node)
+    say(f"node/{node} cordoned")
+    judged = plan(pods_on(api, node), options)
+    if judged.refused:
+        reasons = "; ".join(f"{_ref(pod)} {why}" for pod, why in judged.refused)
+        raise DrainRefused(f"cannot drain node/{node}: {reasons}")
+    for pod, why in judged.skipped:
+        say(f"skipping {_ref(pod)}: {why}")
+    deadline = began + options.timeout
+    stop = threading.Event()
+    retries = [0]
+    with ThreadPoolExecutor(max(1, min(16, len(judged.evict)))) as pool:
+        futures = [pool.submit(_evict, api, pod, options, deadline, stop, retries, say)
+                   for pod in judged.evict]
+        try:
+            for future in futures:
+                future.result()
+        finally:
+            stop.set()
+    _wait_gone(api, node, {(p.metadata.namespace, p.metadata.name): p.metadata.uid
+                           for p in judged.evict}, deadline)
+    return DrainReport(node, [_ref(p) for p in judged.evict],
+                       [_ref(p) for p, _ in judged.skipped], retries[0],
+                       time.monotonic() - began)
+
+
+def _evict(api: client.ApiClient, pod, options: DrainOptions, deadline: float,
+           stop: threading.Event, retries: list[int], say) -> None:
     body = client.V1Eviction(metadata=client.V1ObjectMeta(
         name=pod.metadata.name, namespace=pod.metadata.namespace))
-    try:
-        client.CoreV1Api(api).create_namespaced_pod_eviction(
-            pod.metadata.name, pod.metadata.namespace, body)
-    except ApiException as exc:
-        if exc.status == 404:
-            return
-        if not (exc.status == 403 and "NamespaceTerminating" in (exc.body or "")):
-            raise
-
-
-def drain_node(api: client.ApiClient, node: str, timeout: float = 60) -> list[str]:
-    """Cordon, evict, and wait until each evicted pod is gone (404 or a new UID)."""
-    cordon(api, node)
-    victims = pods_to_evict(api, node)
-    for pod in victims:
-        evict(api, pod)
-    waiting = {(pod.metadata.namespace, pod.metadata.name): pod.metadata.uid for pod in victims}
-    _wait_gone(api, node, waiting, timeout)
-    return [f"pod/{ns}/{name}" for ns, name in waiting]
-
-
-def _wait_gone(api: client.ApiClient, node: str, waiting: dict, timeout: float) -> None:
+    if options.grace_period is not None:
+        body.delete_options = client.V1DeleteOptions(grace_period_seconds=options.grace_period)
     corev1 = client.CoreV1Api(api)
-    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            corev1.create_namespaced_pod_eviction(pod.metadata.name, pod.metadata.namespace, body)
+            say(f"evicting {_ref(pod)}")
+            return
+        except ApiException as exc:
+            if exc.status == 404:
+                return
+            if exc.status == 403 and "NamespaceTerminating" in (exc.body or ""):
+                return  # its namespace is deleting it anyway: wait for it like kubectl does
+            if exc.status != 429:
+                raise
+        retries[0] += 1
+        if time.monotonic() + RETRY_429 > deadline:
+            raise DrainTimeout(f"evicting {_ref(pod)}: a disruption budget still refuses after "
+                               f"{retries[0]} tries")
+        say(f"error when evicting {_ref(pod)} (will retry after {RETRY_429:.0f}s): "
+            "429 Too Many Requests")
+        if stop.wait(RETRY_429):
+            return
+
+
+def _wait_gone(api: client.ApiClient, node: str, waiting: dict, deadline: float) -> None:
+    """Watch the node's pods until each evicted one is gone: 404, or back with a new UID."""
+    corev1 = client.CoreV1Api(api)
     listing = corev1.list_pod_for_all_namespaces(field_selector=f"spec.nodeName={node}")
     present = {(p.metadata.namespace, p.metadata.name): p.metadata.uid for p in listing.items}
     left = {key for key, uid in waiting.items() if present.get(key) == uid}
-    stream = watch.Watch()
     version = listing.metadata.resource_version
     while left and time.monotonic() < deadline:
+        stream = watch.Watch()
         for event in stream.stream(corev1.list_pod_for_all_namespaces,
                                    field_selector=f"spec.nodeName={node}",
                                    resource_version=version,
@@ -77,4 +179,4 @@ def _wait_gone(api: client.ApiClient, node: str, waiting: dict, timeout: float) 
                 break
     if left:
         names = ", ".join(f"pod/{ns}/{name}" for ns, name in sorted(left))
-        raise TimeoutError(f"drain of node/{node}: still present after {timeout:.0f}s: {names}")
+        raise DrainTimeout(f"drain of node/{node}: still present at the timeout: {names}")

@@ -1,8 +1,13 @@
-"""Cordon and uncordon: the node's spec.unschedulable, exactly as kubectl sets it."""
+"""Node faults: cordon, node failure (its kubelet stops), node deletion without a drain."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from kubernetes import client
+
+from aftershock.scenario import suppress_not_found
 
 
 def set_unschedulable(api: client.ApiClient, node: str, unschedulable: bool) -> None:
@@ -14,4 +19,60 @@ def cordon(api: client.ApiClient, node: str) -> None:
 
 
 def uncordon(api: client.ApiClient, node: str) -> None:
-    set_unschedulable(api, node, False)
+    with suppress_not_found():
+        set_unschedulable(api, node, False)
+
+
+@dataclass
+class Cordon:
+    api: Any
+    node: str
+
+    @property
+    def description(self) -> str:
+        return f"node/{self.node} cordoned"
+
+    def apply(self) -> None:
+        cordon(self.api, self.node)
+
+    def revert(self) -> None:
+        uncordon(self.api, self.node)
+
+
+@dataclass
+class NodeFailure:
+    """The node's kubelet stops: its lease is no longer renewed, nothing else changes. The real
+    node lifecycle controller then marks it NotReady and taints it."""
+
+    cluster: Any
+    node: str
+
+    @property
+    def description(self) -> str:
+        return f"node/{self.node} failed (kubelet stopped)"
+
+    def apply(self) -> None:
+        self.cluster.stop_kubelet(self.node)
+
+    def revert(self) -> None:
+        self.cluster.start_kubelet(self.node)
+
+
+@dataclass
+class NodeDeletion:
+    """The Node object is deleted without a drain, and its kubelet is gone with it."""
+
+    cluster: Any
+    api: Any
+    node: str
+
+    @property
+    def description(self) -> str:
+        return f"node/{self.node} deleted without a drain"
+
+    def apply(self) -> None:
+        self.cluster.stop_kubelet(self.node)
+        client.CoreV1Api(self.api).delete_node(self.node)
+
+    def revert(self) -> None:
+        self.cluster.reset_nodes()

@@ -196,6 +196,11 @@ class LocalCluster:
         """Bring the nodes back to the shape between scenarios: kubelets running, missing nodes
         re-created, extra nodes deleted, cordons and taints undone. Returns what was changed."""
         changed = []
+        for component in CONTROL_PLANE:
+            record = self.state.processes.get(component)
+            if record is None or not record.alive():
+                self.start_component(component)
+                changed.append(f"restarted {component}")
         for node in self.shape.node_names:
             component = f"{KUBELET_PREFIX}{node}"
             record = self.state.processes.get(component)
