@@ -151,6 +151,15 @@ def at_most_live(scenario, count: int, name: str) -> Condition:
                      frozenset({"pods"}))
 
 
+@condition("{count:d} pods of {name} are Running, none on node/{node:Name}")
+def pods_running_not_on(scenario, count: int, name: str, node: str) -> Condition:
+    def holds(state: State) -> bool:
+        running = _running_pods(state, scenario, name)
+        return len(running) == count and all(node_of(p) != node for p in running)
+    return Condition(f"{count} pods of {name} are Running, none on node/{node}", holds,
+                     frozenset({"pods"}))
+
+
 @condition("{count:d} pods of {name} are live")
 def pods_live(scenario, count: int, name: str) -> Condition:
     return Condition(f"{count} pods of {name} are live",

@@ -85,6 +85,13 @@ def a_pod(scenario: Scenario, name: str) -> None:
     _apply(scenario, workloads.pod(name))
 
 
+@given("a pod {name:Name} on node {node:Name}")
+def a_pod_on_node(scenario: Scenario, name: str, node: str) -> None:
+    manifest = workloads.pod(name)
+    manifest["spec"]["nodeName"] = node
+    _apply(scenario, manifest)
+
+
 @given("a pod {name:Name} labelled {key}={value}")
 def a_labelled_pod(scenario: Scenario, name: str, key: str, value: str) -> None:
     _apply(scenario, workloads.pod(name, {key: value}))

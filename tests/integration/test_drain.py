@@ -38,7 +38,7 @@ def _evictions(scenario) -> list:
             e.subresource == "eviction" and e.namespace == scenario.namespace]
 
 
-def test_daemonset_pods_are_skipped_and_replicated_pods_evicted(aftershock_scenario):
+def test_daemonset_and_mirror_pods_are_skipped_and_replicated_pods_evicted(aftershock_scenario):
     scenario = aftershock_scenario
     daemonset = {"apiVersion": "apps/v1", "kind": "DaemonSet",
                  "metadata": {"name": "agent"},
@@ -46,14 +46,20 @@ def test_daemonset_pods_are_skipped_and_replicated_pods_evicted(aftershock_scena
                           "template": workloads.pod_template("agent")}}
     kube.apps(scenario.api).create_namespaced_daemon_set(scenario.namespace, daemonset)
     _deploy(scenario, _pinned(workloads.deployment("web", 2)))
+    mirror = workloads.pod("static")
+    mirror["metadata"]["annotations"] = {drain.MIRROR_ANNOTATION: "checksum"}
+    mirror["spec"]["nodeName"] = NODE
+    kube.core(scenario.api).create_namespaced_pod(scenario.namespace, mirror)
     _running(scenario, 3, "agent")
     _running(scenario, 2, "web")
+    _running(scenario, 1, "static")
     report = drain.drain_node(scenario.api, NODE)
     assert len(report.evicted) == 2 and all("/web-" in ref for ref in report.evicted)
-    assert [ref.split("/")[2].split("-")[0] for ref in report.skipped] == ["agent"]
+    assert sorted(ref.split("/")[2].split("-")[0] for ref in report.skipped) == [
+        "agent", "static"]
     left = kube.core(scenario.api).list_namespaced_pod(
         scenario.namespace, field_selector=f"spec.nodeName={NODE}").items
-    assert [p.metadata.name.startswith("agent") for p in left] == [True]
+    assert sorted(p.metadata.name.split("-")[0] for p in left) == ["agent", "static"]
     assert kube.core(scenario.api).read_node(NODE).spec.unschedulable is True
 
 
