@@ -1,0 +1,81 @@
+"""Node failure on its own cluster whose shape sets a short toleration: NotReady within 10 s,
+then the real taint-based eviction deletes the node's pods once their toleration expires."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from aftershock import kube, workloads
+from aftershock.providers.local import LocalProvider
+from aftershock.shape import default_shape
+from aftershock.timeline import Recorder, Timeline
+from aftershock.timeline.entry import AUDIT
+from aftershock.timeline.state import is_live, node_of
+
+pytestmark = pytest.mark.cluster
+TOLERATION = 3
+
+
+@pytest.fixture
+def fast_eviction_cluster():
+    shape = dataclasses.replace(default_shape(), name="fast-eviction",
+                                not_ready_toleration_seconds=TOLERATION,
+                                unreachable_toleration_seconds=TOLERATION)
+    cluster = LocalProvider().up(shape)
+    yield cluster
+    cluster.down()
+
+
+def _placed_now(timeline: Timeline, labels: dict) -> list[tuple[str, str]]:
+    return [(node_of(obj), name) for (res, ns, name), obj in timeline.snapshot().items()
+            if res == "pods" and ns == "default" and is_live(obj)
+            and all((obj["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())]
+
+
+def _ready(node: dict | None) -> bool:
+    conditions = ((node or {}).get("status") or {}).get("conditions") or []
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+
+
+def test_pods_of_a_failed_node_are_evicted_after_their_toleration(fast_eviction_cluster):
+    cluster = fast_eviction_cluster
+    api = kube.api_client(cluster.info.kubeconfig)
+    timeline = Timeline()
+    recorder = Recorder(timeline, cluster.info.kubeconfig, audit_log=cluster.audit_log).start()
+    try:
+        kube.wait_for_service_account(api, "default")
+        kube.apps(api).create_namespaced_deployment(
+            "default", workloads.deployment("web", 3, spread_across_nodes=True))
+        labels = workloads.selector_labels("web")
+
+        def placed(state) -> dict[str, str]:
+            return {node_of(p): p["metadata"]["name"] for p in state.live_pods("default", labels)
+                    if (p.get("status") or {}).get("phase") == "Running"}
+
+        assert timeline.wait_until(lambda s: len(placed(s)) == 3, 60)[0]
+        victim_node = "node-2"
+        victim_pod = next(name for node, name in _placed_now(timeline, labels)
+                          if node == victim_node)
+        failed_at = timeline.mark("kubelet of node-2 stops").mono
+        cluster.stop_kubelet(victim_node)
+
+        not_ready, entry = timeline.wait_until(
+            lambda s: not _ready(s.get("nodes", "", victim_node)), 15)
+        assert not_ready and entry.mono - failed_at <= 10, "NotReady within 10 s"
+
+        evicted, entry = timeline.wait_until(
+            lambda s: not is_live(s.get("pods", "default", victim_pod) or {}), 60)
+        assert evicted, "the pod of the failed node was never evicted"
+        assert entry.mono - failed_at >= TOLERATION, "evicted before its toleration expired"
+        recorder.sync_audit()
+        deleters = {e.actor for e in timeline.entries if e.kind == AUDIT and
+                    e.verb == "delete" and e.name == victim_pod and e.code == 200}
+        assert deleters and all(actor.startswith("system:serviceaccount:kube-system:")
+                                for actor in deleters), deleters
+        taints = timeline.snapshot()[("nodes", "", victim_node)]["spec"]["taints"]
+        assert {"node.kubernetes.io/unreachable"} <= {t["key"] for t in taints}
+    finally:
+        recorder.stop()
+        api.close()
