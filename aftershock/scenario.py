@@ -11,6 +11,7 @@ import contextlib
 import difflib
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -203,6 +204,27 @@ class Scenario:
         self.on_cleanup(f"revert {fault.description}", revert)
         fault.apply()
         return record
+
+    def schedule(self, fault: Fault, start_after: float, duration: float) -> None:
+        """Apply ``fault`` after ``start_after`` seconds for ``duration`` seconds, in the
+        background; overlapping schedules are independent. Reverted at scenario end always."""
+        cancelled = threading.Event()
+
+        def run() -> None:
+            if cancelled.wait(start_after):
+                return
+            self.inject(fault)
+            if not cancelled.wait(duration):
+                self.end_fault(fault.description)
+
+        worker = threading.Thread(target=run, daemon=True, name=f"schedule {fault.description}")
+
+        def stop() -> None:
+            cancelled.set()
+            worker.join(timeout=60)
+
+        self.on_cleanup(f"schedule of {fault.description}", stop)
+        worker.start()
 
     def end_fault(self, description: str) -> None:
         revert = self._reverts.get(description)

@@ -117,3 +117,37 @@ def restart_component(scenario: Scenario, component: str) -> None:
     name = _component(component)
     scenario.timeline.mark(f"restart {name}")
     scenario.cluster.restart_component(name)
+
+
+RESOURCE_WORDS = {"pod": "pods", "node": "nodes", "lease": "leases", "replicaset": "replicasets",
+                  "deployment": "deployments", "statefulset": "statefulsets", "job": "jobs"}
+
+
+def _delay_fault(scenario: Scenario, what: str, component: str, rules):
+    from aftershock.faults.watchdelay import DelayedWatch
+
+    scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)
+    name = _component(component)
+    workdir = (scenario.report_dir or scenario.cluster.paths.workdir) / "proxy"
+    return DelayedWatch(scenario.cluster, name, rules, workdir)
+
+
+def _rule(what: str, seconds: float):
+    from aftershock.faults.watchdelay import Rule
+
+    if what not in RESOURCE_WORDS:
+        raise StepFailed(f"unknown watch '{what}': one of {', '.join(RESOURCE_WORDS)}")
+    return Rule(delay=seconds, resource=RESOURCE_WORDS[what])
+
+
+@when("the {what:w} watch of the {component} is delayed by {seconds:d} seconds")
+def delay_watch(scenario: Scenario, what: str, component: str, seconds: int) -> None:
+    scenario.inject(_delay_fault(scenario, what, component, [_rule(what, seconds)]))
+
+
+@when("for {duration:d} seconds the {what:w} watch of the {component} is delayed by "
+      "{seconds:d} seconds")
+def delay_watch_for(scenario: Scenario, duration: int, what: str, component: str,
+                    seconds: int) -> None:
+    fault = _delay_fault(scenario, what, component, [_rule(what, seconds)])
+    scenario.schedule(fault, start_after=0, duration=duration)

@@ -45,3 +45,16 @@ Feature: Faults on the embedded cluster, each reverted when the scenario ends
     When I restart the scheduler
     And I scale the Deployment web to 3
     Then within 60 seconds 3 pods of web are Running
+
+  Scenario: The real ReplicaSet controller does not over-create under a stale pod cache
+    Given a Deployment web with 3 replicas
+    And within 60 seconds 3 pods of web are Running
+    When the pod watch of the controller manager is delayed by 2 seconds
+    And I delete a pod of web
+    Then within 30 seconds 3 pods of web are Running
+    And at no point did web have more than 3 live pods (R1)
+
+  Scenario: A scheduled watch delay on the scheduler ends by itself
+    When for 3 seconds the pod watch of the scheduler is delayed by 1 seconds
+    And a Deployment web with 2 replicas
+    Then within 30 seconds 2 pods of web are Running
