@@ -14,6 +14,7 @@ import http.client
 import json
 import random
 import re
+import socket
 import ssl
 import threading
 import time
@@ -94,8 +95,12 @@ class Upstream:
                    user.get("token"))
 
     def connect(self, timeout: float | None, own_token: bool) -> http.client.HTTPSConnection:
-        return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
-                                           context=self.bare if own_token else self.context)
+        connection = http.client.HTTPSConnection(
+            self.host, self.port, timeout=timeout,
+            context=self.bare if own_token else self.context)
+        connection.connect()
+        connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return connection
 
 
 @dataclass
@@ -278,6 +283,27 @@ def _handler_for(proxy: WatchDelay):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def setup(self) -> None:
+            super().setup()
+            # Small writes must not wait for delayed ACKs: the proxy adds no latency.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._kept: dict[bool, http.client.HTTPSConnection] = {}
+
+        def finish(self) -> None:
+            super().finish()
+            for kept in self._kept.values():
+                kept.close()
+
+        def _upstream(self, watching: bool, own_token: bool) -> http.client.HTTPSConnection:
+            """A fresh connection per watch; one kept-alive connection per client connection
+            (and credential) for everything else, so requests pay no TLS handshake."""
+            if watching:
+                return proxy.upstream.connect(None, own_token)
+            kept = self._kept.get(own_token)
+            if kept is None:
+                kept = self._kept[own_token] = proxy.upstream.connect(60, own_token)
+            return kept
+
         def log_message(self, format: str, *args: Any) -> None:
             """Requests go to the proxy's JSON log instead."""
 
@@ -299,11 +325,10 @@ def _handler_for(proxy: WatchDelay):
             if not own_token and proxy.upstream.token:
                 headers["Authorization"] = f"Bearer {proxy.upstream.token}"
             started = time.monotonic()
-            connection = proxy.upstream.connect(None if watching else 60,
-                                                own_token and not proxy.upstream.token)
+            bare = own_token and not proxy.upstream.token
+            connection = None
             try:
-                connection.request(self.command, self.path, body=body, headers=headers)
-                response = connection.getresponse()
+                connection, response = self._exchange(watching, bare, body, headers)
                 proxy.log("request", method=self.command, path=self.path, status=response.status,
                           watch=watching, seconds=round(time.monotonic() - started, 4))
                 if watching and response.status == 200:
@@ -311,12 +336,34 @@ def _handler_for(proxy: WatchDelay):
                 else:
                     self._pass_through(response)
             except (BrokenPipeError, ConnectionResetError):
-                pass
+                self.close_connection = True  # the client went away
             except Exception as exc:  # keep serving; the log says what went wrong
                 proxy.log("error", method=self.command, path=self.path, error=repr(exc))
                 self.close_connection = True
+                self._drop(bare)
             finally:
-                connection.close()
+                if watching and connection is not None:
+                    connection.close()
+
+        def _exchange(self, watching: bool, bare: bool, body: bytes | None,
+                      headers: dict[str, str]):
+            """Send upstream; a kept-alive connection the apiserver closed is re-opened once."""
+            for attempt in (1, 2):
+                connection = self._upstream(watching, bare)
+                try:
+                    connection.request(self.command, self.path, body=body, headers=headers)
+                    return connection, connection.getresponse()
+                except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                    self._drop(bare)
+                    connection.close()
+                    if watching or attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
+
+        def _drop(self, bare: bool) -> None:
+            kept = self._kept.pop(bare, None)
+            if kept is not None:
+                kept.close()
 
         def _send_headers(self, response: http.client.HTTPResponse, chunked: bool,
                           length: int | None = None) -> None:
