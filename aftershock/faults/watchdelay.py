@@ -161,7 +161,8 @@ class WatchDelay:
         deadline = time.monotonic() + 2
         while self._snapshot_streams() and time.monotonic() < deadline:
             time.sleep(0.01)  # let each stream write its final chunk
-        self._server.shutdown()
+        if self._thread is not None:  # shutdown() waits for serve_forever: only if it runs
+            self._server.shutdown()
         self._server.server_close()
         self._log.close()
 

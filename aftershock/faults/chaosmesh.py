@@ -1,0 +1,154 @@
+"""Chaos Mesh experiments (kind clusters): plain custom resources through the official client
+with an explicit ApiClient — not the PyPI chaos-mesh client, which sends the wrong kind and
+reloads the global configuration. Apply, wait for AllInjected, pause by annotation, delete
+and wait for 404."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes import client, watch
+from kubernetes.client.exceptions import ApiException
+
+GROUP, VERSION = "chaos-mesh.org", "v1alpha1"
+PLURALS = {"PodChaos": "podchaos", "NetworkChaos": "networkchaos", "StressChaos": "stresschaos"}
+PAUSE_ANNOTATION = "experiment.chaos-mesh.org/pause"
+
+
+def _selector(namespace: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {"namespaces": [namespace], "labelSelectors": dict(labels)}
+
+
+def _experiment(kind: str, name: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": f"{GROUP}/{VERSION}", "kind": kind,
+            "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def pod_kill(name: str, namespace: str, labels: dict[str, str], mode: str = "one",
+             grace_period: int = 0) -> dict[str, Any]:
+    return _experiment("PodChaos", name, namespace, {
+        "action": "pod-kill", "mode": mode, "gracePeriod": grace_period,
+        "selector": _selector(namespace, labels)})
+
+
+def pod_failure(name: str, namespace: str, labels: dict[str, str], duration: str,
+                mode: str = "one") -> dict[str, Any]:
+    return _experiment("PodChaos", name, namespace, {
+        "action": "pod-failure", "mode": mode, "duration": duration,
+        "selector": _selector(namespace, labels)})
+
+
+def network_delay(name: str, namespace: str, labels: dict[str, str], latency: str,
+                  jitter: str = "0ms", duration: str | None = None,
+                  mode: str = "all") -> dict[str, Any]:
+    spec: dict[str, Any] = {"action": "delay", "mode": mode,
+                            "selector": _selector(namespace, labels),
+                            "delay": {"latency": latency, "jitter": jitter}}
+    if duration:
+        spec["duration"] = duration
+    return _experiment("NetworkChaos", name, namespace, spec)
+
+
+def network_loss(name: str, namespace: str, labels: dict[str, str], percent: int,
+                 mode: str = "all") -> dict[str, Any]:
+    return _experiment("NetworkChaos", name, namespace, {
+        "action": "loss", "mode": mode, "selector": _selector(namespace, labels),
+        "loss": {"loss": str(percent)}})
+
+
+def network_partition(name: str, namespace: str, labels: dict[str, str],
+                      other: dict[str, str], direction: str = "both") -> dict[str, Any]:
+    return _experiment("NetworkChaos", name, namespace, {
+        "action": "partition", "mode": "all", "direction": direction,
+        "selector": _selector(namespace, labels),
+        "target": {"mode": "all", "selector": _selector(namespace, other)}})
+
+
+def stress(name: str, namespace: str, labels: dict[str, str], cpu_workers: int = 1,
+           cpu_load: int = 100, memory: str | None = None, mode: str = "all") -> dict[str, Any]:
+    stressors: dict[str, Any] = {"cpu": {"workers": cpu_workers, "load": cpu_load}}
+    if memory:
+        stressors["memory"] = {"workers": 1, "size": memory}
+    return _experiment("StressChaos", name, namespace, {
+        "mode": mode, "selector": _selector(namespace, labels), "stressors": stressors})
+
+
+@dataclass
+class Experiment:
+    """One applied experiment; the fault protocol (apply / revert) plus Chaos Mesh's states."""
+
+    api: client.ApiClient
+    manifest: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return self.manifest["kind"]
+
+    @property
+    def name(self) -> str:
+        return self.manifest["metadata"]["name"]
+
+    @property
+    def namespace(self) -> str:
+        return self.manifest["metadata"]["namespace"]
+
+    @property
+    def description(self) -> str:
+        return f"{self.kind.lower()}/{self.namespace}/{self.name}"
+
+    @property
+    def _objects(self) -> client.CustomObjectsApi:
+        return client.CustomObjectsApi(self.api)
+
+    def _args(self) -> tuple[str, str, str, str]:
+        return GROUP, VERSION, self.namespace, PLURALS[self.kind]
+
+    def apply(self) -> None:
+        self._objects.create_namespaced_custom_object(*self._args(), self.manifest)
+
+    def wait_injected(self, timeout: float = 60) -> None:
+        """Until the AllInjected condition is True (watching the experiment)."""
+        deadline = time.monotonic() + timeout
+        stream = watch.Watch()
+        for event in stream.stream(self._objects.list_namespaced_custom_object, *self._args(),
+                                   field_selector=f"metadata.name={self.name}",
+                                   timeout_seconds=max(1, int(timeout))):
+            if _condition(event["object"], "AllInjected") == "True":
+                stream.stop()
+                return
+            if time.monotonic() > deadline:
+                break
+        raise TimeoutError(f"{self.description} was not AllInjected within {timeout:.0f}s")
+
+    def pause(self, paused: bool = True) -> None:
+        self._objects.patch_namespaced_custom_object(
+            *self._args(), self.name,
+            {"metadata": {"annotations": {PAUSE_ANNOTATION: "true" if paused else None}}})
+
+    def revert(self, timeout: float = 60) -> None:
+        """Delete, then wait (watching from the last version seen) until the API answers 404."""
+        try:
+            self._objects.delete_namespaced_custom_object(*self._args(), self.name)
+            current = self._objects.get_namespaced_custom_object(*self._args(), self.name)
+        except ApiException as exc:
+            if exc.status == 404:
+                return
+            raise
+        stream = watch.Watch()
+        for event in stream.stream(self._objects.list_namespaced_custom_object, *self._args(),
+                                   field_selector=f"metadata.name={self.name}",
+                                   resource_version=current["metadata"]["resourceVersion"],
+                                   timeout_seconds=int(timeout)):
+            if event["type"] == "DELETED":
+                stream.stop()
+                return
+        raise TimeoutError(f"{self.description} still exists {timeout:.0f}s after deletion")
+
+
+def _condition(obj: dict[str, Any], kind: str) -> str | None:
+    for condition in (obj.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == kind:
+            return condition.get("status")
+    return None
