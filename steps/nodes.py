@@ -151,3 +151,11 @@ def delay_watch_for(scenario: Scenario, duration: int, what: str, component: str
                     seconds: int) -> None:
     fault = _delay_fault(scenario, what, component, [_rule(what, seconds)])
     scenario.schedule(fault, start_after=0, duration=duration)
+
+
+@when("after {offset:d} seconds, for {duration:d} seconds the {what:w} watch of the "
+      "{component} is delayed by {seconds:d} seconds")
+def delay_watch_later(scenario: Scenario, offset: int, duration: int, what: str,
+                      component: str, seconds: int) -> None:
+    fault = _delay_fault(scenario, what, component, [_rule(what, seconds)])
+    scenario.schedule(fault, start_after=offset, duration=duration)

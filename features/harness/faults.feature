@@ -54,7 +54,8 @@ Feature: Faults on the embedded cluster, each reverted when the scenario ends
     Then within 30 seconds 3 pods of web are Running
     And at no point did web have more than 3 live pods (R1)
 
-  Scenario: A scheduled watch delay on the scheduler ends by itself
+  Scenario: Scheduled watch delays on the scheduler start late, overlap, and end by themselves
     When for 3 seconds the pod watch of the scheduler is delayed by 1 seconds
+    And after 1 seconds, for 3 seconds the node watch of the controller manager is delayed by 1 seconds
     And a Deployment web with 2 replicas
     Then within 30 seconds 2 pods of web are Running
