@@ -1,0 +1,124 @@
+"""Profiles (profiles/*.yaml): how an implementation is installed and started, and how the
+words of the features map onto it. Validated: errors name file, line, field and what was
+expected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aftershock.errors import UserError
+from aftershock.schema import Field, validate
+from aftershock.yamlsrc import load
+
+STRINGS = Field("list", items=Field(str), expected="a list of strings")
+STRING_MAP = Field("map", items=Field((str, int, float)), expected="a mapping of strings")
+RESOURCE = Field("map", required=True, schema={
+    "group": Field(str, required=True), "version": Field(str, required=True),
+    "plural": Field(str, required=True), "kind": Field(str, required=True),
+}, expected="group, version, plural and kind")
+
+CONCEPTS = {
+    "replica_group": Field("map", schema={
+        "resource": RESOURCE,
+        "replicas_path": Field(str, required=True, expected="a dotted path like spec.replicas"),
+        "pod_selector": Field("map", required=True, items=Field(str),
+                              expected="labels; {name} is the group's name"),
+        "singleton_selector": Field("map", items=Field(str)),
+        "manifest": Field(str, expected="a YAML file with {name} and {replicas} placeholders"),
+    }),
+    "storage_cluster": Field("map", schema={
+        "resource": RESOURCE,
+        "size_path": Field(str, required=True),
+        "retention_path": Field(str, required=True),
+        "retention_values": Field("list", required=True, items=Field(str)),
+        "data_probe": Field("list", required=True, items=Field(str),
+                            expected="a command (a list of strings)"),
+        "manifest": Field(str),
+    }),
+    "node_records": Field("map", schema={
+        "resource": RESOURCE,
+        "index_path": Field(str, required=True),
+        "node_path": Field(str, required=True),
+        "staleness_seconds": Field((int, float), required=True),
+    }),
+}
+
+SCHEMA = {
+    "name": Field(str, required=True),
+    "description": Field(str),
+    "install": Field("map", schema={
+        "manifests": Field("list", items=Field(str), expected="a list of file paths"),
+        "commands": Field("list", items=STRINGS, expected="a list of commands"),
+    }),
+    "start": Field("map", schema={
+        "command": Field("list", required=True, items=Field(str),
+                         expected="a list of strings (the command and its arguments)"),
+        "env": STRING_MAP,
+        "cwd": Field(str),
+        "ready": Field("map", schema={"log": Field(str), "http": Field(str),
+                                      "timeout_seconds": Field((int, float))}),
+        "stop_grace_seconds": Field((int, float)),
+        "service_account": Field(str),
+    }),
+    "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),
+    "concepts": Field("map", required=True, schema=CONCEPTS),
+}
+
+
+@dataclass(frozen=True)
+class Start:
+    command: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str = "."
+    ready_log: str | None = None
+    ready_http: str | None = None
+    ready_timeout: float = 30.0
+    stop_grace: float = 5.0
+    service_account: str = "implementation"
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    path: Path
+    manifests: tuple[str, ...]
+    commands: tuple[tuple[str, ...], ...]
+    start: Start | None
+    rbac: tuple[dict[str, Any], ...]
+    concepts: dict[str, dict[str, Any]]
+
+    def concept(self, name: str) -> dict[str, Any] | None:
+        return self.concepts.get(name)
+
+    def resolve(self, relative: str) -> Path:
+        """Paths in a profile are relative to the repository (the profile's parent dir)."""
+        return (self.path.parent.parent / relative).resolve()
+
+
+def load_profile(path: str | Path) -> Profile:
+    if not Path(path).is_file():
+        raise UserError("no such profile", path=str(path))
+    doc = load(path)
+    validate(doc, SCHEMA)
+    raw = doc.data
+    start = raw.get("start")
+    ready = (start or {}).get("ready") or {}
+    return Profile(
+        name=raw["name"],
+        path=Path(path).resolve(),
+        manifests=tuple((raw.get("install") or {}).get("manifests") or ()),
+        commands=tuple(tuple(c) for c in (raw.get("install") or {}).get("commands") or ()),
+        start=Start(
+            command=tuple(start["command"]),
+            env={k: str(v) for k, v in (start.get("env") or {}).items()},
+            cwd=start.get("cwd", "."),
+            ready_log=ready.get("log"), ready_http=ready.get("http"),
+            ready_timeout=float(ready.get("timeout_seconds", 30)),
+            stop_grace=float(start.get("stop_grace_seconds", 5)),
+            service_account=start.get("service_account", "implementation"),
+        ) if start else None,
+        rbac=tuple(raw.get("rbac") or ()),
+        concepts=dict(raw["concepts"]),
+    )
