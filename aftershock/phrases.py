@@ -160,6 +160,16 @@ def pods_running_not_on(scenario, count: int, name: str, node: str) -> Condition
                      frozenset({"pods"}))
 
 
+@condition("the replica group {name:Name} has {count:d} live pods")
+def group_live(scenario, name: str, count: int) -> Condition:
+    from aftershock.sut.concepts import replica_group_selector
+
+    labels = replica_group_selector(scenario, name)
+    return Condition(f"replica group {name} has {count} live pods",
+                     lambda s: len(s.live_pods(scenario.namespace, labels)) == count,
+                     frozenset({"pods"}))
+
+
 @condition("{count:d} pods of {name} are live")
 def pods_live(scenario, count: int, name: str) -> Condition:
     return Condition(f"{count} pods of {name} are live",

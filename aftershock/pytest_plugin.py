@@ -21,6 +21,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cluster shape file for the local provider (default: three nodes)")
     group.addoption("--kubernetes-version", dest="aftershock_kubernetes_version", default=None,
                     help="Kubernetes version of the local cluster (must be built)")
+    group.addoption("--profile", dest="aftershock_profile", default=None,
+                    help="profile of the implementation under test (profiles/*.yaml)")
     group.addoption("--kubeconfig", dest="aftershock_kubeconfig", default=None,
                     help="kubeconfig for --cluster=existing")
     group.addoption("--context", dest="aftershock_context", default=None,
@@ -36,17 +38,24 @@ def pytest_configure(config: pytest.Config) -> None:
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)
-    shape = config.option.aftershock_shape
-    if shape:
-        from aftershock.shape import load_shape
-
-        try:
-            load_shape(shape)
-        except UserError as exc:
-            raise pytest.UsageError(str(exc)) from None
+    _validate_inputs(config)
     # SIGTERM ends the session like Ctrl-C does: fixtures tear down, clusters are removed.
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _validate_inputs(config: pytest.Config) -> None:
+    """Bad shape or profile: one message before anything starts."""
+    from aftershock.shape import load_shape
+    from aftershock.sut.profile import load_profile
+
+    try:
+        if config.option.aftershock_shape:
+            load_shape(config.option.aftershock_shape)
+        if config.option.aftershock_profile:
+            load_profile(config.option.aftershock_profile)
+    except UserError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _interrupt(signum: int, frame: object) -> None:

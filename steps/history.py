@@ -44,7 +44,7 @@ def holds_for(scenario: Scenario, seconds: int, condition: str) -> None:
                                     start=start, duration=seconds, now=scenario.now))
 
 
-@then("at no point did {name} have more than {count:d} live pods")
+@then("at no point did {name:Name} have more than {count:d} live pods")
 def never_more_than(scenario: Scenario, name: str, count: int) -> None:
     scenario.judge(checks.never_more_than(
         scenario.history(), count, namespace=scenario.namespace,
@@ -68,7 +68,7 @@ def _attribution(scenario: Scenario, prop: str) -> list | None:
     return scenario.timeline.entries
 
 
-@then("no pod of {name} was deleted by {actor}")
+@then("no pod of {name:Name} was deleted by {actor}")
 def none_deleted_by(scenario: Scenario, name: str, actor: str) -> None:
     entries = _attribution(scenario, "deleted_by")
     if entries is None:
@@ -84,7 +84,7 @@ def none_deleted_by(scenario: Scenario, name: str, actor: str) -> None:
         scenario.judge(Verdict("deleted_by", PASS, f"{actor} deleted no pod of {name}"))
 
 
-@then("exactly {count:d} pods of {name} were created by {actor}")
+@then("exactly {count:d} pods of {name:Name} were created by {actor}")
 def created_by(scenario: Scenario, count: int, name: str, actor: str) -> None:
     entries = _attribution(scenario, "created_by")
     if entries is None:

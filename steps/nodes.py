@@ -142,7 +142,12 @@ def _rule(what: str, seconds: float):
 
 @when("the {what:w} watch of the {component} is delayed by {seconds:d} seconds")
 def delay_watch(scenario: Scenario, what: str, component: str, seconds: int) -> None:
+    if component.strip() == "implementation":
+        from steps.implementation import delay_implementation
+
+        return delay_implementation(scenario, _rule(what, seconds))
     scenario.inject(_delay_fault(scenario, what, component, [_rule(what, seconds)]))
+    return None
 
 
 @when("for {duration:d} seconds the {what:w} watch of the {component} is delayed by "

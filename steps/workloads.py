@@ -97,7 +97,7 @@ def a_labelled_pod(scenario: Scenario, name: str, key: str, value: str) -> None:
     _apply(scenario, workloads.pod(name, {key: value}))
 
 
-@when("I scale the {kind} {name} to {replicas:d}")
+@when("I scale the {kind:w} {name:Name} to {replicas:d}")
 def scale(scenario: Scenario, kind: str, name: str, replicas: int) -> None:
     scenario.timeline.mark(f"scale {kind.lower()}/{scenario.namespace}/{name} to {replicas}")
     body = {"spec": {"replicas": replicas}}
@@ -110,7 +110,7 @@ def scale(scenario: Scenario, kind: str, name: str, replicas: int) -> None:
         raise StepFailed(f"cannot scale a {kind}: Deployment or StatefulSet")
 
 
-@when("I delete the {kind} {name}")
+@when("I delete the {kind:w} {name:Name}")
 def delete(scenario: Scenario, kind: str, name: str) -> None:
     scenario.timeline.mark(f"delete {kind.lower()}/{scenario.namespace}/{name}")
     namespace = scenario.namespace

@@ -140,7 +140,8 @@ class WatchDelay:
         self._lock = threading.Lock()
         self._log = log_path.open("a", buffering=1)
         self._log_lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
+        self._server.proxy = self
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -278,6 +279,17 @@ class WatchDelay:
                     stream.changed.wait(wait)
                 else:
                     stream.changed.wait(1.0)
+
+
+class _Server(ThreadingHTTPServer):
+    proxy: WatchDelay
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away mid-response is logged, not printed."""
+        import sys
+
+        self.proxy.log("client-error", client=str(client_address),
+                       error=repr(sys.exc_info()[1]))
 
 
 def _handler_for(proxy: WatchDelay):

@@ -53,3 +53,17 @@ def test_each_pattern_matches_only_itself(definition):
     sample = re.sub(r"{(\w+)(:Name|:w)?}", "web", sample)
     found = match_step(sample)
     assert found is not None and found[0] is definition
+
+
+@pytest.mark.parametrize(("text", "function"), [
+    ("at no point did the replica group web have more than 5 live pods",
+     "group_never_more_than"),
+    ("at no point did web have more than 5 live pods", "never_more_than"),
+    ("I scale the replica group web to 5", "scale_group"),
+    ("I scale the Deployment web to 5", "scale"),
+    ("the pod watch of the implementation is delayed by 2 seconds", "delay_watch"),
+    ("a pod solo labelled a=b", "a_labelled_pod"),
+])
+def test_wordings_that_look_alike_reach_the_right_step(text, function):
+    found = match_step(text)
+    assert found is not None and found[0].func.__name__ == function

@@ -1,0 +1,39 @@
+"""How the words of the features reach an implementation: the concepts of its profile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aftershock.providers.base import MissingCapability
+
+
+class NoConcept(MissingCapability):
+    """No --profile, or a profile without the concept: the scenario is skipped with this."""
+
+    def __init__(self, why: str):
+        Exception.__init__(self, why)
+
+
+def concept(scenario, name: str) -> dict[str, Any]:
+    profile = scenario.facts.get("profile")
+    if profile is None:
+        raise NoConcept("no implementation profile given (--profile)")
+    found = profile.concept(name)
+    if found is None:
+        raise NoConcept(f"profile {profile.name} does not provide the concept '{name}'")
+    return found
+
+
+def replica_group_selector(scenario, group: str) -> dict[str, str]:
+    return {key: value.format(name=group)
+            for key, value in concept(scenario, "replica_group")["pod_selector"].items()}
+
+
+def set_path(obj: dict, path: str, value: Any) -> dict:
+    """Set ``spec.replicas``-style dotted paths, creating the maps on the way."""
+    *parents, last = path.split(".")
+    node = obj
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
+    return obj

@@ -1,0 +1,146 @@
+"""Installing and running an implementation under test as an out-of-cluster process under its
+own ServiceAccount (so the audit log names it), optionally behind a WatchDelay proxy."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from kubernetes import client, utils
+
+from aftershock.providers import processes
+from aftershock.sut.profile import Profile
+
+
+@dataclass
+class Implementation:
+    profile: Profile
+    api: client.ApiClient
+    namespace: str
+    workdir: Path
+    server: str
+    ca_data: str
+    kubeconfig: Path | None = None
+    process: subprocess.Popen | None = None
+    record: processes.ProcessRecord | None = None
+    starts: list[float] = field(default_factory=list)
+
+    @property
+    def actor(self) -> str:
+        return f"system:serviceaccount:{self.namespace}:{self.profile.start.service_account}"
+
+    @property
+    def log(self) -> Path:
+        return self.workdir / f"{self.profile.name}.log"
+
+    def install(self) -> None:
+        for manifest in self.profile.manifests:
+            for doc in yaml.safe_load_all(self.profile.resolve(manifest).read_text()):
+                if doc:
+                    _apply(self.api, doc, self.namespace)
+        self._service_account()
+
+    def _service_account(self) -> None:
+        start = self.profile.start
+        corev1, rbac = client.CoreV1Api(self.api), client.RbacAuthorizationV1Api(self.api)
+        name = start.service_account
+        corev1.create_namespaced_service_account(self.namespace, {"metadata": {"name": name}})
+        role = {"metadata": {"name": name}, "rules": list(self.profile.rbac)}
+        rbac.create_namespaced_role(self.namespace, role)
+        rbac.create_namespaced_role_binding(self.namespace, {
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+            "subjects": [{"kind": "ServiceAccount", "name": name,
+                          "namespace": self.namespace}]})
+        token = corev1.create_namespaced_service_account_token(
+            name, self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
+        self.kubeconfig = self.workdir / f"{self.profile.name}.kubeconfig"
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.kubeconfig.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config",
+            "clusters": [{"name": "c", "cluster": {"server": self.server,
+                                                   "certificate-authority-data": self.ca_data}}],
+            "users": [{"name": "u", "user": {"token": token}}],
+            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u",
+                                                   "namespace": self.namespace}}],
+            "current-context": "c"}))
+        self.kubeconfig.chmod(0o600)
+
+    def start(self, kubeconfig: Path | None = None) -> None:
+        """Start the process (through ``kubeconfig`` if given, e.g. a proxy's) and wait until
+        it says it is ready."""
+        start = self.profile.start
+        values = {"kubeconfig": str(kubeconfig or self.kubeconfig), "namespace": self.namespace,
+                  "python": sys.executable}
+        command = [part.format(**values) for part in start.command]
+        cwd = self.profile.resolve(start.cwd)
+        offset = self.log.stat().st_size if self.log.exists() else 0
+        self.process, self.record = processes.spawn(self.profile.name, command, self.log,
+                                                    env=start.env, cwd=cwd)
+        self.starts.append(time.monotonic())
+        self._wait_ready(offset)
+
+    def _wait_ready(self, offset: int) -> None:
+        start = self.profile.start
+        deadline = time.monotonic() + start.ready_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.profile.name} exited with {self.process.returncode}: "
+                                   + self.log.read_text()[-2000:])
+            if start.ready_log is None:
+                return
+            with self.log.open("rb") as log:
+                log.seek(offset)
+                if start.ready_log.encode() in log.read():
+                    return
+            time.sleep(0.05)  # a log file has no event to wait on
+        raise RuntimeError(f"{self.profile.name} did not log '{start.ready_log}' within "
+                           f"{start.ready_timeout:.0f}s")
+
+    def stop(self) -> None:
+        if self.record is not None:
+            processes.terminate([self.record], grace=self.profile.start.stop_grace)
+        if self.process is not None:
+            self.process.wait(timeout=10)
+        self.process = self.record = None
+
+
+def _apply(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
+    if doc.get("kind") == "CustomResourceDefinition":
+        extensions = client.ApiextensionsV1Api(api)
+        try:
+            extensions.create_custom_resource_definition(doc)
+        except client.exceptions.ApiException as exc:
+            if exc.status != 409:
+                raise
+        _wait_established(extensions, doc["metadata"]["name"])
+        return
+    utils.create_from_dict(api, doc, namespace=namespace)
+
+
+def _wait_established(extensions: client.ApiextensionsV1Api, name: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        crd = extensions.read_custom_resource_definition(name)
+        if any(c.type == "Established" and c.status == "True"
+               for c in (crd.status.conditions or [])):
+            return
+        time.sleep(0.05)  # establishment is a one-off set-up step
+    raise RuntimeError(f"customresourcedefinition/{name} not Established within 30s")
+
+
+def ca_data(kubeconfig: Path) -> tuple[str, str]:
+    """The server and CA bundle of a kubeconfig, for the implementation's own kubeconfig."""
+    config = yaml.safe_load(kubeconfig.read_text())
+    current = config["current-context"]
+    context = next(c["context"] for c in config["contexts"] if c["name"] == current)
+    cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
+    data = cluster.get("certificate-authority-data") or base64.b64encode(
+        Path(cluster["certificate-authority"]).read_bytes()).decode()
+    return cluster["server"], data

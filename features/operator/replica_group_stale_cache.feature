@@ -1,0 +1,25 @@
+Feature: R - replica groups under a stale cache
+  An operator that computes "desired minus the pods in my informer cache" creates pods its cache
+  has not seen yet, then creates more; the cure is expectations, as in the ReplicaSet controller.
+  Runs against any profile with the replica_group concept (aftershock run features/operator
+  --profile profiles/replicagroup-correct.yaml).
+
+  Background:
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+
+  Scenario Outline: No over-creation under a <delay> s watch delay
+    Given the pod watch of the implementation is delayed by <delay> seconds
+    And a replica group web with 3 replicas
+    And within 30 seconds the replica group web has 3 live pods
+    When I scale the replica group web to 5
+    And <settle> seconds pass
+    Then at no point did the replica group web have more than 5 live pods (R1)
+    And within 30 seconds the replica group web has 5 live pods (R5)
+    And for 5 seconds the replica group web has 5 live pods holds (R5)
+
+    Examples:
+      | delay | settle |
+      | 0     | 3      |
+      | 2     | 5      |
+      | 5     | 8      |

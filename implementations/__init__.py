@@ -1,0 +1,1 @@
+"""Reference implementations under test, each with a faulty and a correct variant."""
