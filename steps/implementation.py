@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from string import Template
+
+import yaml
+
 from aftershock import checks
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.scenario import Scenario, StepFailed, given, then, when
@@ -9,10 +13,9 @@ from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, 
 
 
 def _implementation(scenario: Scenario):
-    implementation = scenario.facts.get("implementation")
-    if implementation is None:
+    if "implementation" not in scenario.facts:
         raise StepFailed("no earlier step started the implementation under test")
-    return implementation
+    return scenario.facts["implementation"]
 
 
 @given("the implementation under test is running")
@@ -22,6 +25,11 @@ def implementation_running(scenario: Scenario) -> None:
     profile = scenario.facts.get("profile")
     if profile is None:
         raise NoConcept("no implementation profile given (--profile)")
+    if profile.start is None:  # a built-in controller: it is already running
+        for manifest in profile.manifests:
+            scenario.timeline.mark(f"install {manifest}")
+        scenario.remember("implementation", None)
+        return
     server, ca = ca_data(scenario.cluster.info.kubeconfig)
     workdir = (scenario.report_dir or scenario.cluster.info.kubeconfig.parent) / "implementation"
     implementation = Implementation(profile, scenario.api, scenario.namespace, workdir,
@@ -33,16 +41,33 @@ def implementation_running(scenario: Scenario) -> None:
     scenario.remember("implementation", implementation)
 
 
+def _api_version(resource: dict) -> str:
+    return f"{resource['group']}/{resource['version']}" if resource["group"] else \
+        resource["version"]
+
+
+def _dynamic(scenario: Scenario, resource: dict):
+    from kubernetes import dynamic
+
+    client = scenario.facts.get("dynamic client")
+    if client is None:
+        client = scenario.remember("dynamic client", dynamic.DynamicClient(scenario.api))
+    return client.resources.get(api_version=_api_version(resource), kind=resource["kind"])
+
+
 @given("a replica group {name:Name} with {replicas:d} replicas")
 def a_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
     group = concept(scenario, "replica_group")
     resource = group["resource"]
-    body = set_path({"apiVersion": f"{resource['group']}/{resource['version']}",
-                 "kind": resource["kind"], "metadata": {"name": name}},
-                group["replicas_path"], replicas)
+    if group.get("manifest"):
+        template = Template(scenario.facts["profile"].resolve(group["manifest"]).read_text())
+        body = yaml.safe_load(template.substitute(name=name, replicas=replicas))
+    else:
+        body = {"apiVersion": _api_version(resource), "kind": resource["kind"],
+                "metadata": {"name": name}}
+    set_path(body, group["replicas_path"], replicas)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
-    _objects(scenario).create_namespaced_custom_object(
-        resource["group"], resource["version"], scenario.namespace, resource["plural"], body)
+    _dynamic(scenario, resource).create(body=body, namespace=scenario.namespace)
 
 
 @when("I scale the replica group {name:Name} to {replicas:d}")
@@ -51,15 +76,10 @@ def scale_group(scenario: Scenario, name: str, replicas: int) -> None:
     resource = group["resource"]
     scenario.timeline.mark(f"scale {resource['kind'].lower()}/{scenario.namespace}/{name} "
                            f"to {replicas}")
-    _objects(scenario).patch_namespaced_custom_object(
-        resource["group"], resource["version"], scenario.namespace, resource["plural"], name,
-        set_path({}, group["replicas_path"], replicas))
-
-
-def _objects(scenario: Scenario):
-    from kubernetes import client
-
-    return client.CustomObjectsApi(scenario.api)
+    _dynamic(scenario, resource).patch(
+        name=name, namespace=scenario.namespace, body=set_path({}, group["replicas_path"],
+                                                                replicas),
+        content_type="application/merge-patch+json")
 
 
 @then("at no point did the replica group {name:Name} have more than {count:d} live pods")
@@ -96,6 +116,19 @@ class SutWatchDelay:
 
 
 def delay_implementation(scenario: Scenario, rule: Rule) -> None:
-    """'the pod watch of the implementation is delayed by N seconds' (see steps.nodes)."""
-    if rule.delay > 0:
-        scenario.inject(SutWatchDelay(_implementation(scenario), [rule]))
+    """'the pod watch of the implementation is delayed by N seconds' (see steps.nodes): its
+    process restarts behind a proxy, or, for a built-in controller, its component does."""
+    if rule.delay <= 0:
+        return
+    implementation = _implementation(scenario)
+    if implementation is not None:
+        scenario.inject(SutWatchDelay(implementation, [rule]))
+        return
+    from aftershock.faults.watchdelay import DelayedWatch
+
+    target = scenario.facts["profile"].watch_delay_target
+    if target is None:
+        raise StepFailed(f"profile {scenario.facts['profile'].name} has no process and no "
+                         "watch_delay_target: nothing to delay")
+    workdir = (scenario.report_dir or scenario.cluster.paths.workdir) / "proxy"
+    scenario.inject(DelayedWatch(scenario.cluster, target, [rule], workdir))

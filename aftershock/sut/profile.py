@@ -26,7 +26,7 @@ CONCEPTS = {
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels; {name} is the group's name"),
         "singleton_selector": Field("map", items=Field(str)),
-        "manifest": Field(str, expected="a YAML file with {name} and {replicas} placeholders"),
+        "manifest": Field(str, expected="a YAML file with $name and $replicas placeholders"),
     }),
     "storage_cluster": Field("map", schema={
         "resource": RESOURCE,
@@ -62,6 +62,8 @@ SCHEMA = {
         "stop_grace_seconds": Field((int, float)),
         "service_account": Field(str),
     }),
+    "watch_delay_target": Field(str, choices=("kube-controller-manager", "kube-scheduler"),
+                                expected="the component a watch delay restarts"),
     "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),
     "concepts": Field("map", required=True, schema=CONCEPTS),
 }
@@ -88,6 +90,7 @@ class Profile:
     start: Start | None
     rbac: tuple[dict[str, Any], ...]
     concepts: dict[str, dict[str, Any]]
+    watch_delay_target: str | None = None
 
     def concept(self, name: str) -> dict[str, Any] | None:
         return self.concepts.get(name)
@@ -121,4 +124,5 @@ def load_profile(path: str | Path) -> Profile:
         ) if start else None,
         rbac=tuple(raw.get("rbac") or ()),
         concepts=dict(raw["concepts"]),
+        watch_delay_target=raw.get("watch_delay_target"),
     )
