@@ -23,6 +23,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Kubernetes version of the local cluster (must be built)")
     group.addoption("--profile", dest="aftershock_profile", default=None,
                     help="profile of the implementation under test (profiles/*.yaml)")
+    group.addoption("--repeat", dest="aftershock_repeat", type=int, default=1, metavar="N",
+                    help="run every scenario N times and print a flake table")
     group.addoption("--kubeconfig", dest="aftershock_kubeconfig", default=None,
                     help="kubeconfig for --cluster=existing")
     group.addoption("--context", dest="aftershock_context", default=None,
@@ -75,6 +77,32 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     if not hasattr(session.config, "workerinput"):
         processes.gc()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    count = metafunc.config.option.aftershock_repeat
+    if count > 1:
+        metafunc.fixturenames.append("aftershock_repeat")
+        metafunc.parametrize("aftershock_repeat", range(1, count + 1),
+                             ids=[f"run{i}" for i in range(1, count + 1)])
+
+
+@pytest.fixture
+def aftershock_repeat(request: pytest.FixtureRequest) -> int:
+    return getattr(request, "param", 1)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """With --repeat: how often each scenario passed, so a flaky one stands out."""
+    if config.option.aftershock_repeat <= 1:
+        return
+    from aftershock.flakes import flake_table
+
+    reports = [r for key in ("passed", "failed", "error", "skipped")
+               for r in terminalreporter.stats.get(key, []) if hasattr(r, "nodeid")]
+    terminalreporter.write_sep("=", "aftershock flake table")
+    for line in flake_table(reports):
+        terminalreporter.write_line(line)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
