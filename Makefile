@@ -37,7 +37,10 @@ test: toolchain lint
 demo: toolchain
 	@echo "==> [demo] the conformance suite on the embedded cluster"
 	$(BIN)/aftershock cluster gc
-	$(BIN)/aftershock run features/
+	$(BIN)/aftershock run features/harness
+	@echo "==> [demo] operator conformance (R) against the reference and the built-in controller"
+	$(BIN)/aftershock run features/operator --profile profiles/replicagroup-correct.yaml
+	$(BIN)/aftershock run features/operator --profile profiles/kube-replicaset.yaml
 
 clean:
 	-$(BIN)/aftershock cluster gc

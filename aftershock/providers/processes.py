@@ -113,14 +113,14 @@ def terminate(records: list[ProcessRecord], grace: float = 5.0) -> None:
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and any(record.alive() for record in ours):
         _reap(ours)
-        time.sleep(0.05)
+        time.sleep(0.05)  # process exit of a non-child has no event to wait on
     for record in ours:
         if record.alive():
             _signal_group(record.pid, signal.SIGKILL)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and any(record.alive() for record in ours):
         _reap(ours)
-        time.sleep(0.02)
+        time.sleep(0.02)  # likewise, after SIGKILL
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
