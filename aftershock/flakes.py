@@ -10,7 +10,7 @@ def flake_table(reports) -> list[str]:
     """One line per scenario: passed/total and a verdict (stable, FLAKY, failing)."""
     outcome: dict[str, dict[str, str]] = defaultdict(dict)
     for report in reports:
-        base = re.sub(r"-run\d+\]$", "]", re.sub(r"\[run\d+\]$", "", report.nodeid))
+        base = re.sub(r"\[run\d+\]$|(?<=\[)run\d+-|-run\d+(?=\]$)", "", report.nodeid)
         run = re.search(r"run\d+", report.nodeid)
         key = run.group(0) if run else report.nodeid
         if report.when == "call" or report.outcome != "passed":

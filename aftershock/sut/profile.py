@@ -62,6 +62,7 @@ SCHEMA = {
         "stop_grace_seconds": Field((int, float)),
         "service_account": Field(str),
     }),
+    "actor": Field(str, expected="the username its API calls carry (built-in controllers)"),
     "watch_delay_target": Field(str, choices=("kube-controller-manager", "kube-scheduler"),
                                 expected="the component a watch delay restarts"),
     "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),
@@ -91,6 +92,7 @@ class Profile:
     rbac: tuple[dict[str, Any], ...]
     concepts: dict[str, dict[str, Any]]
     watch_delay_target: str | None = None
+    actor: str | None = None
 
     def concept(self, name: str) -> dict[str, Any] | None:
         return self.concepts.get(name)
@@ -125,4 +127,5 @@ def load_profile(path: str | Path) -> Profile:
         rbac=tuple(raw.get("rbac") or ()),
         concepts=dict(raw["concepts"]),
         watch_delay_target=raw.get("watch_delay_target"),
+        actor=raw.get("actor"),
     )

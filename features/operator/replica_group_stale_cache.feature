@@ -23,3 +23,15 @@ Feature: R - replica groups under a stale cache
       | 0     | 3      |
       | 2     | 5      |
       | 5     | 8      |
+
+  Scenario Outline: No churn without cause under a <delay> s watch delay
+    Given the pod watch of the implementation is delayed by <delay> seconds
+    And a replica group web with 3 replicas
+    When <settle> seconds pass
+    Then the implementation created exactly 3 pods of the replica group web (R3)
+    And the implementation deleted no pod of the replica group web (R3)
+
+    Examples:
+      | delay | settle |
+      | 0     | 3      |
+      | 2     | 5      |

@@ -26,9 +26,10 @@ def test_the_faulty_replicagroup_violates_r1_with_a_witness():
     assert "R1: VIOLATED" in result.stdout
     assert "live pods of replica group web at once, more than 5" in result.stdout
     assert "witness (6 events" in result.stdout
+    assert "R3: VIOLATED" in result.stdout, "over-creation is also churn without cause"
 
 
 def test_the_correct_replicagroup_passes():
     result = _run("replicagroup-correct")
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "1 passed" in result.stdout
+    assert "2 passed" in result.stdout

@@ -16,9 +16,12 @@ def test_flaky_stable_and_failing_scenarios():
         _report("f.feature::test_c[run1]", "failed", when="setup"),
         _report("f.feature::test_c[run2]", "failed"),
         _report("f.feature::test_d[2-5-run1]", "passed"),
+        _report("f.feature::test_e[run1-2-5]", "passed"),
+        _report("f.feature::test_e[run2-2-5]", "failed"),
     ]
     lines = flake_table(reports)
     assert "   1/2    FLAKY     f.feature::test_a" in lines
     assert "   2/2    stable    f.feature::test_b" in lines
     assert "   0/2    failing   f.feature::test_c" in lines
     assert any(line.endswith("f.feature::test_d[2-5]") for line in lines)
+    assert "   1/2    FLAKY     f.feature::test_e[2-5]" in lines
