@@ -190,38 +190,56 @@ class Scenario:
     def inject(self, fault: Fault) -> FaultRecord:
         """Apply a fault now; it is reverted when the scenario ends, however it ends, or
         earlier with ``end_fault``. Start and end are marked on the timeline."""
+        revert_label = f"revert {fault.description}"
+        record, revert = self._arm(fault)
+        self.on_cleanup(revert_label, revert)
+        fault.apply()
+        return record
+
+    def _arm(self, fault: Fault) -> tuple[FaultRecord, Callable[[], None]]:
+        """Record a fault's start and make its (idempotent) revert."""
         record = FaultRecord(fault.description, self.timeline.mark(
             f"fault start: {fault.description}", fault=fault.description).mono)
         self.faults.append(record)
 
         def revert() -> None:
             if record.ended is None:
-                fault.revert()
                 record.ended = self.timeline.mark(f"fault end: {fault.description}",
                                                   fault=fault.description).mono
+                fault.revert()
 
         self._reverts[fault.description] = revert
-        self.on_cleanup(f"revert {fault.description}", revert)
-        fault.apply()
-        return record
+        return record, revert
 
     def schedule(self, fault: Fault, start_after: float, duration: float) -> None:
         """Apply ``fault`` after ``start_after`` seconds for ``duration`` seconds, in the
-        background; overlapping schedules are independent. Reverted at scenario end always."""
+        background; overlapping schedules are independent. The worker applies and reverts the
+        fault itself, so a scenario that ends early waits for it rather than racing it."""
         cancelled = threading.Event()
+        failure: list[BaseException] = []
 
         def run() -> None:
             if cancelled.wait(start_after):
                 return
-            self.inject(fault)
-            if not cancelled.wait(duration):
-                self.end_fault(fault.description)
+            _, revert = self._arm(fault)
+            try:
+                fault.apply()
+                cancelled.wait(duration)
+            except BaseException as exc:  # reported when the scenario ends
+                failure.append(exc)
+            finally:
+                try:
+                    revert()
+                except BaseException as exc:
+                    failure.append(exc)
 
         worker = threading.Thread(target=run, daemon=True, name=f"schedule {fault.description}")
 
         def stop() -> None:
             cancelled.set()
-            worker.join(timeout=60)
+            worker.join(timeout=120)
+            if failure:
+                raise failure[0]
 
         self.on_cleanup(f"schedule of {fault.description}", stop)
         worker.start()

@@ -184,19 +184,19 @@ class WatchDelay:
 
     def close_streams(self) -> None:
         """End every open watch: the client re-watches from its last resourceVersion."""
-        for stream in self._snapshot_streams():
-            with stream.changed:
-                stream.closed = True
-                stream.changed.notify_all()
+        self._end_streams("closed")
         self.log("close-streams")
 
     def expire_streams(self) -> None:
         """Answer every open watch with 410 Gone: the client must re-list."""
+        self._end_streams("expire")
+        self.log("expire-streams")
+
+    def _end_streams(self, how: str) -> None:
         for stream in self._snapshot_streams():
             with stream.changed:
-                stream.expire = True
+                setattr(stream, how, True)
                 stream.changed.notify_all()
-        self.log("expire-streams")
 
     def write_kubeconfig(self, path: Path) -> Path:
         """A kubeconfig for the client: plain HTTP to the proxy on loopback."""

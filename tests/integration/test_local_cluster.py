@@ -83,22 +83,28 @@ def test_holds_a_cluster(aftershock_cluster):
 """
 
 
-def test_a_run_killed_with_sigkill_is_cleaned_by_gc(tmp_path):
+def _sleepy_run(tmp_path: Path) -> tuple[subprocess.Popen, Path, list]:
+    """A pytest run holding a cluster: the process, the cluster's work dir, its records."""
     (tmp_path / "test_sleepy.py").write_text(SLEEPY_TEST)
     run = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider",
          "--rootdir", str(tmp_path), str(tmp_path / "test_sleepy.py")],
         stdout=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
     try:
-        workdir = None
-        for line in run.stdout:
-            if line.startswith("CLUSTER"):
-                workdir = Path(line.split()[1])
-                break
+        workdir = next((Path(line.split()[1]) for line in run.stdout
+                        if line.startswith("CLUSTER")), None)
         assert workdir is not None, "the test run did not start its cluster"
-        state = processes.ClusterState.load(workdir)
-        records = list(state.processes.values())
+        records = list(processes.ClusterState.load(workdir).processes.values())
         assert records and all(record.alive() for record in records)
+    except BaseException:
+        os.killpg(run.pid, signal.SIGTERM)  # never leave a run holding a cluster
+        raise
+    return run, workdir, records
+
+
+def test_a_run_killed_with_sigkill_is_cleaned_by_gc(tmp_path):
+    run, workdir, records = _sleepy_run(tmp_path)
+    try:
         os.kill(run.pid, signal.SIGKILL)
         run.wait()
         assert all(record.alive() for record in records), "SIGKILL leaves the processes"
@@ -112,14 +118,8 @@ def test_a_run_killed_with_sigkill_is_cleaned_by_gc(tmp_path):
 
 
 def test_a_run_ended_with_sigterm_removes_its_cluster(tmp_path):
-    (tmp_path / "test_sleepy.py").write_text(SLEEPY_TEST)
-    run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider",
-         "--rootdir", str(tmp_path), str(tmp_path / "test_sleepy.py")],
-        stdout=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
+    run, workdir, records = _sleepy_run(tmp_path)
     try:
-        workdir = next(Path(line.split()[1]) for line in run.stdout if line.startswith("CLUSTER"))
-        records = list(processes.ClusterState.load(workdir).processes.values())
         run.send_signal(signal.SIGTERM)
         run.wait(timeout=60)
         assert not any(record.alive() for record in records)

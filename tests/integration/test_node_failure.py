@@ -46,18 +46,16 @@ def test_pods_of_a_failed_node_are_evicted_after_their_toleration(fast_eviction_
     recorder = Recorder(timeline, cluster.info.kubeconfig, audit_log=cluster.audit_log).start()
     try:
         kube.wait_for_service_account(api, "default")
-        kube.apps(api).create_namespaced_deployment(
-            "default", workloads.deployment("web", 3, spread_across_nodes=True))
+        kube.apps(api).create_namespaced_deployment("default", workloads.deployment("web", 3))
         labels = workloads.selector_labels("web")
 
-        def placed(state) -> dict[str, str]:
-            return {node_of(p): p["metadata"]["name"] for p in state.live_pods("default", labels)
-                    if (p.get("status") or {}).get("phase") == "Running"}
+        def running(state) -> list[dict]:
+            return [p for p in state.live_pods("default", labels)
+                    if (p.get("status") or {}).get("phase") == "Running"]
 
-        assert timeline.wait_until(lambda s: len(placed(s)) == 3, 60)[0]
-        victim_node = "node-2"
-        victim_pod = next(name for node, name in _placed_now(timeline, labels)
-                          if node == victim_node)
+        held, _ = timeline.wait_until(lambda s: len(running(s)) == 3, 120)
+        assert held, _placed_now(timeline, labels)
+        victim_node, victim_pod = sorted(_placed_now(timeline, labels))[0]
         failed_at = timeline.mark("kubelet of node-2 stops").mono
         cluster.stop_kubelet(victim_node)
 
