@@ -3,10 +3,7 @@ the global default configuration), and waiting for a state by watching, never by
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from kubernetes import client, config, watch
 
@@ -25,45 +22,6 @@ def core(api: client.ApiClient) -> client.CoreV1Api:
 
 def apps(api: client.ApiClient) -> client.AppsV1Api:
     return client.AppsV1Api(api)
-
-
-def pod_ref(pod: Any) -> str:
-    return f"pod/{pod.metadata.namespace}/{pod.metadata.name}"
-
-
-def wait_for_pods(api: client.ApiClient, namespace: str, label_selector: str,
-                  predicate: Callable[[dict[str, Any]], bool], timeout: float,
-                  ) -> tuple[bool, dict[str, Any]]:
-    """Watch the pods matching ``label_selector`` until ``predicate(pods by name)`` holds.
-
-    Returns (held, last state). Evaluated after the initial list and after every event.
-    """
-    corev1 = core(api)
-    listing = corev1.list_namespaced_pod(namespace, label_selector=label_selector)
-    pods = {pod.metadata.name: pod for pod in listing.items}
-    if predicate(pods):
-        return True, pods
-    version = listing.metadata.resource_version
-    deadline = time.monotonic() + timeout
-    while (remaining := deadline - time.monotonic()) > 0:
-        stream = watch.Watch()
-        for event in stream.stream(corev1.list_namespaced_pod, namespace,
-                                   label_selector=label_selector, resource_version=version,
-                                   timeout_seconds=max(1, int(remaining) + 1),
-                                   _request_timeout=remaining + 5):
-            pod = event["object"]
-            version = pod.metadata.resource_version
-            if event["type"] == "DELETED":
-                pods.pop(pod.metadata.name, None)
-            else:
-                pods[pod.metadata.name] = pod
-            if predicate(pods):
-                stream.stop()
-                return True, pods
-            if time.monotonic() > deadline:
-                stream.stop()
-                break
-    return False, pods
 
 
 def wait_for_service_account(api: client.ApiClient, namespace: str, name: str = "default",

@@ -6,6 +6,7 @@ from aftershock import checks, phrases, workloads
 from aftershock.checks import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.scenario import Scenario, StepFailed, then
 from aftershock.timeline.entry import WATCH
+from aftershock.timeline.state import selects
 
 
 def _condition(scenario: Scenario, text: str) -> phrases.Condition:
@@ -51,12 +52,11 @@ def never_more_than(scenario: Scenario, name: str, count: int) -> None:
         selector=workloads.selector_labels(name), what=f"live pods of {name}"))
 
 
-def _pod_names(scenario: Scenario, name: str) -> set[str]:
-    labels = workloads.selector_labels(name)
+def pod_names(scenario: Scenario, labels: dict[str, str]) -> set[str]:
+    """Every pod of the scenario's namespace with these labels, seen at any time."""
     return {e.name for e in scenario.timeline.entries
             if e.kind == WATCH and e.resource == "pods" and e.namespace == scenario.namespace
-            and all((((e.object or {}).get("metadata") or {}).get("labels") or {}).get(k) == v
-                    for k, v in labels.items())}
+            and selects(labels, e.object or {})}
 
 
 def _attribution(scenario: Scenario, prop: str) -> list | None:
@@ -68,35 +68,43 @@ def _attribution(scenario: Scenario, prop: str) -> list | None:
     return scenario.timeline.entries
 
 
-@then("no pod of {name:Name} was deleted by {actor}")
-def none_deleted_by(scenario: Scenario, name: str, actor: str) -> None:
+def judge_deleted_none(scenario: Scenario, labels: dict[str, str], is_actor, who: str,
+                       what: str) -> None:
+    """No pod with ``labels`` was deleted or evicted by an actor ``is_actor`` accepts."""
     entries = _attribution(scenario, "deleted_by")
     if entries is None:
         return
-    is_actor = checks.actor_matches(actor)
-    deleting = checks.pod_deleted(scenario.namespace, _pod_names(scenario, name))
+    deleting = checks.pod_deleted(scenario.namespace, pod_names(scenario, labels))
     guilty = [e for e in entries if e.kind == "audit" and deleting(e) and is_actor(e.actor)]
-    origin = entries[0].mono if entries else 0.0
-    if guilty:
-        scenario.judge(Verdict("deleted_by", VIOLATED, f"{actor} deleted or evicted "
-                               f"{len(guilty)} pods of {name}", guilty, origin))
-    else:
-        scenario.judge(Verdict("deleted_by", PASS, f"{actor} deleted no pod of {name}"))
+    scenario.judge(Verdict("deleted_by", VIOLATED if guilty else PASS,
+                           f"{who} deleted or evicted {len(guilty)} pods of {what}", guilty,
+                           entries[0].mono if entries else 0.0))
+
+
+def judge_created(scenario: Scenario, labels: dict[str, str], count: int, is_actor, who: str,
+                  what: str) -> None:
+    """Exactly ``count`` pods with ``labels`` were created by an actor ``is_actor`` accepts."""
+    entries = _attribution(scenario, "created_by")
+    if entries is None:
+        return
+    creating = checks.pod_created(scenario.namespace, labels)
+    made = [e for e in entries if e.kind == "audit" and creating(e) and is_actor(e.actor)]
+    status = PASS if len(made) == count else VIOLATED
+    scenario.judge(Verdict("created_by", status, f"{who} created {len(made)} pods of {what} "
+                           f"(expected exactly {count})", made if status != PASS else [],
+                           entries[0].mono if entries else 0.0))
+
+
+@then("no pod of {name:Name} was deleted by {actor}")
+def none_deleted_by(scenario: Scenario, name: str, actor: str) -> None:
+    judge_deleted_none(scenario, workloads.selector_labels(name), checks.actor_matches(actor),
+                       actor, name)
 
 
 @then("exactly {count:d} pods of {name:Name} were created by {actor}")
 def created_by(scenario: Scenario, count: int, name: str, actor: str) -> None:
-    entries = _attribution(scenario, "created_by")
-    if entries is None:
-        return
-    is_actor = checks.actor_matches(actor)
-    creating = checks.pod_created(scenario.namespace, workloads.selector_labels(name))
-    made = [e for e in entries if e.kind == "audit" and creating(e) and is_actor(e.actor)]
-    origin = entries[0].mono if entries else 0.0
-    status = PASS if len(made) == count else VIOLATED
-    scenario.judge(Verdict("created_by", status, f"{actor} created {len(made)} pods of {name} "
-                           f"(expected exactly {count})", made if status != PASS else [],
-                           origin))
+    judge_created(scenario, workloads.selector_labels(name), count,
+                  checks.actor_matches(actor), actor, name)
 
 
 @then("{first} happened before {second}", phrases={"first": "event", "second": "event"})

@@ -10,6 +10,7 @@ from aftershock import checks
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, set_path
+from steps.history import judge_created, judge_deleted_none
 
 
 def _implementation(scenario: Scenario):
@@ -144,37 +145,15 @@ def _actor(scenario: Scenario) -> str:
     return actor
 
 
-def _group_pod_names(scenario: Scenario, labels: dict[str, str]) -> set[str]:
-    from aftershock.timeline.state import selects
-
-    return {e.name for e in scenario.timeline.entries
-            if e.kind == "watch" and e.resource == "pods" and e.namespace == scenario.namespace
-            and selects(labels, e.object or {})}
-
-
 @then("the implementation created exactly {count:d} pods of the replica group {name:Name}")
 def implementation_created(scenario: Scenario, count: int, name: str) -> None:
-    labels = replica_group_selector(scenario, name)
     actor = _actor(scenario)
-    scenario.recorder.sync_audit()
-    made = [e for e in scenario.timeline.entries if e.kind == "audit" and e.actor == actor
-            and checks.pod_created(scenario.namespace, labels)(e)]
-    status = checks.PASS if len(made) == count else checks.VIOLATED
-    scenario.judge(checks.Verdict("created_by", status,
-                                  f"{actor} created {len(made)} pods of replica group {name} "
-                                  f"(expected exactly {count})",
-                                  made if status != checks.PASS else [],
-                                  scenario.timeline.started))
+    judge_created(scenario, replica_group_selector(scenario, name), count,
+                  lambda user: user == actor, actor, f"replica group {name}")
 
 
 @then("the implementation deleted no pod of the replica group {name:Name}")
 def implementation_deleted_none(scenario: Scenario, name: str) -> None:
-    labels = replica_group_selector(scenario, name)
     actor = _actor(scenario)
-    scenario.recorder.sync_audit()
-    deleting = checks.pod_deleted(scenario.namespace, _group_pod_names(scenario, labels))
-    guilty = [e for e in scenario.timeline.entries if e.kind == "audit" and e.actor == actor
-              and deleting(e)]
-    scenario.judge(checks.Verdict("deleted_by", checks.VIOLATED if guilty else checks.PASS,
-                                  f"{actor} deleted {len(guilty)} pods of replica group {name}",
-                                  guilty, scenario.timeline.started))
+    judge_deleted_none(scenario, replica_group_selector(scenario, name),
+                       lambda user: user == actor, actor, f"replica group {name}")

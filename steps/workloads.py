@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aftershock import kube, workloads
-from aftershock.scenario import Scenario, StepFailed, given, when
+from aftershock.scenario import Scenario, StepFailed, given, suppress_not_found, when
 
 
 def _apply(scenario: Scenario, manifest: dict) -> None:
@@ -134,15 +134,9 @@ def _remove_finalizer(scenario: Scenario, finalizer: str, name: str) -> None:
     for pod in pods:
         remaining = [f for f in pod.metadata.finalizers or [] if f != finalizer]
         if remaining != list(pod.metadata.finalizers or []):
-            with _gone_ok():
+            with suppress_not_found():
                 corev1.patch_namespaced_pod(pod.metadata.name, scenario.namespace,
                                             {"metadata": {"finalizers": remaining or None}})
-
-
-def _gone_ok():
-    from aftershock.scenario import suppress_not_found
-
-    return suppress_not_found()
 
 
 @when("I remove the finalizer {finalizer} from every pod of {name}")

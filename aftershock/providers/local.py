@@ -140,8 +140,9 @@ class LocalCluster:
             self.paths.workdir.mkdir(parents=True)
             self.state.save()
             self._prepare()
-            self._start_etcd()
-            self._start_apiserver()
+            for component in ("etcd", "kube-apiserver"):
+                self._spawn(component)
+                self._wait_healthy(component)
             for component in ("kube-controller-manager", "kube-scheduler",
                               *self.kubelet_components()):
                 self._spawn(component)
@@ -345,22 +346,12 @@ class LocalCluster:
                 raise self._fail(component, f"was not healthy within {timeout:.0f}s")
             time.sleep(0.02)  # process readiness has no event to wait on
 
-    def _start_etcd(self) -> None:
-        self._spawn("etcd")
-        url = f"http://127.0.0.1:{self.state.ports['etcd-client']}/health"
-        self._wait("etcd", lambda: _http_ok(url, None))
-
     def _admin_tls(self) -> ssl.SSLContext:
         assert self._pki is not None
         context = ssl.create_default_context(cafile=str(self._pki.ca_cert))
         context.load_cert_chain(str(self._pki.client_cert(pkimod.ADMIN)),
                                 str(self._pki.client_key(pkimod.ADMIN)))
         return context
-
-    def _start_apiserver(self) -> None:
-        self._spawn("kube-apiserver")
-        context = self._admin_tls()
-        self._wait("kube-apiserver", lambda: _http_ok(f"{self.server}/readyz", context))
 
     def _wait_healthy(self, component: str) -> None:
         if component.startswith(KUBELET_PREFIX):
