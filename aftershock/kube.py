@@ -58,6 +58,7 @@ def delete_namespace_and_wait(api: client.ApiClient, namespace: str, timeout: fl
     listing = corev1.list_namespace(field_selector=only)
     if not listing.items:
         return
+    release_finalizers(api, namespace)
     stream = watch.Watch()
     for event in stream.stream(corev1.list_namespace, field_selector=only,
                                resource_version=listing.metadata.resource_version,
@@ -68,5 +69,41 @@ def delete_namespace_and_wait(api: client.ApiClient, namespace: str, timeout: fl
     raise TimeoutError(f"namespace/{namespace} was not gone within {timeout:.0f}s")
 
 
+def release_finalizers(api: client.ApiClient, namespace: str, prefix: str = "aftershock.io/"):
+    """Remove the finalizers scenarios put on pods (``aftershock.io/...``). Called once the
+    namespace is terminating, so no controller can create another held pod meanwhile."""
+    from kubernetes.client.exceptions import ApiException
+
+    corev1 = core(api)
+    for pod in corev1.list_namespaced_pod(namespace).items:
+        held = pod.metadata.finalizers or []
+        remaining = [f for f in held if not f.startswith(prefix)]
+        if remaining == held:
+            continue
+        try:
+            corev1.patch_namespaced_pod(pod.metadata.name, namespace,
+                                        {"metadata": {"finalizers": remaining or None}})
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+
+
 def batch(api: client.ApiClient) -> client.BatchV1Api:
     return client.BatchV1Api(api)
+
+
+def sweep_cluster_roles(api: client.ApiClient) -> list[str]:
+    """Cluster roles an implementation was given for a scenario namespace that is gone (a run
+    that was killed): removed. Returns what was removed."""
+    rbac = client.RbacAuthorizationV1Api(api)
+    namespaces = {ns.metadata.name for ns in core(api).list_namespace().items}
+    removed = []
+    kinds = (("clusterrolebinding", rbac.list_cluster_role_binding,
+              rbac.delete_cluster_role_binding),
+             ("clusterrole", rbac.list_cluster_role, rbac.delete_cluster_role))
+    for kind, lister, delete in kinds:
+        for item in lister(label_selector="aftershock.io/namespace").items:
+            if item.metadata.labels["aftershock.io/namespace"] not in namespaces:
+                delete(item.metadata.name)
+                removed.append(f"{kind}/{item.metadata.name}")
+    return removed

@@ -6,11 +6,15 @@ from string import Template
 
 import yaml
 
-from aftershock import checks
+from aftershock import checks, phrases
+from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, set_path
+from aftershock.timeline.entry import WATCH
+from aftershock.timeline.state import selects
 from steps.history import judge_created, judge_deleted_none
+from steps.nodes import cordon_and_drain, node_of_pod
 
 
 def _implementation(scenario: Scenario):
@@ -29,17 +33,33 @@ def implementation_running(scenario: Scenario) -> None:
     if profile.start is None:  # a built-in controller: it is already running
         for manifest in profile.manifests:
             scenario.timeline.mark(f"install {manifest}")
+        _record_concepts(scenario, profile)
         scenario.remember("implementation", None)
         return
     server, ca = ca_data(scenario.cluster.info.kubeconfig)
     workdir = (scenario.report_dir or scenario.cluster.info.kubeconfig.parent) / "implementation"
     implementation = Implementation(profile, scenario.api, scenario.namespace, workdir,
                                     server, ca)
+    scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
     implementation.install()
+    _record_concepts(scenario, profile)
     scenario.on_cleanup(f"stop {profile.name}", implementation.stop)
     implementation.start()
     scenario.timeline.mark(f"{profile.name} started")
     scenario.remember("implementation", implementation)
+
+
+def _record_concepts(scenario: Scenario, profile) -> None:
+    """The custom resources the features speak of join the timeline once they are served."""
+    from aftershock.timeline.resources import custom
+
+    if scenario.recorder is None:
+        return
+    for mapping in profile.concepts.values():
+        resource = mapping.get("resource")
+        if resource and resource["group"]:
+            scenario.recorder.watch(custom(resource["group"], resource["version"],
+                                           resource["plural"]))
 
 
 def _api_version(resource: dict) -> str:
@@ -56,8 +76,11 @@ def _dynamic(scenario: Scenario, resource: dict):
     return client.resources.get(api_version=_api_version(resource), kind=resource["kind"])
 
 
-@given("a replica group {name:Name} with {replicas:d} replicas")
-def a_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
+HOLD = "aftershock.io/hold"  # released by kube.release_finalizers when the namespace goes
+
+
+def _create_group(scenario: Scenario, name: str, replicas: int,
+                  extra: dict[str, object] | None = None) -> None:
     group = concept(scenario, "replica_group")
     resource = group["resource"]
     if group.get("manifest"):
@@ -67,8 +90,39 @@ def a_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
         body = {"apiVersion": _api_version(resource), "kind": resource["kind"],
                 "metadata": {"name": name}}
     set_path(body, group["replicas_path"], replicas)
+    for path, value in (extra or {}).items():
+        set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
     _dynamic(scenario, resource).create(body=body, namespace=scenario.namespace)
+
+
+def _group_field(scenario: Scenario, field: str, what: str) -> str:
+    path = concept(scenario, "replica_group").get(field)
+    if path is None:
+        raise NoConcept(f"profile {scenario.facts['profile'].name} maps no {what} "
+                        f"(replica_group.{field})")
+    return path
+
+
+@given("a replica group {name:Name} with {replicas:d} replicas")
+def a_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
+    _create_group(scenario, name, replicas)
+
+
+@given("a replica group {name:Name} with {replicas:d} replicas and a head pod")
+def a_replica_group_with_head(scenario: Scenario, name: str, replicas: int) -> None:
+    _group_field(scenario, "singleton_selector", "singleton pod selector")
+    _create_group(scenario, name, replicas,
+                  {_group_field(scenario, "head_path", "head pod switch"): True})
+
+
+@given("a replica group {name:Name} with {replicas:d} replicas whose pods are held by a "
+       "finalizer")
+def a_held_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
+    path = _group_field(scenario, "finalizer_path", "pod finalizer")
+    # Kubernetes keeps finalizers in lists; an implementation's own field may take one name.
+    _create_group(scenario, name, replicas,
+                  {path: [HOLD] if path.endswith("finalizers") else HOLD})
 
 
 @when("I scale the replica group {name:Name} to {replicas:d}")
@@ -88,6 +142,28 @@ def group_never_more_than(scenario: Scenario, name: str, count: int) -> None:
     scenario.judge(checks.never_more_than(
         scenario.history(), count, namespace=scenario.namespace,
         selector=replica_group_selector(scenario, name), what=f"live pods of replica group {name}"))
+
+
+@then("at no point did the replica group {name:Name} have more than 1 live head pod")
+def head_stays_single(scenario: Scenario, name: str) -> None:
+    selector = {key: value.format(name=name) for key, value in
+                concept(scenario, "replica_group").get("singleton_selector", {}).items()}
+    if not selector:
+        raise NoConcept(f"profile {scenario.facts['profile'].name} maps no singleton pod "
+                        "selector (replica_group.singleton_selector)")
+    scenario.judge(checks.never_more_than(
+        scenario.history(), 1, namespace=scenario.namespace, selector=selector,
+        what=f"live head pods of replica group {name}"))
+
+
+@then("exactly {count:d} pods of the replica group {name:Name} were marked for deletion")
+def exactly_marked(scenario: Scenario, count: int, name: str) -> None:
+    selector = replica_group_selector(scenario, name)
+    marked = phrases.Deletion(
+        f"a pod of replica group {name} was marked for deletion",
+        lambda e, _s: (e.kind == WATCH and e.resource == "pods"
+                       and e.namespace == scenario.namespace and selects(selector, e.object or {})))
+    scenario.judge(checks.exactly(scenario.history(), marked, count))
 
 
 class SutWatchDelay:
@@ -157,3 +233,9 @@ def implementation_deleted_none(scenario: Scenario, name: str) -> None:
     actor = _actor(scenario)
     judge_deleted_none(scenario, replica_group_selector(scenario, name),
                        lambda user: user == actor, actor, f"replica group {name}")
+
+
+@when("I cordon and drain the node running a pod of the replica group {name:Name}")
+def drain_node_of_group(scenario: Scenario, name: str) -> None:
+    node = node_of_pod(scenario, name, replica_group_selector(scenario, name))
+    cordon_and_drain(scenario, node, DrainOptions())

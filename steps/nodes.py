@@ -8,9 +8,12 @@ from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, then, when
 
 
-def _node_of_pod(scenario: Scenario, name: str) -> str:
+def node_of_pod(scenario: Scenario, name: str, selector: dict[str, str] | None = None) -> str:
+    """The first node (by name) running a live pod of ``name`` (its labels, or ``selector``)."""
+    labels = ",".join(f"{k}={v}" for k, v in selector.items()) if selector else \
+        workloads.label_selector(name)
     pods = kube.core(scenario.api).list_namespaced_pod(
-        scenario.namespace, label_selector=workloads.label_selector(name)).items
+        scenario.namespace, label_selector=labels).items
     placed = sorted(pod.spec.node_name for pod in pods
                     if pod.spec.node_name and not pod.metadata.deletion_timestamp)
     if not placed:
@@ -18,7 +21,8 @@ def _node_of_pod(scenario: Scenario, name: str) -> str:
     return placed[0]
 
 
-def _drain(scenario: Scenario, node: str, options: drain.DrainOptions) -> drain.DrainReport:
+def cordon_and_drain(scenario: Scenario, node: str,
+                     options: drain.DrainOptions) -> drain.DrainReport:
     scenario.require(Capability.DESTRUCTIVE)
     # drain never uncordons; the scenario end does (the cordon is a fault)
     scenario.inject(nodes.Cordon(scenario.api, node))
@@ -29,35 +33,35 @@ def _drain(scenario: Scenario, node: str, options: drain.DrainOptions) -> drain.
     return report
 
 
-@when("I cordon and drain the node running a pod of {name}")
+@when("I cordon and drain the node running a pod of {name:Name}")
 def drain_node_of(scenario: Scenario, name: str) -> None:
-    _drain(scenario, _node_of_pod(scenario, name), drain.DrainOptions())
+    cordon_and_drain(scenario, node_of_pod(scenario, name), drain.DrainOptions())
 
 
 @when("I drain node {node:Name}")
 def drain_node(scenario: Scenario, node: str) -> None:
-    _drain(scenario, node, drain.DrainOptions())
+    cordon_and_drain(scenario, node, drain.DrainOptions())
 
 
 @when("I drain node {node:Name} deleting emptyDir data")
 def drain_node_emptydir(scenario: Scenario, node: str) -> None:
-    _drain(scenario, node, drain.DrainOptions(delete_emptydir_data=True))
+    cordon_and_drain(scenario, node, drain.DrainOptions(delete_emptydir_data=True))
 
 
 @when("I drain node {node:Name} forcing pods without a controller")
 def drain_node_force(scenario: Scenario, node: str) -> None:
-    _drain(scenario, node, drain.DrainOptions(force=True))
+    cordon_and_drain(scenario, node, drain.DrainOptions(force=True))
 
 
 @when("I drain node {node:Name} with a grace period of {seconds:d} seconds")
 def drain_node_grace(scenario: Scenario, node: str, seconds: int) -> None:
-    _drain(scenario, node, drain.DrainOptions(grace_period=seconds))
+    cordon_and_drain(scenario, node, drain.DrainOptions(grace_period=seconds))
 
 
 @then("draining node {node:Name} is refused")
 def drain_refused(scenario: Scenario, node: str) -> None:
     try:
-        _drain(scenario, node, drain.DrainOptions(timeout=30))
+        cordon_and_drain(scenario, node, drain.DrainOptions(timeout=30))
     except drain.DrainRefused as exc:
         scenario.remember("drain refusal", str(exc))
         return

@@ -6,6 +6,7 @@ from aftershock.checks.temporal import (
     Event,
     became_true,
     eventually,
+    exactly,
     first,
     happened_before,
     no_earlier_than,
@@ -15,7 +16,7 @@ from aftershock.checks.temporal import (
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict, describe
 
 __all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "always",
-           "became_true", "count", "describe", "eventually", "first", "happened_before",
+           "became_true", "count", "describe", "eventually", "exactly", "first", "happened_before",
            "honest_transitions",
            "never_more_than", "no_earlier_than", "occurrences", "pod_created", "pod_deleted",
            "stays_for"]

@@ -165,3 +165,19 @@ def no_earlier_than(entries: Iterable[Entry], event: Event, after: Event, delay:
                            [latest_after, entry], origin)
     return Verdict(name, PASS, f"all {seen} of {event.description} came at least {delay:.1f}s "
                    f"after {after.description}", [], origin)
+
+
+def exactly(entries: Iterable[Entry], event: Event, count: int, name: str = "exactly") -> Verdict:
+    """``event`` happens exactly ``count`` times over the history. The witness of too many is
+    the first ``count + 1`` occurrences; of too few, those that did happen."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    found = occurrences(entries, event)
+    if len(found) == count:
+        if any(e.kind == GAP_START for e in entries):
+            return Verdict(name, UNKNOWN, f"{event.description}: {count} times seen, but the "
+                           "history has a gap", found, origin)
+        return Verdict(name, PASS, f"{event.description}: exactly {count} times", found, origin)
+    witness = found[:count + 1]
+    return Verdict(name, VIOLATED, f"{event.description}: {len(found)} times, expected exactly "
+                   f"{count}", witness, origin)

@@ -17,6 +17,7 @@ class Capability(StrEnum):
     WATCH_DELAY_FOR_COMPONENTS = "watch_delay_for_components"
     LOAD_IMAGE = "load_image"
     DESTRUCTIVE = "destructive_faults"
+    NODE_ADD = "node_add"
 
 
 class MissingCapability(Exception):

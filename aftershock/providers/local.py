@@ -13,6 +13,7 @@ client side only, so un-annotating a node does not stop its heartbeat.)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -30,7 +31,7 @@ from aftershock.providers import pki as pkimod
 from aftershock.providers import processes as procs
 from aftershock.providers import toolchain
 from aftershock.providers.base import Capability, ClusterInfo
-from aftershock.shape import Shape
+from aftershock.shape import NodeSpec, Shape
 
 DATA = Path(__file__).parent / "data"
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
@@ -91,7 +92,7 @@ class LocalCluster:
     provider = "local"
     capabilities = frozenset({
         Capability.NODE_FAILURE, Capability.NODE_DELETE, Capability.COMPONENT_RESTART,
-        Capability.WATCH_DELAY_FOR_COMPONENTS, Capability.DESTRUCTIVE,
+        Capability.WATCH_DELAY_FOR_COMPONENTS, Capability.DESTRUCTIVE, Capability.NODE_ADD,
     })
 
     def __init__(self, shape: Shape, name: str | None = None, *,
@@ -109,6 +110,7 @@ class LocalCluster:
             kubernetes_version=self.binaries.versions.kubernetes,
         )
         self._pki: pkimod.Pki | None = None
+        self.extra_nodes: dict[str, NodeSpec] = {}
         self.timings: dict[str, float] = {}
 
     # --- public handle ------------------------------------------------------------------
@@ -193,10 +195,23 @@ class LocalCluster:
     def start_kubelet(self, node: str) -> None:
         self.start_component(f"{KUBELET_PREFIX}{node}")
 
+    def add_node(self, name: str) -> None:
+        """A node joins, shaped like the shape's last node: its Node is created and its kubelet
+        starts. reset_nodes() removes it again."""
+        if name in self.shape.node_names or name in self.extra_nodes:
+            raise ClusterError(f"node/{name} is already part of cluster {self.name}")
+        spec = dataclasses.replace(self.shape.nodes[-1], name=name)
+        self.extra_nodes[name] = spec
+        self._api("POST", "/api/v1/nodes", node_manifest(spec))
+        self._spawn(f"{KUBELET_PREFIX}{name}")
+
     def reset_nodes(self) -> list[str]:
         """Bring the nodes back to the shape between scenarios: kubelets running, missing nodes
         re-created, extra nodes deleted, cordons and taints undone. Returns what was changed."""
         changed = []
+        for extra in list(self.extra_nodes):
+            self.stop_component(f"{KUBELET_PREFIX}{extra}")
+            del self.extra_nodes[extra]
         for component in CONTROL_PLANE:
             record = self.state.processes.get(component)
             if record is None or not record.alive():
@@ -310,7 +325,8 @@ class LocalCluster:
         raise ValueError(f"unknown component {component}")
 
     def _kubelet_command(self, node: str, kubeconfig: Path | None) -> list[str]:
-        index = self.shape.node_names.index(node) + 1 if node in self.shape.node_names else 250
+        names = self.shape.node_names + list(self.extra_nodes)
+        index = names.index(node) + 1
         return [self.binaries.path("kwok"),
                 f"--kubeconfig={kubeconfig or self.paths.component_kubeconfig('kwok')}",
                 f"--config={DATA / 'kwok-stages.yaml'}", f"--manage-single-node={node}",

@@ -26,6 +26,8 @@ CONCEPTS = {
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels; {name} is the group's name"),
         "singleton_selector": Field("map", items=Field(str)),
+        "head_path": Field(str, expected="a dotted path switching the singleton (head) pod on"),
+        "finalizer_path": Field(str, expected="a dotted path to a finalizer the pods carry"),
         "manifest": Field(str, expected="a YAML file with $name and $replicas placeholders"),
     }),
     "storage_cluster": Field("map", schema={
@@ -33,15 +35,28 @@ CONCEPTS = {
         "size_path": Field(str, required=True),
         "retention_path": Field(str, required=True),
         "retention_values": Field("list", required=True, items=Field(str)),
+        "autoscale_path": Field(str),
+        "members_path": Field(str, required=True, expected="a dotted path to the Ready members"),
+        "terminal_path": Field(str, required=True,
+                               expected="a dotted path to the members whose removal finished"),
+        "workload": Field("map", required=True, schema={
+            "kind": Field(str, required=True, choices=("StatefulSet",)),
+            "name": Field(str, required=True, expected="a name; {name} is the cluster's"),
+        }),
+        "member_pod": Field(str, required=True, expected="a pod name with {name} and {ordinal}"),
+        "destructive_reasons": Field("list", required=True, items=Field(str),
+                                     expected="the Event reasons of destructive actions"),
         "data_probe": Field("list", required=True, items=Field(str),
                             expected="a command (a list of strings)"),
-        "manifest": Field(str),
     }),
     "node_records": Field("map", schema={
         "resource": RESOURCE,
         "index_path": Field(str, required=True),
         "node_path": Field(str, required=True),
+        "touched_path": Field(str, required=True, expected="a dotted path to the last touch"),
         "staleness_seconds": Field((int, float), required=True),
+        "poll_seconds": Field((int, float), required=True),
+        "slots": Field(int, required=True, expected="how many indexes (0 to slots-1)"),
     }),
 }
 
@@ -66,6 +81,8 @@ SCHEMA = {
     "watch_delay_target": Field(str, choices=("kube-controller-manager", "kube-scheduler"),
                                 expected="the component a watch delay restarts"),
     "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),
+    "cluster_rbac": Field("list", items=Field("map", items=None),
+                          expected="a list of RBAC PolicyRules granted cluster-wide"),
     "concepts": Field("map", required=True, schema=CONCEPTS),
 }
 
@@ -90,6 +107,7 @@ class Profile:
     commands: tuple[tuple[str, ...], ...]
     start: Start | None
     rbac: tuple[dict[str, Any], ...]
+    cluster_rbac: tuple[dict[str, Any], ...]
     concepts: dict[str, dict[str, Any]]
     watch_delay_target: str | None = None
     actor: str | None = None
@@ -125,6 +143,7 @@ def load_profile(path: str | Path) -> Profile:
             service_account=start.get("service_account", "implementation"),
         ) if start else None,
         rbac=tuple(raw.get("rbac") or ()),
+        cluster_rbac=tuple(raw.get("cluster_rbac") or ()),
         concepts=dict(raw["concepts"]),
         watch_delay_target=raw.get("watch_delay_target"),
         actor=raw.get("actor"),

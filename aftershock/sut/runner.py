@@ -58,6 +58,8 @@ class Implementation:
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
             "subjects": [{"kind": "ServiceAccount", "name": name,
                           "namespace": self.namespace}]})
+        if self.profile.cluster_rbac:
+            self._cluster_role(rbac, name)
         token = corev1.create_namespaced_service_account_token(
             name, self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
         self.kubeconfig = self.workdir / f"{self.profile.name}.kubeconfig"
@@ -72,12 +74,41 @@ class Implementation:
             "current-context": "c"}))
         self.kubeconfig.chmod(0o600)
 
+    @property
+    def cluster_role(self) -> str:
+        return f"aftershock:{self.namespace}:{self.profile.start.service_account}"
+
+    def _cluster_role(self, rbac: client.RbacAuthorizationV1Api, account: str) -> None:
+        """Cluster-wide rules (e.g. nodes), named after the scenario's namespace; removed by
+        uninstall(), or by the next run's sweep of roles whose namespace is gone."""
+        name = self.cluster_role
+        labels = {"aftershock.io/namespace": self.namespace}
+        rbac.create_cluster_role({"metadata": {"name": name, "labels": labels},
+                                  "rules": list(self.profile.cluster_rbac)})
+        rbac.create_cluster_role_binding({
+            "metadata": {"name": name, "labels": labels},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": name},
+            "subjects": [{"kind": "ServiceAccount", "name": account,
+                          "namespace": self.namespace}]})
+
+    def uninstall(self) -> None:
+        if not self.profile.cluster_rbac:
+            return
+        rbac = client.RbacAuthorizationV1Api(self.api)
+        for delete in (rbac.delete_cluster_role_binding, rbac.delete_cluster_role):
+            try:
+                delete(self.cluster_role)
+            except client.exceptions.ApiException as exc:
+                if exc.status != 404:
+                    raise
+
     def start(self, kubeconfig: Path | None = None) -> None:
         """Start the process (through ``kubeconfig`` if given, e.g. a proxy's) and wait until
         it says it is ready."""
         start = self.profile.start
         values = {"kubeconfig": str(kubeconfig or self.kubeconfig), "namespace": self.namespace,
-                  "python": sys.executable}
+                  "python": sys.executable, "workdir": str(self.workdir)}
         command = [part.format(**values) for part in start.command]
         cwd = self.profile.resolve(start.cwd)
         offset = self.log.stat().st_size if self.log.exists() else 0

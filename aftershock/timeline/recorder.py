@@ -117,6 +117,22 @@ class Recorder:
             self.audit.start()
         return self
 
+    def watch(self, resource: Resource) -> None:
+        """Record one more resource from now on (e.g. a CRD the implementation installed):
+        its objects as they are now, then every change."""
+        if any(r.name == resource.name and r.group_version == resource.group_version
+               for r in self.resources):
+            return
+        versions: dict[str, str] = {}
+        self._initial_list(resource, versions)
+        if resource.name not in versions:
+            raise RuntimeError(f"the cluster does not serve {resource.path}")
+        self.resources.append(resource)
+        thread = threading.Thread(target=self._watch_loop, name=f"watch-{resource.name}",
+                                  args=(resource, versions[resource.name]), daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
     def stop(self) -> None:
         self._stop.set()
         for response in list(self._responses.values()):

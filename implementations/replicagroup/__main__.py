@@ -48,12 +48,29 @@ class Controller:
         self.expectations = Expectations()
         self.pods = SharedInformer(self.core.list_namespaced_pod, namespace=namespace)
         self.wake = threading.Event()
+        self.terminating: set[str] = set()
 
     def start(self) -> None:
         self.pods.add_event_handler("ADDED", lambda pod: self._seen(pod, added=1))
-        self.pods.add_event_handler("DELETED", lambda pod: self._seen(pod, deleted=1))
-        self.pods.add_event_handler("MODIFIED", lambda pod: self.wake.set())
+        self.pods.add_event_handler("DELETED", self._deleted)
+        self.pods.add_event_handler("MODIFIED", self._modified)
         self.pods.start()
+
+    def _deleted(self, pod) -> None:
+        if pod.metadata.uid not in self.terminating:  # counted when it began terminating
+            self._seen(pod, deleted=1)
+        else:
+            self.terminating.discard(pod.metadata.uid)
+            self.wake.set()
+
+    def _modified(self, pod) -> None:
+        # A pod held by a finalizer is never DELETED; its deletionTimestamp is the deletion
+        # this controller asked for (as the ReplicaSet controller counts it).
+        uid = pod.metadata.uid
+        if pod.metadata.deletion_timestamp and uid not in self.terminating:
+            self.terminating.add(uid)
+            self._seen(pod, deleted=1)
+        self.wake.set()
 
     def _seen(self, pod, added: int = 0, deleted: int = 0) -> None:
         group = (pod.metadata.labels or {}).get(GROUP_LABEL)
@@ -85,22 +102,22 @@ class Controller:
         if self.variant == "correct" and not self.expectations.satisfied(name):
             return  # not acting again before observing what it already did
         wanted = {"worker": int(spec["replicas"]), "head": 1 if spec.get("head") else 0}
-        adds = dels = 0
-        for role, desired in wanted.items():
-            pods = self._cached_pods(name, role)
+        plans = {role: (desired, self._cached_pods(name, role)) for role, desired in wanted.items()}
+        adds = sum(max(0, desired - len(pods)) for desired, pods in plans.values())
+        dels = sum(max(0, len(pods) - desired) for desired, pods in plans.values())
+        if not (adds or dels):
+            return
+        # Expect before acting: the watch may report a pod before create() returns.
+        self.expectations.expect(name, adds, dels)
+        for role, (desired, pods) in plans.items():
             diff = desired - len(pods)
-            if diff > 0:
-                for _ in range(diff):
-                    self._create(group, role)
-                adds += diff
-            elif diff < 0:
+            for _ in range(max(0, diff)):
+                self._create(group, role)
+            if diff < 0:
                 victims = random.sample(pods, -diff) if self.variant == "faulty" else \
                     sorted(pods, key=lambda p: p.metadata.creation_timestamp)[diff:]
                 for pod in victims:
                     self._delete(pod)
-                dels += -diff
-        if adds or dels:
-            self.expectations.expect(name, adds, dels)
 
     def _create(self, group: dict, role: str) -> None:
         name = group["metadata"]["name"]
@@ -116,7 +133,11 @@ class Controller:
         pod = {"metadata": metadata,
                "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}],
                         "terminationGracePeriodSeconds": 0}}
-        created = self.core.create_namespaced_pod(self.namespace, pod)
+        try:
+            created = self.core.create_namespaced_pod(self.namespace, pod)
+        except ApiException:
+            self.expectations.observed(name, added=1)  # this one will never be seen
+            raise
         log.info("created pod/%s/%s", self.namespace, created.metadata.name)
 
     def _delete(self, pod) -> None:
