@@ -170,6 +170,26 @@ def group_live(scenario, name: str, count: int) -> Condition:
                      frozenset({"pods"}))
 
 
+@condition("every node holds a node record")
+def every_node_recorded(scenario) -> Condition:
+    from aftershock.sut.records import NodeRecords, node_names
+
+    records = NodeRecords.of(scenario)
+    return Condition("every node holds a node record",
+                     lambda s: node_names(s) <= records.nodes_with_records(s),
+                     frozenset({"nodes", records.resource}))
+
+
+@condition("node {node:Name} holds a node record")
+def node_recorded(scenario, node: str) -> Condition:
+    from aftershock.sut.records import NodeRecords
+
+    records = NodeRecords.of(scenario)
+    return Condition(f"node/{node} holds a node record",
+                     lambda s: node in records.nodes_with_records(s),
+                     frozenset({records.resource}))
+
+
 @condition("{count:d} pods of {name} are live")
 def pods_live(scenario, count: int, name: str) -> Condition:
     return Condition(f"{count} pods of {name} are live",

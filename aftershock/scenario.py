@@ -82,7 +82,12 @@ def _compiled(definition: StepDefinition):
 
 
 # A Then step may end with the property it judges, e.g. "... more than 3 live pods (R1)".
-LABEL = re.compile(r"\s+\(([A-Z][A-Za-z0-9_.:-]*)\)\s*$")
+_ONE_LABEL = r"[A-Z][A-Za-z0-9_.:-]*"
+LABEL = re.compile(rf"\s+\(({_ONE_LABEL}(?:,\s*{_ONE_LABEL})*)\)\s*$")  # "(R1)", "(N1, N5)"
+
+
+def labels_of(property: str) -> set[str]:
+    return {part.strip() for part in property.split(",")}
 
 
 def split_label(text: str) -> tuple[str, str | None]:
@@ -148,13 +153,14 @@ class Scenario:
         self.verdicts.append(verdict)
         if verdict.status == PASS:
             return verdict
-        if verdict.status == VIOLATED and verdict.property in self.expected_violations:
+        if verdict.status == VIOLATED and labels_of(verdict.property) & self.expected_violations:
             print(f"expected violation caught:\n{verdict.explain()}")
             return verdict
         raise PropertyViolated(verdict)
 
     def caught(self) -> set[str]:
-        return {v.property for v in self.verdicts if v.status == VIOLATED}
+        return {label for v in self.verdicts if v.status == VIOLATED
+                for label in labels_of(v.property)}
 
     def missed_expectations(self) -> list[str]:
         """Expected violations that did not happen: the scenario failed to prove its point."""

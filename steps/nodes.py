@@ -168,3 +168,10 @@ def delay_watch_later(scenario: Scenario, offset: int, duration: int, what: str,
                       component: str, seconds: int) -> None:
     fault = _delay_fault(scenario, what, component, [_rule(what, seconds)])
     scenario.schedule(fault, start_after=offset, duration=duration)
+
+
+@when("a node {node:Name} joins the cluster")
+def node_joins(scenario: Scenario, node: str) -> None:
+    scenario.require(Capability.NODE_ADD)
+    scenario.timeline.mark(f"node/{node} joins")
+    scenario.cluster.add_node(node)

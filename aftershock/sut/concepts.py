@@ -37,3 +37,13 @@ def set_path(obj: dict, path: str, value: Any) -> dict:
         node = node.setdefault(part, {})
     node[last] = value
     return obj
+
+
+def get_path(obj: dict, path: str) -> Any:
+    """The value at a dotted path, or None where any part is missing."""
+    node: Any = obj
+    for part in path.split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node

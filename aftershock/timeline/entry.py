@@ -40,7 +40,7 @@ class Entry:
     @property
     def ref(self) -> str:
         """The object as kubectl names it: pod/ns/name, node/n1."""
-        singular = SINGULAR.get(self.resource, self.resource)
+        singular = SINGULAR.get(self.resource, self.resource.removesuffix("s"))
         return f"{singular}/{self.namespace}/{self.name}" if self.namespace else \
             f"{singular}/{self.name}"
 

@@ -50,6 +50,12 @@ class Timeline:
         with self._changed:
             return dict(self._state.objects)
 
+    def state(self) -> State:
+        """A copy of the recorded state as of now."""
+        copy = State()
+        copy.objects = self.snapshot()
+        return copy
+
     def wait_until(self, holds: Callable[[State], bool],
                    timeout: float) -> tuple[bool, Entry | None]:
         """Block until ``holds(state)`` is true after some recorded entry, or ``timeout`` ends.

@@ -1,0 +1,121 @@
+"""The node records concept: per-node bookkeeping (a record holding an index per node) read off
+the recorded state, and the N properties judged over the whole history."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.sut.concepts import concept, get_path
+from aftershock.timeline.entry import GAP_START, WATCH, Entry
+from aftershock.timeline.state import State, replay
+
+# How long the recorder may take to see a write, on top of the implementation's own bounds.
+RECORDING_SLACK = 0.25
+
+
+@dataclass(frozen=True)
+class NodeRecords:
+    resource: str  # plural, as recorded
+    namespace: str
+    index_path: str
+    node_path: str
+    touched_path: str
+    staleness: float
+    poll: float
+    slots: int
+
+    @classmethod
+    def of(cls, scenario) -> NodeRecords:
+        mapping = concept(scenario, "node_records")
+        return cls(mapping["resource"]["plural"], scenario.namespace, mapping["index_path"],
+                   mapping["node_path"], mapping["touched_path"],
+                   float(mapping["staleness_seconds"]), float(mapping["poll_seconds"]),
+                   int(mapping["slots"]))
+
+    @property
+    def highest(self) -> int:
+        return self.slots - 1
+
+    def reclaim_bound(self, latency: float) -> float:
+        """From a node's deletion: its last touch is at most a poll earlier, staleness runs
+        from there, the next poll notices, and the implementation takes ``latency`` to act."""
+        return self.staleness + 2 * self.poll + latency
+
+    def all(self, state: State) -> list[dict[str, Any]]:
+        return state.select(self.resource, self.namespace)
+
+    def index(self, record: dict[str, Any]) -> int | None:
+        return get_path(record, self.index_path)
+
+    def node(self, record: dict[str, Any]) -> str | None:
+        return get_path(record, self.node_path)
+
+    def holder(self, state: State, index: int) -> str | None:
+        """The node holding ``index`` now, or None when no record holds it."""
+        for record in self.all(state):
+            if self.index(record) == index:
+                return self.node(record)
+        return None
+
+    def nodes_with_records(self, state: State) -> set[str]:
+        return {self.node(record) for record in self.all(state)}
+
+    def touched(self, record: dict[str, Any]) -> float | None:
+        stamp = get_path(record, self.touched_path)
+        if not stamp:
+            return None
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def node_names(state: State) -> set[str]:
+    return {name for (resource, _, name) in state.objects if resource == "nodes"}
+
+
+def _release(records: NodeRecords, entry: Entry, before: dict[str, Any] | None):
+    """(released node, record as last seen) when ``entry`` releases or re-assigns a record."""
+    if before is None or entry.kind != WATCH or entry.resource != records.resource \
+            or entry.namespace != records.namespace:
+        return None
+    if entry.type == "DELETED" or records.node(entry.object or {}) != records.node(before):
+        return records.node(before), before
+    return None
+
+
+def never_reclaimed_early(entries: Iterable[Entry], records: NodeRecords,
+                          name: str = "never_reclaimed_early") -> Verdict:
+    """N2: every release or re-assignment of a record happens when its node is gone AND the
+    record has not been touched for the staleness window."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    last_seen: dict[str, dict[str, Any]] = {}
+    node_gone_at: dict[str, Entry] = {}
+    reclaims = 0
+    for entry, state in replay(entries):
+        if entry.kind == WATCH and entry.resource == "nodes" and entry.type == "DELETED":
+            node_gone_at[entry.name] = entry
+        released = _release(records, entry, last_seen.get(entry.name))
+        if entry.kind == WATCH and entry.resource == records.resource \
+                and entry.namespace == records.namespace:
+            last_seen[entry.name] = entry.object or {}
+        if released is None:
+            continue
+        reclaims += 1
+        node, before = released
+        touched = records.touched(before)
+        if node in node_names(state):
+            return Verdict(name, VIOLATED, f"{entry.ref} was released from node/{node} while "
+                           f"node/{node} still existed", [entry], origin)
+        fresh_for = entry.wall - touched if touched is not None else None
+        if fresh_for is not None and fresh_for < records.staleness - RECORDING_SLACK:
+            witness = [e for e in (node_gone_at.get(node), entry) if e is not None]
+            return Verdict(name, VIOLATED, f"{entry.ref} was released {fresh_for:.2f}s after "
+                           f"its last touch, before the {records.staleness:g}s staleness window",
+                           witness, origin)
+    if any(e.kind == GAP_START for e in entries):
+        return Verdict(name, UNKNOWN, "the history of records has a gap", [], origin)
+    return Verdict(name, PASS, f"{reclaims} releases, each of a stale record of a vanished "
+                   "node", [], origin)
