@@ -190,6 +190,34 @@ def node_recorded(scenario, node: str) -> Condition:
                      frozenset({records.resource}))
 
 
+@condition("the storage cluster {name:Name} has {count:d} Ready members")
+def storage_ready(scenario, name: str, count: int) -> Condition:
+    from aftershock.sut.storage import StorageCluster
+
+    cluster = StorageCluster.of(scenario, name)
+    return Condition(f"storage cluster {name} has {count} Ready members",
+                     lambda s: len(cluster.ready_members(s)) == count, frozenset({"pods"}))
+
+
+@condition("member {ordinal:d} of the storage cluster {name:Name} is Ready")
+def storage_member_ready(scenario, ordinal: int, name: str) -> Condition:
+    from aftershock.sut.storage import StorageCluster
+
+    cluster = StorageCluster.of(scenario, name)
+    return Condition(f"member {ordinal} of storage cluster {name} is Ready",
+                     lambda s: ordinal in cluster.ready_members(s), frozenset({"pods"}))
+
+
+@condition("the storage cluster {name:Name} lists its Ready members")
+def storage_lists_ready(scenario, name: str) -> Condition:
+    from aftershock.sut.storage import StorageCluster
+
+    cluster = StorageCluster.of(scenario, name)
+    return Condition(f"storage cluster {name} lists exactly its Ready members",
+                     lambda s: cluster.listed_members(s) == cluster.ready_members(s),
+                     frozenset({"pods", cluster.resource}))
+
+
 @condition("{count:d} pods of {name} are live")
 def pods_live(scenario, count: int, name: str) -> Condition:
     return Condition(f"{count} pods of {name} are live",

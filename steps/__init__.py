@@ -7,5 +7,6 @@ from steps import (  # noqa: F401  (registration by import)
     implementation,
     node_records,
     nodes,
+    storage,
     workloads,
 )

@@ -17,7 +17,7 @@ from steps.history import judge_created, judge_deleted_none
 from steps.nodes import cordon_and_drain, node_of_pod
 
 
-def _implementation(scenario: Scenario):
+def implementation_of(scenario: Scenario):
     if "implementation" not in scenario.facts:
         raise StepFailed("no earlier step started the implementation under test")
     return scenario.facts["implementation"]
@@ -62,18 +62,18 @@ def _record_concepts(scenario: Scenario, profile) -> None:
                                            resource["plural"]))
 
 
-def _api_version(resource: dict) -> str:
+def api_version(resource: dict) -> str:
     return f"{resource['group']}/{resource['version']}" if resource["group"] else \
         resource["version"]
 
 
-def _dynamic(scenario: Scenario, resource: dict):
+def dynamic_resource(scenario: Scenario, resource: dict):
     from kubernetes import dynamic
 
     client = scenario.facts.get("dynamic client")
     if client is None:
         client = scenario.remember("dynamic client", dynamic.DynamicClient(scenario.api))
-    return client.resources.get(api_version=_api_version(resource), kind=resource["kind"])
+    return client.resources.get(api_version=api_version(resource), kind=resource["kind"])
 
 
 HOLD = "aftershock.io/hold"  # released by kube.release_finalizers when the namespace goes
@@ -87,13 +87,13 @@ def _create_group(scenario: Scenario, name: str, replicas: int,
         template = Template(scenario.facts["profile"].resolve(group["manifest"]).read_text())
         body = yaml.safe_load(template.substitute(name=name, replicas=replicas))
     else:
-        body = {"apiVersion": _api_version(resource), "kind": resource["kind"],
+        body = {"apiVersion": api_version(resource), "kind": resource["kind"],
                 "metadata": {"name": name}}
     set_path(body, group["replicas_path"], replicas)
     for path, value in (extra or {}).items():
         set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
-    _dynamic(scenario, resource).create(body=body, namespace=scenario.namespace)
+    dynamic_resource(scenario, resource).create(body=body, namespace=scenario.namespace)
 
 
 def _group_field(scenario: Scenario, field: str, what: str) -> str:
@@ -131,7 +131,7 @@ def scale_group(scenario: Scenario, name: str, replicas: int) -> None:
     resource = group["resource"]
     scenario.timeline.mark(f"scale {resource['kind'].lower()}/{scenario.namespace}/{name} "
                            f"to {replicas}")
-    _dynamic(scenario, resource).patch(
+    dynamic_resource(scenario, resource).patch(
         name=name, namespace=scenario.namespace, body=set_path({}, group["replicas_path"],
                                                                 replicas),
         content_type="application/merge-patch+json")
@@ -197,7 +197,7 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
     process restarts behind a proxy, or, for a built-in controller, its component does."""
     if rule.delay <= 0:
         return
-    implementation = _implementation(scenario)
+    implementation = implementation_of(scenario)
     if implementation is not None:
         scenario.inject(SutWatchDelay(implementation, [rule]))
         return
@@ -212,7 +212,7 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
 
 
 def _actor(scenario: Scenario) -> str:
-    implementation = _implementation(scenario)
+    implementation = implementation_of(scenario)
     if implementation is not None:
         return implementation.actor
     actor = scenario.facts["profile"].actor

@@ -48,6 +48,11 @@ def describe(entry: Entry, origin: float = 0.0) -> str:
         node = (obj.get("spec") or {}).get("nodeName")
         notes.append(status.get("phase", "?"))
         notes.append(f"on node/{node}" if node else "unscheduled")
+    if entry.resource == "events":
+        involved = obj.get("involvedObject") or obj.get("regarding") or {}
+        kind = str(involved.get("kind", "")).lower()
+        notes.append(f"{obj.get('reason', '?')} on {kind}/{involved.get('name', '?')}: "
+                     f"{obj.get('message') or obj.get('note') or ''}".rstrip(": "))
     if (obj.get("metadata") or {}).get("deletionTimestamp"):
         notes.append("terminating")
     detail = f" ({', '.join(notes)})" if notes else ""

@@ -1,0 +1,234 @@
+"""The storage cluster concept: members of a workload with node-local data, the data probe the
+profile names, and the S properties judged over the history and the probe's answers."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aftershock.checks.temporal import Event, happened_before
+from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.sut.concepts import concept, get_path
+from aftershock.timeline.entry import WATCH, Entry
+from aftershock.timeline.state import State
+
+PROBE_TIMEOUT = 60
+
+
+class ProbeFailed(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class StorageCluster:
+    """One storage cluster of the scenario, as the profile maps it."""
+
+    name: str
+    namespace: str
+    mapping: dict[str, Any]
+
+    @classmethod
+    def of(cls, scenario, name: str) -> StorageCluster:
+        return cls(name, scenario.namespace, concept(scenario, "storage_cluster"))
+
+    @property
+    def resource(self) -> str:
+        return self.mapping["resource"]["plural"]
+
+    @property
+    def workload(self) -> str:
+        return self.mapping["workload"]["name"].format(name=self.name)
+
+    def pod(self, ordinal: int) -> str:
+        return self.mapping["member_pod"].format(name=self.name, ordinal=ordinal)
+
+    def ordinal(self, pod: str) -> int | None:
+        """The member a pod name stands for, or None if it is not one of this cluster's."""
+        pattern = re.escape(self.mapping["member_pod"]).replace(re.escape("{name}"),
+                                                               re.escape(self.name))
+        found = re.fullmatch(pattern.replace(re.escape("{ordinal}"), r"(\d+)"), pod)
+        return int(found.group(1)) if found else None
+
+    def ready_members(self, state: State) -> list[int]:
+        ready = []
+        for pod in state.select("pods", self.namespace):
+            ordinal = self.ordinal(pod["metadata"]["name"])
+            if ordinal is not None and is_ready(pod):
+                ready.append(ordinal)
+        return sorted(ready)
+
+    def obj(self, state: State) -> dict[str, Any] | None:
+        return state.get(self.resource, self.namespace, self.name)
+
+    def listed_members(self, state: State) -> list[int] | None:
+        obj = self.obj(state)
+        members = get_path(obj, self.mapping["members_path"]) if obj else None
+        return sorted(members) if members is not None else None
+
+    def finished(self, state: State) -> set[int]:
+        obj = self.obj(state)
+        return set(get_path(obj, self.mapping["terminal_path"]) or []) if obj else set()
+
+    def workload_replicas(self, state: State) -> int | None:
+        workload = state.get("statefulsets", self.namespace, self.workload)
+        return get_path(workload, "spec.replicas") if workload else None
+
+
+def is_ready(pod: dict[str, Any]) -> bool:
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return False
+    conditions = (pod.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+def run_probe(command: list[str], values: dict[str, str], *args: str) -> dict[str, Any]:
+    """Run the profile's data probe with a verb; its one JSON document on stdout."""
+    argv = [part.format(python=sys.executable, **values) for part in command] + list(args)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+    if result.returncode != 0:
+        raise ProbeFailed(f"data probe {' '.join(args)} exited {result.returncode}: "
+                          f"{(result.stderr or result.stdout)[-800:]}")
+    try:
+        return json.loads(result.stdout)
+    except json.JSONDecodeError as exc:
+        raise ProbeFailed(f"data probe {' '.join(args)} printed no JSON: {exc}") from None
+
+
+# --- judgements ---------------------------------------------------------------------------
+
+
+def destructive_events(entries: Iterable[Entry], cluster: StorageCluster) -> list[Entry]:
+    """Recorded Events announcing a destructive action on one of the cluster's members."""
+    reasons = set(cluster.mapping["destructive_reasons"])
+    found, seen = [], set()
+    for entry in entries:
+        if entry.kind != WATCH or entry.resource != "events" or entry.namespace != \
+                cluster.namespace or entry.uid in seen:
+            continue
+        obj = entry.object or {}
+        involved = obj.get("involvedObject") or obj.get("regarding") or {}
+        if obj.get("reason") in reasons and cluster.ordinal(involved.get("name", "")) is not None:
+            seen.add(entry.uid)
+            found.append(entry)
+    return found
+
+
+def member_of(entry: Entry, cluster: StorageCluster) -> int | None:
+    obj = entry.object or {}
+    involved = obj.get("involvedObject") or obj.get("regarding") or {}
+    return cluster.ordinal(involved.get("name", ""))
+
+
+def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, removed: set[int],
+                         name: str = "only_removed_touched") -> Verdict:
+    """S1: every destructive action names a member being removed."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    actions = destructive_events(entries, cluster)
+    wrong = [e for e in actions if member_of(e, cluster) not in removed]
+    if wrong:
+        members = sorted({member_of(e, cluster) for e in wrong})
+        return Verdict(name, VIOLATED, f"{len(wrong)} destructive actions touched members "
+                       f"{members}, which were not being removed (removed: {sorted(removed)})",
+                       wrong[:5], origin)
+    return Verdict(name, PASS, f"{len(actions)} destructive actions, all on removed members "
+                   f"{sorted(removed)}", actions[:5], origin)
+
+
+def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[int],
+              evidence: list[Entry], origin: float, name: str = "data_kept") -> Verdict:
+    """S2: every object written to a removed member is still in that member's node-local dir."""
+    written: dict[int, int] = {}
+    for item in ledger["written"]:
+        if item["member"] in removed:
+            written[item["member"]] = written.get(item["member"], 0) + 1
+    present: dict[int, int] = {}
+    for where, info in inventory["members"].items():
+        ordinal = int(where.rsplit("member-", 1)[1])
+        if ordinal in removed and info.get("index"):
+            present[ordinal] = present.get(ordinal, 0) + int(info["objects"])
+    short = {m: (present.get(m, 0), count) for m, count in written.items()
+             if present.get(m, 0) < count}
+    if short:
+        detail = ", ".join(f"member {m}: {have} of {want} objects" for m, (have, want)
+                           in sorted(short.items()))
+        return Verdict(name, VIOLATED, f"node-local data of removed members is gone ({detail})",
+                       evidence, origin)
+    return Verdict(name, PASS, f"the data of removed members {sorted(removed)} is all there "
+                   f"({sum(written.values())} objects)", [], origin)
+
+
+def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: set[int],
+                loss_allowed: bool, evidence: list[Entry], origin: float,
+                name: str = "reads_clean") -> Verdict:
+    """S3: each object reads back with its checksum, or a clean not-found where the mode lets
+    the removed members' data go; never a server error."""
+    member = {item["object"]: item["member"] for item in ledger["written"]}
+    errors = [r for r in results if r["status"] == "error"]
+    lost = [r for r in results if r["status"] == "not_found"
+            and not (loss_allowed and member.get(r["object"]) in removed)]
+    if errors or lost:
+        parts = []
+        if errors:
+            parts.append(f"{len(errors)} server errors (e.g. {errors[0]['object']}: "
+                         f"{errors[0].get('detail', '')})")
+        if lost:
+            parts.append(f"{len(lost)} objects lost that the mode keeps (e.g. "
+                         f"{lost[0]['object']})")
+        return Verdict(name, VIOLATED, f"of {len(results)} objects read back: "
+                       + "; ".join(parts), evidence, origin)
+    ok = sum(1 for r in results if r["status"] == "ok")
+    return Verdict(name, PASS, f"{ok} of {len(results)} objects read back intact, the rest "
+                   "cleanly not found", [], origin)
+
+
+def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed: set[int],
+                      name: str = "shrank_after_done") -> Verdict:
+    """S5: the workload drops each removed ordinal only after that member is recorded done."""
+    entries = list(entries)
+    for ordinal in sorted(removed, reverse=True):
+        done = Event(f"member {ordinal} of {cluster.name} finished its removal",
+                     lambda _e, s, o=ordinal: o in cluster.finished(s))
+        shrunk = Event(f"{cluster.workload} shrank below {ordinal + 1} replicas",
+                       lambda _e, s, o=ordinal: (cluster.workload_replicas(s) or 0) <= o
+                       and cluster.workload_replicas(s) is not None)
+        verdict = happened_before(entries, done, shrunk, name=name)
+        if not verdict.held:
+            return verdict
+    return Verdict(name, PASS, f"the workload shrank only after members {sorted(removed)} "
+                   "were done", [], entries[0].mono if entries else 0.0)
+
+
+def never_shrank(entries: Iterable[Entry], cluster: StorageCluster,
+                 name: str = "never_shrank") -> Verdict:
+    """S6: the workload's replicas never go down."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    highest: Entry | None = None
+    for entry in entries:
+        if entry.kind != WATCH or entry.resource != "statefulsets" or \
+                entry.namespace != cluster.namespace or entry.name != cluster.workload:
+            continue
+        replicas = get_path(entry.object or {}, "spec.replicas")
+        if replicas is None:
+            continue
+        before = get_path(highest.object or {}, "spec.replicas") if highest else None
+        if before is not None and replicas < before:
+            return Verdict(name, VIOLATED, f"statefulset/{cluster.namespace}/{cluster.workload} "
+                           f"shrank from {before} to {replicas} replicas", [highest, entry],
+                           origin)
+        if before is None or replicas > before:
+            highest = entry
+    return Verdict(name, PASS, f"{cluster.workload} never shrank", [], origin)
+
+
+def save_json(path: Path, document: dict[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1))
+    return path
