@@ -218,6 +218,32 @@ def storage_lists_ready(scenario, name: str) -> Condition:
                      frozenset({"pods", cluster.resource}))
 
 
+@condition("pod {pod:Name} is Running elsewhere")
+def pod_running_elsewhere(scenario, pod: str) -> Condition:
+    before = scenario.recall(f"node of pod {pod}")
+
+    def holds(state: State) -> bool:
+        obj = state.get("pods", scenario.namespace, pod)
+        return bool(obj) and is_live(obj) and phase(obj) == "Running" and \
+            node_of(obj) not in ("", before)
+    return Condition(f"pod/{scenario.namespace}/{pod} is Running on another node than "
+                     f"node/{before}", holds, frozenset({"pods"}))
+
+
+@condition("nothing bound to the deleted node is left")
+def deleted_node_cleared(scenario) -> Condition:
+    node = scenario.recall("deleted node")
+
+    def holds(state: State) -> bool:
+        pods = [p for p in state.select("pods") if node_of(p) == node]
+        slices = [s for s in state.select("resourceslices")
+                  if (s.get("spec") or {}).get("nodeName") == node]
+        lease = state.get("leases", "kube-node-lease", node)
+        return not pods and not slices and lease is None
+    return Condition(f"no pod, lease or ResourceSlice of node/{node} is left", holds,
+                     frozenset({"pods", "resourceslices", "leases"}))
+
+
 @condition("{count:d} pods of {name} are live")
 def pods_live(scenario, count: int, name: str) -> Condition:
     return Condition(f"{count} pods of {name} are live",

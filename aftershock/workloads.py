@@ -50,29 +50,64 @@ def deployment(name: str, replicas: int, *, memory: str | None = None,
     }
 
 
+def one_per_node(name: str) -> dict[str, Any]:
+    """Required pod anti-affinity on the hostname: never two pods of ``name`` on one node."""
+    return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "topologyKey": "kubernetes.io/hostname",
+        "labelSelector": {"matchLabels": selector_labels(name)}}]}}
+
+
 def statefulset(name: str, replicas: int, *, when_scaled: str = "Retain",
-                when_deleted: str = "Retain", storage: str = "1Gi") -> dict[str, Any]:
-    """A StatefulSet whose pods each claim a volume, with the PVC retention policy given."""
+                when_deleted: str = "Retain", storage: str = "1Gi",
+                storage_class: str | None = None, claims: bool = True,
+                spread: bool = False) -> dict[str, Any]:
+    """A StatefulSet whose pods each claim a volume (unless ``claims`` is false), with the PVC
+    retention policy given; ``spread`` keeps its pods one per node."""
     template = pod_template(name)
-    template["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
-        "metadata": {"name": name, "labels": selector_labels(name)},
-        "spec": {
-            "replicas": replicas,
-            "serviceName": name,
-            "selector": {"matchLabels": selector_labels(name)},
-            "template": template,
-            "persistentVolumeClaimRetentionPolicy": {"whenScaled": when_scaled,
-                                                     "whenDeleted": when_deleted},
-            "volumeClaimTemplates": [{
-                "metadata": {"name": "data"},
-                "spec": {"accessModes": ["ReadWriteOnce"],
-                         "resources": {"requests": {"storage": storage}}},
-            }],
-        },
+    if spread:
+        template["spec"]["affinity"] = one_per_node(name)
+    spec: dict[str, Any] = {
+        "replicas": replicas,
+        "serviceName": name,
+        "podManagementPolicy": "Parallel",
+        "selector": {"matchLabels": selector_labels(name)},
+        "template": template,
     }
+    if claims:
+        template["spec"]["containers"][0]["volumeMounts"] = [{"name": "data",
+                                                              "mountPath": "/data"}]
+        claim: dict[str, Any] = {"accessModes": ["ReadWriteOnce"],
+                                 "resources": {"requests": {"storage": storage}}}
+        if storage_class:
+            claim["storageClassName"] = storage_class
+        spec["persistentVolumeClaimRetentionPolicy"] = {"whenScaled": when_scaled,
+                                                        "whenDeleted": when_deleted}
+        spec["volumeClaimTemplates"] = [{"metadata": {"name": "data"}, "spec": claim}]
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": name, "labels": selector_labels(name)}, "spec": spec}
+
+
+def persistent_volume(name: str, storage_class: str, storage: str = "1Gi") -> dict[str, Any]:
+    """A pre-provisioned volume (nothing provisions volumes on the embedded cluster): the real
+    PV controller binds claims of ``storage_class`` to it."""
+    return {"apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": name, "labels": {"aftershock.io/storage-class": storage_class}},
+            "spec": {"capacity": {"storage": storage}, "accessModes": ["ReadWriteOnce"],
+                     "persistentVolumeReclaimPolicy": "Retain",
+                     "storageClassName": storage_class,
+                     "hostPath": {"path": f"/var/lib/aftershock/{name}"}}}
+
+
+def resource_slice(node: dict[str, Any], driver: str, devices: int = 1) -> dict[str, Any]:
+    """What a DRA driver publishes for its node: one pool, owned by the Node."""
+    name = node["metadata"]["name"]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": f"{name}-{driver}",
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name,
+                                              "uid": node["metadata"]["uid"]}]},
+            "spec": {"driver": driver, "nodeName": name,
+                     "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"dev-{i}"} for i in range(devices)]}}
 
 
 def job(name: str, completions: int, parallelism: int = 1) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from steps import (  # noqa: F401  (registration by import)
     implementation,
     node_records,
     nodes,
+    statefulsets,
     storage,
     workloads,
 )

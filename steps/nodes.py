@@ -175,3 +175,24 @@ def node_joins(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_ADD)
     scenario.timeline.mark(f"node/{node} joins")
     scenario.cluster.add_node(node)
+
+
+def _node_of_named_pod(scenario: Scenario, pod: str) -> str:
+    node = kube.core(scenario.api).read_namespaced_pod(pod, scenario.namespace).spec.node_name
+    if not node:
+        raise StepFailed(f"pod/{scenario.namespace}/{pod} is on no node")
+    scenario.remember(f"node of pod {pod}", node)
+    return node
+
+
+@when("I cordon and drain the node running pod {pod:Name}")
+def drain_node_of_pod(scenario: Scenario, pod: str) -> None:
+    cordon_and_drain(scenario, _node_of_named_pod(scenario, pod), drain.DrainOptions())
+
+
+@when("I delete the node running pod {pod:Name} without draining it")
+def delete_node_of_pod(scenario: Scenario, pod: str) -> None:
+    scenario.require(Capability.NODE_DELETE)
+    node = _node_of_named_pod(scenario, pod)
+    scenario.remember("deleted node", node)
+    scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))

@@ -49,6 +49,7 @@ CONCEPTS = {
         "data_probe": Field("list", required=True, items=Field(str),
                             expected="a command (a list of strings)"),
     }),
+    "stateful_set": Field("map", schema={"resource": RESOURCE}),
     "node_records": Field("map", schema={
         "resource": RESOURCE,
         "index_path": Field(str, required=True),

@@ -40,3 +40,13 @@ Feature: N - per-node bookkeeping outlives its node
     And 12 seconds pass
     Then no node record was reclaimed early (N2)
     And for 3 seconds node node-1 holds a node record holds (N2)
+
+  Scenario: Kubernetes form: a deleted node's pods, lease and slices go, ordinal 0 runs elsewhere
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+    And every node publishes a ResourceSlice
+    And a stateful set web with 2 replicas, one per node
+    And within 60 seconds 2 pods of web are Running
+    When I delete the node running pod web-0 without draining it
+    Then within 120 seconds nothing bound to the deleted node is left (N1)
+    And within 60 seconds pod web-0 is Running elsewhere (N3)

@@ -47,3 +47,14 @@ Feature: S - stateful storage scale-down
     And 6 seconds pass
     Then at no point did the workload of the storage cluster data shrink (S6)
     And for 3 seconds the storage cluster data has 3 Ready members holds (S6)
+
+  Scenario: Kubernetes form: retained claims survive a scale-down after a drain
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+    And a stateful set db with 3 replicas, one per node, whose PVCs are retained when scaled
+    And within 60 seconds 3 pods of db are Running
+    When I cordon and drain the node running pod db-0
+    And I scale the StatefulSet db to 2
+    And within 30 seconds pod db-0 is Running elsewhere
+    Then the claims of the removed ordinals of db and their volumes are still there (S2)
+    And pod db-0 kept its own claim and volume (S3)

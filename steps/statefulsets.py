@@ -1,0 +1,142 @@
+"""The Kubernetes-level forms of S and N, judged on the real StatefulSet, PV, pod GC and garbage
+collector controllers (profile concept ``stateful_set``, e.g. profiles/kube-statefulset.yaml)."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+from kubernetes.client.exceptions import ApiException
+
+from aftershock import checks, kube, workloads
+from aftershock.scenario import Scenario, StepFailed, given, then
+from aftershock.sut.concepts import concept
+from aftershock.timeline.entry import WATCH
+
+DRIVER = "slices.aftershock.io"
+
+
+def _storage_class(scenario: Scenario) -> str:
+    return f"aftershock-{scenario.namespace}"
+
+
+def _volumes(scenario: Scenario, count: int) -> None:
+    """Pre-provisioned volumes of this scenario's own class; removed at its end."""
+    corev1 = kube.core(scenario.api)
+    names = [f"{scenario.namespace}-pv-{i}"[-63:] for i in range(count)]
+
+    def remove() -> None:
+        for name in names:
+            with suppress(ApiException):
+                corev1.delete_persistent_volume(name)
+
+    scenario.on_cleanup(f"persistent volumes of {scenario.namespace}", remove)
+    for name in names:
+        corev1.create_persistent_volume(workloads.persistent_volume(name,
+                                                                     _storage_class(scenario)))
+
+
+def _apply(scenario: Scenario, manifest: dict) -> None:
+    scenario.timeline.mark(f"create statefulset/{scenario.namespace}/"
+                           f"{manifest['metadata']['name']}")
+    kube.apps(scenario.api).create_namespaced_stateful_set(scenario.namespace, manifest)
+
+
+@given("a stateful set {name:Name} with {replicas:d} replicas, one per node, whose PVCs are "
+       "{policy:w} when scaled")
+def a_stateful_set_with_claims(scenario: Scenario, name: str, replicas: int,
+                               policy: str) -> None:
+    concept(scenario, "stateful_set")
+    if policy not in ("retained", "deleted"):
+        raise StepFailed(f"PVC retention must be 'retained' or 'deleted', not '{policy}'")
+    _volumes(scenario, replicas)
+    _apply(scenario, workloads.statefulset(
+        name, replicas, when_scaled="Retain" if policy == "retained" else "Delete",
+        storage_class=_storage_class(scenario), spread=True))
+
+
+@given("a stateful set {name:Name} with {replicas:d} replicas, one per node")
+def a_stateful_set(scenario: Scenario, name: str, replicas: int) -> None:
+    concept(scenario, "stateful_set")
+    _apply(scenario, workloads.statefulset(name, replicas, claims=False, spread=True))
+
+
+@given("every node publishes a ResourceSlice")
+def slices_published(scenario: Scenario) -> None:
+    """Plays a DRA driver's node side: one slice per node, owned by its Node."""
+    from kubernetes import dynamic
+
+    slices = dynamic.DynamicClient(scenario.api).resources.get(
+        api_version="resource.k8s.io/v1", kind="ResourceSlice")
+
+    def remove() -> None:
+        for item in slices.get().items:
+            if item.spec.driver == DRIVER:
+                with suppress(ApiException):
+                    slices.delete(name=item.metadata.name)
+
+    scenario.on_cleanup("resource slices", remove)
+    for node in kube.core(scenario.api).list_node().items:
+        body = workloads.resource_slice(scenario.api.sanitize_for_serialization(node), DRIVER)
+        slices.create(body=body)
+
+
+def _claims(scenario: Scenario, name: str, ordinals) -> list[str]:
+    return [f"data-{name}-{ordinal}" for ordinal in ordinals]
+
+
+@then("the claims of the removed ordinals of {name:Name} and their volumes are still there")
+def removed_claims_kept(scenario: Scenario, name: str) -> None:
+    state = scenario.timeline.state()
+    statefulset = state.get("statefulsets", scenario.namespace, name)
+    if statefulset is None:
+        raise StepFailed(f"no statefulset/{scenario.namespace}/{name} recorded")
+    replicas = statefulset["spec"]["replicas"]
+    ever = {e.name for e in scenario.history() if e.kind == WATCH
+            and e.resource == "persistentvolumeclaims" and e.namespace == scenario.namespace}
+    removed = [c for c in sorted(ever) if c.startswith(f"data-{name}-")
+               and int(c.rsplit("-", 1)[1]) >= replicas]
+    if not removed:
+        raise StepFailed(f"{name} had no claims above ordinal {replicas - 1} to judge")
+
+    seen: dict[str, str | None] = {}  # claim -> its volume, once each was seen
+
+    def kept(s) -> bool:
+        for claim in removed:
+            pvc = s.get("persistentvolumeclaims", scenario.namespace, claim)
+            if pvc is None:
+                if claim in seen:
+                    return False
+                continue
+            volume = pvc.get("spec", {}).get("volumeName") or seen.get(claim)
+            seen[claim] = volume
+            if volume and s.get("persistentvolumes", "", volume) is None:
+                return False
+        return True
+
+    scenario.judge(checks.always(scenario.history(), kept,
+                                 f"claims {', '.join(removed)} and their volumes exist",
+                                 resources={"persistentvolumeclaims", "persistentvolumes"}))
+
+
+@then("pod {pod:Name} kept its own claim and volume")
+def own_claim_kept(scenario: Scenario, pod: str) -> None:
+    claim = f"data-{pod}"
+    first: dict[str, str] = {}
+
+    def same(s) -> bool:
+        pvc = s.get("persistentvolumeclaims", scenario.namespace, claim)
+        if pvc is None:
+            return not first  # gone after it existed: lost
+        volume = pvc.get("spec", {}).get("volumeName")
+        if volume:
+            first.setdefault("volume", volume)
+        return volume in (None, first.get("volume"))
+
+    scenario.judge(checks.always(scenario.history(), same,
+                                 f"pvc/{scenario.namespace}/{claim} stays bound to one volume",
+                                 resources={"persistentvolumeclaims"}))
+    current = kube.core(scenario.api).read_namespaced_pod(pod, scenario.namespace)
+    used = [v.persistent_volume_claim.claim_name for v in current.spec.volumes or []
+            if v.persistent_volume_claim]
+    if claim not in used:
+        raise StepFailed(f"pod/{scenario.namespace}/{pod} uses claims {used}, not {claim}")

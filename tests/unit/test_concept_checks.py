@@ -1,0 +1,171 @@
+"""The N and S judgements over synthetic histories: each fails on the bug it guards."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from aftershock.checks import PASS, VIOLATED
+from aftershock.sut.records import NodeRecords, never_reclaimed_early
+from aftershock.sut.storage import (
+    StorageCluster,
+    data_kept,
+    never_shrank,
+    only_removed_touched,
+    reads_clean,
+    shrank_after_done,
+)
+from aftershock.timeline.entry import WATCH, Entry
+from aftershock.timeline.state import State
+
+NS = "ns"
+EPOCH = 1.9e9
+RECORDS = NodeRecords("noderecords", NS, "spec.slot", "spec.node", "spec.touchedAt",
+                      staleness=5, poll=1, slots=3)
+STORAGE = StorageCluster("data", NS, {
+    "resource": {"plural": "storageclusters"}, "members_path": "status.members",
+    "terminal_path": "status.decommissioned", "workload": {"kind": "StatefulSet",
+                                                           "name": "{name}"},
+    "member_pod": "{name}-{ordinal}", "destructive_reasons": ["DataWiped", "Decommissioning"]})
+
+
+class History:
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+
+    def add(self, at: float, resource: str, name: str, obj: dict, type: str = "ADDED",
+            namespace: str = NS) -> None:
+        self.entries.append(Entry(seq=len(self.entries), mono=at, wall=EPOCH + at, kind=WATCH,
+                                  resource=resource, namespace=namespace, name=name,
+                                  uid=f"uid-{resource}-{name}", rv=str(len(self.entries) + 1),
+                                  type=type, object=obj))
+
+    def node(self, at: float, name: str, type: str = "ADDED") -> None:
+        self.add(at, "nodes", name, {"metadata": {"name": name}}, type, namespace="")
+
+    def record(self, at: float, slot: int, node: str, touched: float,
+               type: str = "MODIFIED") -> None:
+        stamp = datetime.fromtimestamp(EPOCH + touched, UTC).isoformat().replace("+00:00", "Z")
+        self.add(at, "noderecords", f"slot-{slot}",
+                 {"metadata": {"name": f"slot-{slot}"},
+                  "spec": {"slot": slot, "node": node, "touchedAt": stamp}}, type)
+
+
+def _records_history() -> History:
+    history = History()
+    history.node(0, "node-1")
+    history.node(0, "node-2")
+    history.record(0.1, 0, "node-1", touched=0.1, type="ADDED")
+    history.record(0.1, 1, "node-2", touched=0.1, type="ADDED")
+    history.record(1.0, 0, "node-1", touched=1.0)
+    history.node(1.5, "node-1", "DELETED")
+    return history
+
+
+def test_a_stale_record_of_a_vanished_node_may_be_released():
+    history = _records_history()
+    history.record(7.0, 0, "node-1", touched=1.0, type="DELETED")
+    assert never_reclaimed_early(history.entries, RECORDS).status == PASS
+
+
+def test_releasing_before_the_staleness_window_is_a_violation():
+    history = _records_history()
+    history.record(3.0, 0, "node-1", touched=1.0, type="DELETED")
+    verdict = never_reclaimed_early(history.entries, RECORDS)
+    assert verdict.status == VIOLATED and "before the 5s staleness window" in verdict.summary
+
+
+def test_releasing_the_record_of_a_live_node_is_a_violation():
+    history = _records_history()
+    history.record(9.0, 1, "node-2", touched=0.1, type="DELETED")
+    verdict = never_reclaimed_early(history.entries, RECORDS)
+    assert verdict.status == VIOLATED and "node/node-2 still existed" in verdict.summary
+
+
+def test_reassigning_a_record_counts_as_its_release():
+    history = _records_history()
+    history.record(3.0, 0, "node-3", touched=3.0)  # handed over 2 s after the last touch
+    assert never_reclaimed_early(history.entries, RECORDS).status == VIOLATED
+
+
+def _event(history: History, at: float, reason: str, pod: str) -> None:
+    history.add(at, "events", f"{pod}.{at}", {"metadata": {"name": f"{pod}.{at}"},
+                                              "reason": reason, "message": "wiped",
+                                              "involvedObject": {"kind": "Pod", "name": pod}})
+
+
+def test_a_wipe_of_a_member_not_being_removed_is_caught():
+    history = History()
+    _event(history, 1.0, "DataWiped", "data-2")
+    assert only_removed_touched(history.entries, STORAGE, {2}).status == PASS
+    _event(history, 2.0, "DataWiped", "data-0")
+    verdict = only_removed_touched(history.entries, STORAGE, {2})
+    assert verdict.status == VIOLATED and "[0]" in verdict.summary
+    assert [e.name for e in verdict.witness] == ["data-0.2.0"]
+
+
+LEDGER = {"written": [{"object": "obj-0", "member": 0}, {"object": "obj-1", "member": 2},
+                      {"object": "obj-2", "member": 2}]}
+
+
+def test_retained_data_must_all_be_there():
+    full = {"members": {"node-3/member-2": {"objects": 2, "index": True}}}
+    half = {"members": {"node-3/member-2": {"objects": 1, "index": True}}}
+    assert data_kept(full, LEDGER, {2}, [], 0.0).status == PASS
+    verdict = data_kept(half, LEDGER, {2}, [], 0.0)
+    assert verdict.status == VIOLATED and "member 2: 1 of 2" in verdict.summary
+
+
+def test_reads_allow_a_clean_loss_only_where_the_mode_allows_it():
+    lost = [{"object": "obj-0", "status": "ok"}, {"object": "obj-1", "status": "not_found"},
+            {"object": "obj-2", "status": "not_found"}]
+    assert reads_clean(lost, LEDGER, {2}, True, [], 0.0).status == PASS
+    assert reads_clean(lost, LEDGER, {2}, False, [], 0.0).status == VIOLATED
+    errors = [{"object": "obj-0", "status": "ok"}, {"object": "obj-1", "status": "error",
+                                                    "detail": "bucket-1 missing"}]
+    verdict = reads_clean(errors, LEDGER, {2}, True, [], 0.0)
+    assert verdict.status == VIOLATED and "1 server errors" in verdict.summary
+
+
+def _cluster(history: History, at: float, done: list[int]) -> None:
+    history.add(at, "storageclusters", "data", {"metadata": {"name": "data"},
+                                                "status": {"decommissioned": done}})
+
+
+def _workload(history: History, at: float, replicas: int) -> None:
+    history.add(at, "statefulsets", "data", {"metadata": {"name": "data"},
+                                             "spec": {"replicas": replicas}}, "MODIFIED")
+
+
+def test_shrinking_before_the_removed_member_is_done_is_caught():
+    good, bad = History(), History()
+    for history in (good, bad):
+        _cluster(history, 0, [])
+        _workload(history, 0, 3)
+    _cluster(good, 1, [2])
+    _workload(good, 2, 2)
+    _workload(bad, 1, 2)
+    _cluster(bad, 2, [2])
+    assert shrank_after_done(good.entries, STORAGE, {2}).status == PASS
+    assert shrank_after_done(bad.entries, STORAGE, {2}).status == VIOLATED
+
+
+def test_a_workload_that_shrinks_is_caught():
+    history = History()
+    _workload(history, 0, 3)
+    _workload(history, 1, 3)
+    assert never_shrank(history.entries, STORAGE).status == PASS
+    _workload(history, 2, 2)
+    verdict = never_shrank(history.entries, STORAGE)
+    assert verdict.status == VIOLATED and "from 3 to 2" in verdict.summary
+
+
+def test_listed_members_are_compared_with_the_ready_pods():
+    state = State()
+    for entry_pod, ready in (("data-0", "True"), ("data-1", "False"), ("other-0", "True")):
+        state.objects[("pods", NS, entry_pod)] = {
+            "metadata": {"name": entry_pod},
+            "status": {"conditions": [{"type": "Ready", "status": ready}]}}
+    state.objects[("storageclusters", NS, "data")] = {"status": {"members": [0, 1]}}
+    assert STORAGE.ready_members(state) == [0]
+    assert STORAGE.listed_members(state) == [0, 1]
+    assert STORAGE.ordinal("data-12") == 12 and STORAGE.ordinal("database-1") is None
