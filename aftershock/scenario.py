@@ -135,6 +135,7 @@ class Scenario:
     recorder: Recorder | None = None
     expected_violations: set[str] = field(default_factory=set)
     property_label: str | None = None  # set by the runner for a Then step ending in "(R1)"
+    violations: list[Verdict] = field(default_factory=list)  # judged, not expected, went on
     verdicts: list[Verdict] = field(default_factory=list)
     faults: list[FaultRecord] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)

@@ -44,8 +44,8 @@ Feature: N - per-node bookkeeping outlives its node
   Scenario: Kubernetes form: a deleted node's pods, lease and slices go, ordinal 0 runs elsewhere
     Given a cluster with 3 nodes
     And the implementation under test is running
-    And every node publishes a ResourceSlice
     And a stateful set web with 2 replicas, one per node
+    And every node publishes a ResourceSlice
     And within 60 seconds 2 pods of web are Running
     When I delete the node running pod web-0 without draining it
     Then within 120 seconds nothing bound to the deleted node is left (N1)
