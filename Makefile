@@ -38,9 +38,12 @@ demo: toolchain
 	@echo "==> [demo] the conformance suite on the embedded cluster"
 	$(BIN)/aftershock cluster gc
 	$(BIN)/aftershock run features/harness
-	@echo "==> [demo] operator conformance (R) against the reference and the built-in controller"
+	@echo "==> [demo] operator conformance (R, S, N) against the correct references and the built-in controllers"
 	$(BIN)/aftershock run features/operator --profile profiles/replicagroup-correct.yaml
 	$(BIN)/aftershock run features/operator --profile profiles/kube-replicaset.yaml
+	$(BIN)/aftershock run features/operator --profile profiles/storage-correct.yaml
+	$(BIN)/aftershock run features/operator --profile profiles/noderecords-correct.yaml
+	$(BIN)/aftershock run features/operator --profile profiles/kube-statefulset.yaml
 
 clean:
 	-$(BIN)/aftershock cluster gc

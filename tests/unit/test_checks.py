@@ -249,3 +249,23 @@ def test_dishonest_transition_times_are_caught(status, stamp, why):
     verdict = checks.honest_transitions(h.entries, "nodes", "", "n1", "Ready")
     assert verdict.status == VIOLATED and why in verdict.summary
     assert verdict.witness == [first_seen, broke]
+
+
+def test_exactly_counts_each_deletion_once_and_shows_the_surplus():
+    from aftershock.phrases import Deletion
+
+    history = History()
+    for name in ("a", "b", "c"):
+        history.pod(0.0, name)
+    history.pod(1.0, "a", "MODIFIED", deleting=True)
+    history.pod(1.1, "a", "MODIFIED", deleting=True)  # still the same deletion
+    history.pod(1.2, "b", "MODIFIED", deleting=True)
+    marked = Deletion("a pod was marked for deletion", lambda e, _s: e.resource == "pods")
+    assert checks.exactly(history.entries, marked, 2).status == PASS
+    history.pod(2.0, "c", "DELETED")
+    verdict = checks.exactly(history.entries, marked, 2)
+    assert verdict.status == VIOLATED and "3 times, expected exactly 2" in verdict.summary
+    assert [e.name for e in verdict.witness] == ["a", "b", "c"]
+    assert checks.exactly(history.entries, marked, 4).status == VIOLATED
+    history.gap(3.0)
+    assert checks.exactly(history.entries, marked, 3).status == UNKNOWN
