@@ -92,18 +92,30 @@ def batch(api: client.ApiClient) -> client.BatchV1Api:
     return client.BatchV1Api(api)
 
 
-def sweep_cluster_roles(api: client.ApiClient) -> list[str]:
-    """Cluster roles an implementation was given for a scenario namespace that is gone (a run
-    that was killed): removed. Returns what was removed."""
-    rbac = client.RbacAuthorizationV1Api(api)
+OWNER_LABEL = "aftershock.io/namespace"  # on cluster-scoped objects a scenario creates
+
+
+def sweep_cluster_scoped(api: client.ApiClient) -> list[str]:
+    """Cluster-scoped objects a scenario made (roles for its implementation, volumes, slices)
+    whose namespace is gone, because the run that made them was killed: removed. What this
+    identity may not list is left alone. Returns what was removed."""
+    from kubernetes import dynamic
+    from kubernetes.client.exceptions import ApiException
+
+    resources = dynamic.DynamicClient(api).resources
     namespaces = {ns.metadata.name for ns in core(api).list_namespace().items}
     removed = []
-    kinds = (("clusterrolebinding", rbac.list_cluster_role_binding,
-              rbac.delete_cluster_role_binding),
-             ("clusterrole", rbac.list_cluster_role, rbac.delete_cluster_role))
-    for kind, lister, delete in kinds:
-        for item in lister(label_selector="aftershock.io/namespace").items:
-            if item.metadata.labels["aftershock.io/namespace"] not in namespaces:
-                delete(item.metadata.name)
-                removed.append(f"{kind}/{item.metadata.name}")
+    for api_version, kind in (("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+                              ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+                              ("v1", "PersistentVolume"),
+                              ("resource.k8s.io/v1", "ResourceSlice")):
+        try:
+            resource = resources.get(api_version=api_version, kind=kind)
+            items = resource.get(label_selector=OWNER_LABEL).items
+        except (ApiException, dynamic.exceptions.ResourceNotFoundError):
+            continue  # not served here, or not ours to list
+        for item in items:
+            if item.metadata.labels[OWNER_LABEL] not in namespaces:
+                resource.delete(name=item.metadata.name)
+                removed.append(f"{kind.lower()}/{item.metadata.name}")
     return removed

@@ -233,15 +233,17 @@ def pod_running_elsewhere(scenario, pod: str) -> Condition:
 @condition("nothing bound to the deleted node is left")
 def deleted_node_cleared(scenario) -> Condition:
     node = scenario.recall("deleted node")
+    bound = scenario.recall("bound to the deleted node")
+    if not any(resource == "leases" for resource, _, _ in bound):
+        raise PhraseError(f"node/{node} had no recorded lease when it was deleted: nothing "
+                          "to show its clean-up")
 
     def holds(state: State) -> bool:
-        pods = [p for p in state.select("pods") if node_of(p) == node]
-        slices = [s for s in state.select("resourceslices")
-                  if (s.get("spec") or {}).get("nodeName") == node]
-        lease = state.get("leases", "kube-node-lease", node)
-        return not pods and not slices and lease is None
-    return Condition(f"no pod, lease or ResourceSlice of node/{node} is left", holds,
-                     frozenset({"pods", "resourceslices", "leases"}))
+        return not any(key in state.objects for key in bound) and \
+            not any(node_of(p) == node for p in state.select("pods"))
+    kinds = sorted({resource for resource, _, _ in bound})
+    return Condition(f"none of the {len(bound)} {', '.join(kinds)} bound to node/{node} is left",
+                     holds, frozenset({"pods", "resourceslices", "leases"}))
 
 
 @condition("{count:d} pods of {name} are live")

@@ -177,7 +177,7 @@ def node_joins(scenario: Scenario, node: str) -> None:
     scenario.cluster.add_node(node)
 
 
-def _node_of_named_pod(scenario: Scenario, pod: str) -> str:
+def node_of_named_pod(scenario: Scenario, pod: str) -> str:
     node = kube.core(scenario.api).read_namespaced_pod(pod, scenario.namespace).spec.node_name
     if not node:
         raise StepFailed(f"pod/{scenario.namespace}/{pod} is on no node")
@@ -187,12 +187,24 @@ def _node_of_named_pod(scenario: Scenario, pod: str) -> str:
 
 @when("I cordon and drain the node running pod {pod:Name}")
 def drain_node_of_pod(scenario: Scenario, pod: str) -> None:
-    cordon_and_drain(scenario, _node_of_named_pod(scenario, pod), drain.DrainOptions())
+    cordon_and_drain(scenario, node_of_named_pod(scenario, pod), drain.DrainOptions())
 
 
 @when("I delete the node running pod {pod:Name} without draining it")
 def delete_node_of_pod(scenario: Scenario, pod: str) -> None:
     scenario.require(Capability.NODE_DELETE)
-    node = _node_of_named_pod(scenario, pod)
+    node = node_of_named_pod(scenario, pod)
     scenario.remember("deleted node", node)
+    scenario.remember("bound to the deleted node", bound_to_node(scenario.timeline.state(), node))
     scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))
+
+
+def bound_to_node(state, node: str) -> set[tuple[str, str, str]]:
+    """What belongs to a node as recorded now: its pods, its lease, its ResourceSlices."""
+    bound = {("pods", p["metadata"].get("namespace", ""), p["metadata"]["name"])
+             for p in state.select("pods") if p.get("spec", {}).get("nodeName") == node}
+    bound |= {("resourceslices", "", s["metadata"]["name"]) for s in state.select("resourceslices")
+              if s.get("spec", {}).get("nodeName") == node}
+    if state.get("leases", "kube-node-lease", node) is not None:
+        bound.add(("leases", "kube-node-lease", node))
+    return bound

@@ -13,6 +13,7 @@ from aftershock.sut.concepts import concept
 from aftershock.timeline.entry import WATCH
 
 DRIVER = "slices.aftershock.io"
+OWNER_LABEL = kube.OWNER_LABEL  # cluster-scoped objects name their scenario's namespace
 
 
 def _storage_class(scenario: Scenario) -> str:
@@ -22,7 +23,7 @@ def _storage_class(scenario: Scenario) -> str:
 def _volumes(scenario: Scenario, count: int) -> None:
     """Pre-provisioned volumes of this scenario's own class; removed at its end."""
     corev1 = kube.core(scenario.api)
-    names = [f"{scenario.namespace}-pv-{i}"[-63:] for i in range(count)]
+    names = [f"{scenario.namespace}-pv-{i}" for i in range(count)]
 
     def remove() -> None:
         for name in names:
@@ -31,8 +32,9 @@ def _volumes(scenario: Scenario, count: int) -> None:
 
     scenario.on_cleanup(f"persistent volumes of {scenario.namespace}", remove)
     for name in names:
-        corev1.create_persistent_volume(workloads.persistent_volume(name,
-                                                                     _storage_class(scenario)))
+        volume = workloads.persistent_volume(name, _storage_class(scenario))
+        volume["metadata"]["labels"][OWNER_LABEL] = scenario.namespace
+        corev1.create_persistent_volume(volume)
 
 
 def _apply(scenario: Scenario, manifest: dict) -> None:
@@ -69,19 +71,16 @@ def slices_published(scenario: Scenario) -> None:
         api_version="resource.k8s.io/v1", kind="ResourceSlice")
 
     def remove() -> None:
-        for item in slices.get().items:
-            if item.spec.driver == DRIVER:
-                with suppress(ApiException):
-                    slices.delete(name=item.metadata.name)
+        for item in slices.get(label_selector=f"{OWNER_LABEL}={scenario.namespace}").items:
+            with suppress(ApiException):
+                slices.delete(name=item.metadata.name)
 
     scenario.on_cleanup("resource slices", remove)
     for node in kube.core(scenario.api).list_node().items:
         body = workloads.resource_slice(scenario.api.sanitize_for_serialization(node), DRIVER)
+        body["metadata"]["name"] = f"{scenario.namespace}-{body['metadata']['name']}"
+        body["metadata"]["labels"] = {OWNER_LABEL: scenario.namespace}
         slices.create(body=body)
-
-
-def _claims(scenario: Scenario, name: str, ordinals) -> list[str]:
-    return [f"data-{name}-{ordinal}" for ordinal in ordinals]
 
 
 @then("the claims of the removed ordinals of {name:Name} and their volumes are still there")
@@ -116,6 +115,10 @@ def removed_claims_kept(scenario: Scenario, name: str) -> None:
     scenario.judge(checks.always(scenario.history(), kept,
                                  f"claims {', '.join(removed)} and their volumes exist",
                                  resources={"persistentvolumeclaims", "persistentvolumes"}))
+    unbound = [claim for claim in removed if not seen.get(claim)]
+    if unbound:
+        raise StepFailed(f"claims {', '.join(unbound)} were never bound to a volume: nothing "
+                         "shows their volumes survived")
 
 
 @then("pod {pod:Name} kept its own claim and volume")
@@ -135,6 +138,10 @@ def own_claim_kept(scenario: Scenario, pod: str) -> None:
     scenario.judge(checks.always(scenario.history(), same,
                                  f"pvc/{scenario.namespace}/{claim} stays bound to one volume",
                                  resources={"persistentvolumeclaims"}))
+    volume = first.get("volume")
+    if volume is None or scenario.timeline.state().get("persistentvolumes", "", volume) is None:
+        raise StepFailed(f"pvc/{scenario.namespace}/{claim} has no volume left (bound to "
+                         f"{volume or 'none'})")
     current = kube.core(scenario.api).read_namespaced_pod(pod, scenario.namespace)
     used = [v.persistent_volume_claim.claim_name for v in current.spec.volumes or []
             if v.persistent_volume_claim]

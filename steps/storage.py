@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from aftershock import kube
 from aftershock.faults.drain import DrainOptions
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import storage
 from aftershock.sut.concepts import NoConcept, concept, get_path, set_path
 from steps.implementation import api_version, dynamic_resource, implementation_of
-from steps.nodes import cordon_and_drain
+from steps.nodes import cordon_and_drain, node_of_named_pod
 
 
 def _cluster(scenario: Scenario, name: str) -> storage.StorageCluster:
@@ -69,10 +68,7 @@ def write_objects(scenario: Scenario, count: int, name: str) -> None:
 
 @when("I drain the node running member {ordinal:d} of the storage cluster {name:Name}")
 def drain_member_node(scenario: Scenario, ordinal: int, name: str) -> None:
-    pod = _cluster(scenario, name).pod(ordinal)
-    node = kube.core(scenario.api).read_namespaced_pod(pod, scenario.namespace).spec.node_name
-    if not node:
-        raise StepFailed(f"pod/{scenario.namespace}/{pod} is on no node")
+    node = node_of_named_pod(scenario, _cluster(scenario, name).pod(ordinal))
     cordon_and_drain(scenario, node, DrainOptions())
 
 
@@ -106,8 +102,23 @@ def _ledger(scenario: Scenario, name: str):
 
 @then("destructive actions touched only removed members of the storage cluster {name:Name}")
 def only_removed_touched(scenario: Scenario, name: str) -> None:
-    scenario.judge(storage.only_removed_touched(scenario.history(), _cluster(scenario, name),
-                                                _removed(scenario, name)))
+    found = scenario.facts.get(f"storage {name} ledger")
+    inventory = _inventory(scenario, name) if found else None
+    scenario.judge(storage.only_removed_touched(
+        scenario.history(), _cluster(scenario, name), _removed(scenario, name), inventory,
+        found[1] if found else None))
+
+
+def _inventory(scenario: Scenario, name: str) -> dict:
+    command = concept(scenario, "storage_cluster")["data_probe"]
+    inventory = storage.run_probe(command, _probe_values(scenario, name), "inventory")
+    storage.save_json(implementation_of(scenario).workdir / f"inventory-{name}.json", inventory)
+    return inventory
+
+
+def _origin(scenario: Scenario) -> float:
+    history = scenario.history()
+    return history[0].mono if history else scenario.now
 
 
 def _wipes(scenario: Scenario, name: str) -> list:
@@ -118,12 +129,9 @@ def _wipes(scenario: Scenario, name: str) -> list:
       "still there")
 def data_still_there(scenario: Scenario, name: str) -> None:
     _, ledger = _ledger(scenario, name)
-    command = concept(scenario, "storage_cluster")["data_probe"]
-    inventory = storage.run_probe(command, _probe_values(scenario, name), "inventory")
-    storage.save_json(implementation_of(scenario).workdir / f"inventory-{name}.json", inventory)
-    history = scenario.history()
-    scenario.judge(storage.data_kept(inventory, ledger, _removed(scenario, name),
-                                     _wipes(scenario, name), history[0].mono))
+    scenario.judge(storage.data_kept(_inventory(scenario, name), ledger,
+                                     _removed(scenario, name), _wipes(scenario, name),
+                                     _origin(scenario)))
 
 
 @then("every object written to the storage cluster {name:Name} reads back or is cleanly "
@@ -135,10 +143,10 @@ def reads_back(scenario: Scenario, name: str) -> None:
                                 str(path))["results"]
     storage.save_json(implementation_of(scenario).workdir / f"reads-{name}.json",
                       {"results": results})
-    loss_allowed = scenario.facts.get(f"storage {name} mode") == "decommission"
-    history = scenario.history()
+    lossy = concept(scenario, "storage_cluster").get("lossy_retention_values") or []
+    loss_allowed = scenario.facts.get(f"storage {name} mode") in lossy
     scenario.judge(storage.reads_clean(results, ledger, _removed(scenario, name), loss_allowed,
-                                       _wipes(scenario, name), history[0].mono))
+                                       _wipes(scenario, name), _origin(scenario)))
 
 
 @then("the storage cluster {name:Name} shrank only after its removed members were done")

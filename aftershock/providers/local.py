@@ -209,9 +209,13 @@ class LocalCluster:
         """Bring the nodes back to the shape between scenarios: kubelets running, missing nodes
         re-created, extra nodes deleted, cordons and taints undone. Returns what was changed."""
         changed = []
-        for extra in list(self.extra_nodes):
-            self.stop_component(f"{KUBELET_PREFIX}{extra}")
-            del self.extra_nodes[extra]
+        self.extra_nodes.clear()
+        # Kubelets of joined nodes, also those an earlier session on this cluster recorded.
+        for component in list(self.state.processes):
+            node = component.removeprefix(KUBELET_PREFIX)
+            if component.startswith(KUBELET_PREFIX) and node not in self.shape.node_names:
+                self.stop_component(component)
+                changed.append(f"stopped the kubelet of node/{node}, not in the shape")
         for component in CONTROL_PLANE:
             record = self.state.processes.get(component)
             if record is None or not record.alive():
@@ -252,7 +256,7 @@ class LocalCluster:
             pass
 
     def kubelet_components(self) -> list[str]:
-        return [f"{KUBELET_PREFIX}{node}" for node in self.shape.node_names]
+        return [f"{KUBELET_PREFIX}{node}" for node in [*self.shape.node_names, *self.extra_nodes]]
 
     def running(self) -> dict[str, bool]:
         return {name: record.alive() for name, record in self.state.processes.items()}
@@ -326,7 +330,7 @@ class LocalCluster:
 
     def _kubelet_command(self, node: str, kubeconfig: Path | None) -> list[str]:
         names = self.shape.node_names + list(self.extra_nodes)
-        index = names.index(node) + 1
+        index = names.index(node) + 1 if node in names else 250
         return [self.binaries.path("kwok"),
                 f"--kubeconfig={kubeconfig or self.paths.component_kubeconfig('kwok')}",
                 f"--config={DATA / 'kwok-stages.yaml'}", f"--manage-single-node={node}",

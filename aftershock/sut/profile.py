@@ -35,6 +35,8 @@ CONCEPTS = {
         "size_path": Field(str, required=True),
         "retention_path": Field(str, required=True),
         "retention_values": Field("list", required=True, items=Field(str)),
+        "lossy_retention_values": Field("list", items=Field(str),
+                                        expected="the modes in which removed data may go"),
         "autoscale_path": Field(str),
         "members_path": Field(str, required=True, expected="a dotted path to the Ready members"),
         "terminal_path": Field(str, required=True,

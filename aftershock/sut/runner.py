@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from kubernetes import client, utils
 
+from aftershock.kube import OWNER_LABEL
 from aftershock.providers import processes
 from aftershock.sut.profile import Profile
 
@@ -82,7 +83,7 @@ class Implementation:
         """Cluster-wide rules (e.g. nodes), named after the scenario's namespace; removed by
         uninstall(), or by the next run's sweep of roles whose namespace is gone."""
         name = self.cluster_role
-        labels = {"aftershock.io/namespace": self.namespace}
+        labels = {OWNER_LABEL: self.namespace}
         rbac.create_cluster_role({"metadata": {"name": name, "labels": labels},
                                   "rules": list(self.profile.cluster_rbac)})
         rbac.create_cluster_role_binding({

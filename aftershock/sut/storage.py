@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aftershock.checks.temporal import Event, happened_before
-from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.checks.temporal import Event, first
+from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
 from aftershock.timeline.entry import WATCH, Entry
-from aftershock.timeline.state import State
+from aftershock.timeline.state import State, is_ready
 
 PROBE_TIMEOUT = 60
 
@@ -80,13 +80,6 @@ class StorageCluster:
         return get_path(workload, "spec.replicas") if workload else None
 
 
-def is_ready(pod: dict[str, Any]) -> bool:
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return False
-    conditions = (pod.get("status") or {}).get("conditions") or []
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
-
-
 def run_probe(command: list[str], values: dict[str, str], *args: str) -> dict[str, Any]:
     """Run the profile's data probe with a verb; its one JSON document on stdout."""
     argv = [part.format(python=sys.executable, **values) for part in command] + list(args)
@@ -125,9 +118,29 @@ def member_of(entry: Entry, cluster: StorageCluster) -> int | None:
     return cluster.ordinal(involved.get("name", ""))
 
 
+def objects_on_disk(inventory: dict[str, Any]) -> dict[int, int]:
+    """Objects per member ordinal, over every node's dir that still has an index."""
+    present: dict[int, int] = {}
+    for where, info in inventory["members"].items():
+        ordinal = int(where.rsplit("member-", 1)[1])
+        if info.get("index"):
+            present[ordinal] = present.get(ordinal, 0) + int(info["objects"])
+    return present
+
+
+def written_to(ledger: dict[str, Any]) -> dict[int, int]:
+    written: dict[int, int] = {}
+    for item in ledger["written"]:
+        written[item["member"]] = written.get(item["member"], 0) + 1
+    return written
+
+
 def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, removed: set[int],
+                         inventory: dict[str, Any] | None = None,
+                         ledger: dict[str, Any] | None = None,
                          name: str = "only_removed_touched") -> Verdict:
-    """S1: every destructive action names a member being removed."""
+    """S1: every destructive action the implementation announced names a member being removed,
+    and (given the inventory) no member that stays lost data it was written, announced or not."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     actions = destructive_events(entries, cluster)
@@ -137,6 +150,15 @@ def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, remo
         return Verdict(name, VIOLATED, f"{len(wrong)} destructive actions touched members "
                        f"{members}, which were not being removed (removed: {sorted(removed)})",
                        wrong[:5], origin)
+    if inventory is not None and ledger is not None:
+        present = objects_on_disk(inventory)
+        short = {m: (present.get(m, 0), n) for m, n in written_to(ledger).items()
+                 if m not in removed and present.get(m, 0) < n}
+        if short:
+            detail = ", ".join(f"member {m}: {have} of {want} objects"
+                               for m, (have, want) in sorted(short.items()))
+            return Verdict(name, VIOLATED, f"members that stay lost data ({detail}), with no "
+                           "destructive action announced", actions[:5], origin)
     return Verdict(name, PASS, f"{len(actions)} destructive actions, all on removed members "
                    f"{sorted(removed)}", actions[:5], origin)
 
@@ -144,15 +166,12 @@ def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, remo
 def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[int],
               evidence: list[Entry], origin: float, name: str = "data_kept") -> Verdict:
     """S2: every object written to a removed member is still in that member's node-local dir."""
-    written: dict[int, int] = {}
-    for item in ledger["written"]:
-        if item["member"] in removed:
-            written[item["member"]] = written.get(item["member"], 0) + 1
-    present: dict[int, int] = {}
-    for where, info in inventory["members"].items():
-        ordinal = int(where.rsplit("member-", 1)[1])
-        if ordinal in removed and info.get("index"):
-            present[ordinal] = present.get(ordinal, 0) + int(info["objects"])
+    written = {m: n for m, n in written_to(ledger).items() if m in removed}
+    if not written:
+        return Verdict(name, VIOLATED, f"nothing was written to the removed members "
+                       f"{sorted(removed)}: the scenario cannot show their data was kept",
+                       [], origin)
+    present = objects_on_disk(inventory)
     short = {m: (present.get(m, 0), count) for m, count in written.items()
              if present.get(m, 0) < count}
     if short:
@@ -170,7 +189,11 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
     """S3: each object reads back with its checksum, or a clean not-found where the mode lets
     the removed members' data go; never a server error."""
     member = {item["object"]: item["member"] for item in ledger["written"]}
-    errors = [r for r in results if r["status"] == "error"]
+    unread = set(member) - {r["object"] for r in results}
+    if unread:
+        return Verdict(name, VIOLATED, f"{len(unread)} of {len(member)} objects written were "
+                       f"not read back at all (e.g. {sorted(unread)[0]})", evidence, origin)
+    errors = [r for r in results if r["status"] not in ("ok", "not_found")]
     lost = [r for r in results if r["status"] == "not_found"
             and not (loss_allowed and member.get(r["object"]) in removed)]
     if errors or lost:
@@ -188,21 +211,33 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
                    "cleanly not found", [], origin)
 
 
+def _revision(entry: Entry) -> int:
+    """etcd's revision: one order across every resource (the recorder's order is per watch)."""
+    return int(entry.rv) if entry.rv.isdigit() else 0
+
+
 def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed: set[int],
                       name: str = "shrank_after_done") -> Verdict:
     """S5: the workload drops each removed ordinal only after that member is recorded done."""
     entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
     for ordinal in sorted(removed, reverse=True):
-        done = Event(f"member {ordinal} of {cluster.name} finished its removal",
-                     lambda _e, s, o=ordinal: o in cluster.finished(s))
-        shrunk = Event(f"{cluster.workload} shrank below {ordinal + 1} replicas",
-                       lambda _e, s, o=ordinal: (cluster.workload_replicas(s) or 0) <= o
-                       and cluster.workload_replicas(s) is not None)
-        verdict = happened_before(entries, done, shrunk, name=name)
-        if not verdict.held:
-            return verdict
+        done = first(entries, Event(f"member {ordinal} of {cluster.name} finished its removal",
+                                    lambda _e, s, o=ordinal: o in cluster.finished(s)))
+        shrunk = first(entries, Event(
+            f"{cluster.workload} shrank below {ordinal + 1} replicas",
+            lambda _e, s, o=ordinal: cluster.workload_replicas(s) is not None
+            and cluster.workload_replicas(s) <= o))
+        if shrunk is None:
+            return Verdict(name, VIOLATED, f"{cluster.workload} never shrank below "
+                           f"{ordinal + 1} replicas", [], origin)
+        if done is None or _revision(shrunk) < _revision(done):
+            when = "never" if done is None else "only after it"
+            return Verdict(name, VIOLATED, f"{cluster.workload} shrank below {ordinal + 1} "
+                           f"replicas while member {ordinal} had not finished its removal "
+                           f"({when} finished)", [e for e in (shrunk, done) if e], origin)
     return Verdict(name, PASS, f"the workload shrank only after members {sorted(removed)} "
-                   "were done", [], entries[0].mono if entries else 0.0)
+                   "were done", [], origin)
 
 
 def never_shrank(entries: Iterable[Entry], cluster: StorageCluster,
@@ -225,6 +260,9 @@ def never_shrank(entries: Iterable[Entry], cluster: StorageCluster,
                            origin)
         if before is None or replicas > before:
             highest = entry
+    if highest is None:
+        return Verdict(name, UNKNOWN, f"statefulset/{cluster.namespace}/{cluster.workload} was "
+                       "never recorded", [], origin)
     return Verdict(name, PASS, f"{cluster.workload} never shrank", [], origin)
 
 

@@ -40,7 +40,7 @@ class Entry:
     @property
     def ref(self) -> str:
         """The object as kubectl names it: pod/ns/name, node/n1."""
-        singular = SINGULAR.get(self.resource, self.resource.removesuffix("s"))
+        singular = SINGULAR.get(self.resource) or singular_of(self.resource)
         return f"{singular}/{self.namespace}/{self.name}" if self.namespace else \
             f"{singular}/{self.name}"
 
@@ -61,3 +61,11 @@ SINGULAR = {
     "resourceclaims": "resourceclaim", "resourceslices": "resourceslice",
     "deviceclasses": "deviceclass", "namespaces": "namespace",
 }
+
+
+def singular_of(plural: str) -> str:
+    """A custom resource's singular, as kubectl would print it: storageclusters → storagecluster,
+    storageclasses → storageclass."""
+    if plural.endswith("sses"):
+        return plural[:-2]
+    return plural.removesuffix("s")

@@ -28,6 +28,13 @@ def is_live(obj: dict[str, Any]) -> bool:
     return not (obj.get("metadata") or {}).get("deletionTimestamp")
 
 
+def is_ready(pod: dict[str, Any]) -> bool:
+    """Live and with the Ready condition True."""
+    conditions = (pod.get("status") or {}).get("conditions") or []
+    return is_live(pod) and any(c.get("type") == "Ready" and c.get("status") == "True"
+                                for c in conditions)
+
+
 def phase(obj: dict[str, Any]) -> str:
     return (obj.get("status") or {}).get("phase", "")
 

@@ -146,6 +146,8 @@ class Controller:
             log.info("deleted pod/%s/%s", self.namespace, pod.metadata.name)
         except ApiException as exc:
             if exc.status != 404:
+                group = (pod.metadata.labels or {}).get(GROUP_LABEL, "")
+                self.expectations.observed(group, deleted=1)  # this one will never be seen
                 raise
 
 

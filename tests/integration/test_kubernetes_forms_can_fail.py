@@ -10,6 +10,7 @@ import pytest
 from aftershock.scenario import PropertyViolated
 from aftershock.sut.profile import load_profile
 from steps.history import within
+from steps.nodes import bound_to_node
 from steps.statefulsets import a_stateful_set, a_stateful_set_with_claims, removed_claims_kept
 from steps.workloads import scale
 
@@ -36,5 +37,6 @@ def test_a_node_that_keeps_its_pods_is_caught(aftershock_scenario):
     within(scenario, 60, "1 pods of web are Running")
     node = scenario.timeline.state().get("pods", scenario.namespace, "web-0")["spec"]["nodeName"]
     scenario.remember("deleted node", node)  # but never deleted
-    with pytest.raises(PropertyViolated, match=f"no pod, lease or ResourceSlice of node/{node}"):
+    scenario.remember("bound to the deleted node", bound_to_node(scenario.timeline.state(), node))
+    with pytest.raises(PropertyViolated, match=f"leases, pods bound to node/{node} is left"):
         within(scenario, 2, "nothing bound to the deleted node is left")

@@ -103,6 +103,16 @@ def test_a_wipe_of_a_member_not_being_removed_is_caught():
     assert [e.name for e in verdict.witness] == ["data-0.2.0"]
 
 
+def test_a_silent_loss_on_a_member_that_stays_is_caught():
+    history = History()
+    _event(history, 1.0, "DataWiped", "data-2")
+    intact = {"members": {"node-1/member-0": {"objects": 1, "index": True}}}
+    emptied = {"members": {"node-1/member-0": {"objects": 0, "index": True}}}
+    assert only_removed_touched(history.entries, STORAGE, {2}, intact, LEDGER).status == PASS
+    verdict = only_removed_touched(history.entries, STORAGE, {2}, emptied, LEDGER)
+    assert verdict.status == VIOLATED and "member 0: 0 of 1" in verdict.summary
+
+
 LEDGER = {"written": [{"object": "obj-0", "member": 0}, {"object": "obj-1", "member": 2},
                       {"object": "obj-2", "member": 2}]}
 
@@ -111,6 +121,7 @@ def test_retained_data_must_all_be_there():
     full = {"members": {"node-3/member-2": {"objects": 2, "index": True}}}
     half = {"members": {"node-3/member-2": {"objects": 1, "index": True}}}
     assert data_kept(full, LEDGER, {2}, [], 0.0).status == PASS
+    assert data_kept(full, LEDGER, {1}, [], 0.0).status == VIOLATED, "nothing to show kept"
     verdict = data_kept(half, LEDGER, {2}, [], 0.0)
     assert verdict.status == VIOLATED and "member 2: 1 of 2" in verdict.summary
 
@@ -121,9 +132,14 @@ def test_reads_allow_a_clean_loss_only_where_the_mode_allows_it():
     assert reads_clean(lost, LEDGER, {2}, True, [], 0.0).status == PASS
     assert reads_clean(lost, LEDGER, {2}, False, [], 0.0).status == VIOLATED
     errors = [{"object": "obj-0", "status": "ok"}, {"object": "obj-1", "status": "error",
-                                                    "detail": "bucket-1 missing"}]
+                                                    "detail": "bucket-1 missing"},
+              {"object": "obj-2", "status": "not_found"}]
     verdict = reads_clean(errors, LEDGER, {2}, True, [], 0.0)
     assert verdict.status == VIOLATED and "1 server errors" in verdict.summary
+    unread = reads_clean(lost[:2], LEDGER, {2}, True, [], 0.0)
+    assert unread.status == VIOLATED and "not read back at all" in unread.summary
+    odd = [{**lost[0], "status": "timeout"}, *lost[1:]]
+    assert reads_clean(odd, LEDGER, {2}, True, [], 0.0).status == VIOLATED
 
 
 def _cluster(history: History, at: float, done: list[int]) -> None:
@@ -151,6 +167,7 @@ def test_shrinking_before_the_removed_member_is_done_is_caught():
 
 def test_a_workload_that_shrinks_is_caught():
     history = History()
+    assert never_shrank(history.entries, STORAGE).status == "unknown"
     _workload(history, 0, 3)
     _workload(history, 1, 3)
     assert never_shrank(history.entries, STORAGE).status == PASS
