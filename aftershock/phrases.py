@@ -160,64 +160,6 @@ def pods_running_not_on(scenario, count: int, name: str, node: str) -> Condition
                      frozenset({"pods"}))
 
 
-@condition("the replica group {name:Name} has {count:d} live pods")
-def group_live(scenario, name: str, count: int) -> Condition:
-    from aftershock.sut.concepts import replica_group_selector
-
-    labels = replica_group_selector(scenario, name)
-    return Condition(f"replica group {name} has {count} live pods",
-                     lambda s: len(s.live_pods(scenario.namespace, labels)) == count,
-                     frozenset({"pods"}))
-
-
-@condition("every node holds a node record")
-def every_node_recorded(scenario) -> Condition:
-    from aftershock.sut.records import NodeRecords, node_names
-
-    records = NodeRecords.of(scenario)
-    return Condition("every node holds a node record",
-                     lambda s: node_names(s) <= records.nodes_with_records(s),
-                     frozenset({"nodes", records.resource}))
-
-
-@condition("node {node:Name} holds a node record")
-def node_recorded(scenario, node: str) -> Condition:
-    from aftershock.sut.records import NodeRecords
-
-    records = NodeRecords.of(scenario)
-    return Condition(f"node/{node} holds a node record",
-                     lambda s: node in records.nodes_with_records(s),
-                     frozenset({records.resource}))
-
-
-@condition("the storage cluster {name:Name} has {count:d} Ready members")
-def storage_ready(scenario, name: str, count: int) -> Condition:
-    from aftershock.sut.storage import StorageCluster
-
-    cluster = StorageCluster.of(scenario, name)
-    return Condition(f"storage cluster {name} has {count} Ready members",
-                     lambda s: len(cluster.ready_members(s)) == count, frozenset({"pods"}))
-
-
-@condition("member {ordinal:d} of the storage cluster {name:Name} is Ready")
-def storage_member_ready(scenario, ordinal: int, name: str) -> Condition:
-    from aftershock.sut.storage import StorageCluster
-
-    cluster = StorageCluster.of(scenario, name)
-    return Condition(f"member {ordinal} of storage cluster {name} is Ready",
-                     lambda s: ordinal in cluster.ready_members(s), frozenset({"pods"}))
-
-
-@condition("the storage cluster {name:Name} lists its Ready members")
-def storage_lists_ready(scenario, name: str) -> Condition:
-    from aftershock.sut.storage import StorageCluster
-
-    cluster = StorageCluster.of(scenario, name)
-    return Condition(f"storage cluster {name} lists exactly its Ready members",
-                     lambda s: cluster.listed_members(s) == cluster.ready_members(s),
-                     frozenset({"pods", cluster.resource}))
-
-
 @condition("pod {pod:Name} is Running elsewhere")
 def pod_running_elsewhere(scenario, pod: str) -> Condition:
     before = scenario.recall(f"node of pod {pod}")
@@ -365,3 +307,7 @@ def got_condition(scenario, kind: str, name: str, type: str, status: str) -> Eve
 def became_true(scenario, condition: str) -> Event:
     held = build_condition(condition, scenario)
     return Transition(f"'{held.description}' became true", lambda e, s: held.holds(s))
+
+
+# The words of the implementation concepts (replica group, storage cluster, ...) register here.
+from aftershock.sut import phrases as _concept_phrases  # noqa: E402, F401

@@ -37,6 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "expect_violation(property): the scenario must violate this property")
+    config.addinivalue_line(
+        "markers", "aftershock_shape(name): the scenario runs on a cluster of clusters/<name>.yaml")
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)
@@ -68,6 +70,13 @@ def pytest_bdd_apply_tag(tag: str, function):
     """`@expect-violation:<property>` becomes the expect_violation marker."""
     if tag.startswith("expect-violation:"):
         pytest.mark.expect_violation(tag.split(":", 1)[1])(function)
+        return True
+    if tag.startswith("shape:"):
+        from aftershock.session_cluster import shape_file
+
+        name = tag.split(":", 1)[1]
+        shape_file(name)  # an unknown shape is a collection error naming the known ones
+        pytest.mark.aftershock_shape(name)(function)
         return True
     return None
 

@@ -251,6 +251,9 @@ class Scenario:
         self.on_cleanup(f"schedule of {fault.description}", stop)
         worker.start()
 
+    def active_faults(self) -> list[str]:
+        return [record.description for record in self.faults if record.ended is None]
+
     def end_fault(self, description: str) -> None:
         revert = self._reverts.get(description)
         if revert is None:

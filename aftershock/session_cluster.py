@@ -1,19 +1,61 @@
-"""Choosing and opening the cluster a test session runs on, from command-line options."""
+"""Choosing and opening the clusters a test session runs on: the one the options name, and one
+per cluster shape a feature asks for with `@shape:<name>` (clusters/<name>.yaml)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from aftershock import kube
+from aftershock.errors import UserError
 from aftershock.providers.existing import open_existing
 from aftershock.shape import default_shape, load_shape
 
+SHAPES = Path(__file__).resolve().parent.parent / "clusters"
 
-def open_cluster(config: Any):
+
+def shape_file(name: str) -> Path:
+    """clusters/<name>.yaml for a `@shape:<name>` tag; a clear error when there is none."""
+    path = SHAPES / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in SHAPES.glob("*.yaml")))
+        raise UserError(f"tag @shape:{name}: no clusters/{name}.yaml (known shapes: {known})")
+    return path
+
+
+def open_cluster(config: Any, shape: str | Path | None = None):
     option = config.option
     if option.aftershock_cluster == "existing":
         return open_existing(option.aftershock_kubeconfig, option.aftershock_context,
                              option.aftershock_allow_faults_on)
     from aftershock.providers.local import LocalProvider
 
-    shape = load_shape(option.aftershock_shape) if option.aftershock_shape else default_shape()
-    return LocalProvider(option.aftershock_kubernetes_version).up(shape)
+    path = shape or option.aftershock_shape
+    return LocalProvider(option.aftershock_kubernetes_version).up(
+        load_shape(path) if path else default_shape())
+
+
+class ClusterPool:
+    """The session's clusters, started when first needed, one per shape; all removed at the end.
+    An existing cluster is the only one: it takes no shape."""
+
+    def __init__(self, config: Any):
+        self.config = config
+        self._clusters: dict[str, Any] = {}
+
+    def get(self, shape: str | None = None):
+        if self.config.option.aftershock_cluster == "existing":
+            shape = None
+        key = shape or "default"
+        if key not in self._clusters:
+            cluster = open_cluster(self.config, shape_file(shape) if shape else None)
+            self._clusters[key] = cluster
+            info = cluster.info
+            with kube.api_client(info.kubeconfig, info.context) as api:
+                kube.sweep_cluster_scoped(api)  # what a killed run left behind
+        return self._clusters[key]
+
+    def down(self) -> None:
+        for cluster in reversed(list(self._clusters.values())):
+            cluster.down()
+        self._clusters.clear()

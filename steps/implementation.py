@@ -211,7 +211,7 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
     scenario.inject(DelayedWatch(scenario.cluster, target, [rule], workdir))
 
 
-def _actor(scenario: Scenario) -> str:
+def implementation_actor(scenario: Scenario) -> str:
     implementation = implementation_of(scenario)
     if implementation is not None:
         return implementation.actor
@@ -223,14 +223,14 @@ def _actor(scenario: Scenario) -> str:
 
 @then("the implementation created exactly {count:d} pods of the replica group {name:Name}")
 def implementation_created(scenario: Scenario, count: int, name: str) -> None:
-    actor = _actor(scenario)
+    actor = implementation_actor(scenario)
     judge_created(scenario, replica_group_selector(scenario, name), count,
                   lambda user: user == actor, actor, f"replica group {name}")
 
 
 @then("the implementation deleted no pod of the replica group {name:Name}")
 def implementation_deleted_none(scenario: Scenario, name: str) -> None:
-    actor = _actor(scenario)
+    actor = implementation_actor(scenario)
     judge_deleted_none(scenario, replica_group_selector(scenario, name),
                        lambda user: user == actor, actor, f"replica group {name}")
 

@@ -1,0 +1,117 @@
+"""Steps about gang workloads (the gang concept): capacity shaping and G1-G9."""
+
+from __future__ import annotations
+
+from aftershock import checks, kube
+from aftershock.faults import nodes
+from aftershock.providers.base import Capability
+from aftershock.scenario import Scenario, StepFailed, given, then, when
+from aftershock.sut.concepts import concept, set_path
+from aftershock.sut.gang import (
+    Gang,
+    at_most_terminations,
+    one_warning_per_drop_to_zero,
+    termination_timed,
+)
+from steps.history import judge_deleted_none
+from steps.implementation import api_version, dynamic_resource, implementation_actor
+
+
+@given("a gang {name:Name} of {groups:d} groups of {size:d} pods with minAvailable {minimum:d} "
+       "and a termination delay of {delay:d} seconds")
+def a_gang(scenario: Scenario, name: str, groups: int, size: int, minimum: int,
+           delay: int) -> None:
+    mapping = concept(scenario, "gang")
+    resource = mapping["resource"]
+    body = {"apiVersion": api_version(resource), "kind": resource["kind"],
+            "metadata": {"name": name}}
+    for path, value in ((mapping["groups_path"], groups), (mapping["replicas_path"], size),
+                        (mapping["min_available_path"], minimum),
+                        (mapping["termination_delay_path"], delay)):
+        set_path(body, path, value)
+    scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
+                           f"{groups}x{size} pods, minAvailable {minimum}, delay {delay}s")
+    dynamic_resource(scenario, resource).create(body=body, namespace=scenario.namespace)
+    scenario.remember(f"gang {name} termination delay", delay)
+
+
+def _cordon(scenario: Scenario, node: str) -> None:
+    scenario.require(Capability.DESTRUCTIVE)
+    if f"node/{node} cordoned" not in scenario.active_faults():
+        scenario.inject(nodes.Cordon(scenario.api, node))
+
+
+@when("I cordon every node no pod of the gang {name:Name} runs on")
+def withhold_capacity(scenario: Scenario, name: str) -> None:
+    state = scenario.timeline.state()
+    used = {p["spec"].get("nodeName") for p in Gang.of(scenario, name).live_pods(state)}
+    for node in kube.core(scenario.api).list_node().items:
+        if node.metadata.name not in used:
+            _cordon(scenario, node.metadata.name)
+
+
+@when("I cordon every node")
+def cordon_all(scenario: Scenario) -> None:
+    for node in kube.core(scenario.api).list_node().items:
+        _cordon(scenario, node.metadata.name)
+
+
+@when("I take away the nodes of {count:d} pods of group {group:d} of the gang {name:Name}")
+def take_nodes(scenario: Scenario, count: int, group: int, name: str) -> None:
+    """Cordon the nodes of ``count`` scheduled pods of the group and delete those pods: with no
+    spare capacity their replacements stay Pending."""
+    gang = Gang.of(scenario, name)
+    pods = sorted((p for p in gang.live_pods(scenario.timeline.state(), group)
+                   if p["spec"].get("nodeName")), key=lambda p: p["metadata"]["name"])
+    if len(pods) < count:
+        raise StepFailed(f"group {group} of gang {name} has {len(pods)} scheduled pods, "
+                         f"not {count}")
+    corev1 = kube.core(scenario.api)
+    for pod in pods[:count]:
+        _cordon(scenario, pod["spec"]["nodeName"])
+        scenario.timeline.mark(f"delete pod/{scenario.namespace}/{pod['metadata']['name']}")
+        corev1.delete_namespaced_pod(pod["metadata"]["name"], scenario.namespace)
+
+
+@when("I uncordon every node")
+def uncordon_all(scenario: Scenario) -> None:
+    for fault in [f for f in scenario.active_faults() if f.endswith(" cordoned")]:
+        scenario.end_fault(fault)
+
+
+def _delay(scenario: Scenario, name: str) -> float:
+    return float(scenario.recall(f"gang {name} termination delay"))
+
+
+@then("group {group:d} of the gang {name:Name} was terminated after its termination delay and "
+      "within {latency:d} seconds more")
+def terminated_in_time(scenario: Scenario, group: int, name: str, latency: int) -> None:
+    gang, delay = Gang.of(scenario, name), _delay(scenario, name)
+    scenario.judge(termination_timed(scenario.history(), gang, group, delay, latency))
+
+
+@then("the gang {name:Name} was terminated at most {count:d} times")
+def terminated_at_most(scenario: Scenario, name: str, count: int) -> None:
+    scenario.judge(at_most_terminations(scenario.history(), Gang.of(scenario, name), count))
+
+
+@then("the implementation deleted no pod of group {group:d} of the gang {name:Name}")
+def group_untouched(scenario: Scenario, group: int, name: str) -> None:
+    actor = implementation_actor(scenario)
+    judge_deleted_none(scenario, Gang.of(scenario, name).selector(group),
+                       lambda user: user == actor, actor, f"group {group} of gang {name}")
+
+
+@then("at no point did group {group:d} of the gang {name:Name} have more than {count:d} live "
+      "pods")
+def group_never_more_than(scenario: Scenario, group: int, name: str, count: int) -> None:
+    scenario.judge(checks.never_more_than(
+        scenario.history(), count, namespace=scenario.namespace,
+        selector=Gang.of(scenario, name).selector(group),
+        what=f"live pods of group {group} of gang {name}"))
+
+
+@then("group {group:d} of the gang {name:Name} got one warning per drop to zero scheduled pods")
+def warned_per_drop(scenario: Scenario, group: int, name: str) -> None:
+    scenario.judge(one_warning_per_drop_to_zero(scenario.history(), Gang.of(scenario, name),
+                                                group))
