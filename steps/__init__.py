@@ -3,6 +3,7 @@ registers every step in ``aftershock.scenario.REGISTRY``."""
 
 from steps import (  # noqa: F401  (registration by import)
     cluster,
+    dra,
     gang,
     history,
     implementation,

@@ -208,3 +208,12 @@ def bound_to_node(state, node: str) -> set[tuple[str, str, str]]:
     if state.get("leases", "kube-node-lease", node) is not None:
         bound.add(("leases", "kube-node-lease", node))
     return bound
+
+
+@when("I delete the node running a pod of {name:Name} without draining it")
+def delete_node_of_workload(scenario: Scenario, name: str) -> None:
+    scenario.require(Capability.NODE_DELETE)
+    node = node_of_pod(scenario, name)
+    scenario.remember("deleted node", node)
+    scenario.remember("bound to the deleted node", bound_to_node(scenario.timeline.state(), node))
+    scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))

@@ -1,0 +1,52 @@
+@shape:ten-small-nodes
+Feature: G - gang workloads and termination delay
+  A gang operator suppressed its MinAvailableBreached signal whenever scheduled < minAvailable,
+  which also hid regressions after a node was cordoned: the gang was never terminated and stayed
+  stuck. Capacity shaping makes it deterministic: one pod fits a node, and cordoning the free
+  nodes leaves a deleted pod's replacement Pending. Runs against any profile with the gang
+  concept (aftershock run features/scheduler --profile profiles/gang-correct.yaml).
+
+  Background:
+    Given a cluster with 10 nodes
+    And the implementation under test is running
+
+  Scenario: A partial regression is detected and only its gang replica is recycled
+    Given a gang train of 2 groups of 3 pods with minAvailable 3 and a termination delay of 5 seconds
+    And within 60 seconds the gang train has 6 Ready pods
+    When I cordon every node no pod of the gang train runs on
+    And I take away the nodes of 1 pods of group 0 of the gang train
+    Then within 10 seconds group 0 of the gang train is breached (G1)
+    When 12 seconds pass
+    Then group 0 of the gang train was terminated after its termination delay and within 5 seconds more (G2, G3)
+    And the implementation deleted no pod of group 1 of the gang train (G4)
+    And the gang train was terminated at most 1 times (G6)
+    And at no point did group 0 of the gang train have more than 3 live pods (G8)
+
+  Scenario: A regression to zero scheduled pods warns once and recycles once
+    Given a gang train of 1 groups of 3 pods with minAvailable 2 and a termination delay of 5 seconds
+    And within 60 seconds the gang train has 3 Ready pods
+    When I cordon every node no pod of the gang train runs on
+    And I take away the nodes of 3 pods of group 0 of the gang train
+    Then within 10 seconds group 0 of the gang train is breached (G1)
+    When 12 seconds pass
+    Then group 0 of the gang train was terminated after its termination delay and within 5 seconds more (G2, G3)
+    And group 0 of the gang train got one warning per drop to zero scheduled pods (G9)
+    And the gang train was terminated at most 1 times (G6)
+
+  Scenario: A gang that never became healthy is not terminated
+    Given I cordon every node
+    And a gang train of 1 groups of 3 pods with minAvailable 3 and a termination delay of 3 seconds
+    When 10 seconds pass
+    Then the gang train was terminated at most 0 times (G5)
+    And within 5 seconds group 0 of the gang train is not breached (G3)
+
+  Scenario: Uncordoning brings the gang back
+    Given a gang train of 1 groups of 3 pods with minAvailable 3 and a termination delay of 3 seconds
+    And within 60 seconds the gang train has 3 Ready pods
+    When I cordon every node no pod of the gang train runs on
+    And I take away the nodes of 1 pods of group 0 of the gang train
+    And within 10 seconds group 0 of the gang train is breached
+    And I uncordon every node
+    Then within 30 seconds the gang train has 3 Ready pods (G7)
+    And within 30 seconds group 0 of the gang train is not breached (G7)
+    And at no point did group 0 of the gang train have more than 3 live pods (G8)

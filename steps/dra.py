@@ -1,0 +1,80 @@
+"""Steps about dynamic resource allocation (the device_driver concept): D1, D2, D5, D6 on the
+real scheduler and resource-claim controller, with the profile's driver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kubernetes import dynamic
+
+from aftershock import kube, workloads
+from aftershock.scenario import Scenario, StepFailed, given, then, when
+from aftershock.sut import dra
+from aftershock.sut.concepts import concept
+from steps.implementation import implementation_of
+
+
+def _resource(scenario: Scenario, kind: str):
+    return dynamic.DynamicClient(scenario.api).resources.get(api_version="resource.k8s.io/v1",
+                                                             kind=kind)
+
+
+@given("a Deployment {name:Name} of {replicas:d} pods that each claim a device")
+def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
+    driver = concept(scenario, "device_driver")
+    template = f"{name}-device"
+    _resource(scenario, "ResourceClaimTemplate").create(namespace=scenario.namespace, body={
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "metadata": {"name": template},
+        "spec": {"spec": {"devices": {"requests": [{
+            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}})
+    manifest = workloads.deployment(name, replicas)
+    spec = manifest["spec"]["template"]["spec"]
+    spec["resourceClaims"] = [{"name": "device", "resourceClaimTemplateName": template}]
+    spec["containers"][0]["resources"] = {"claims": [{"name": "device"}]}
+    scenario.timeline.mark(f"create deployment/{scenario.namespace}/{name} claiming devices")
+    kube.apps(scenario.api).create_namespaced_deployment(scenario.namespace, manifest)
+
+
+@when("I force-delete a pod of {name:Name}")
+def force_delete(scenario: Scenario, name: str) -> None:
+    corev1 = kube.core(scenario.api)
+    pods = corev1.list_namespaced_pod(scenario.namespace,
+                                      label_selector=workloads.label_selector(name)).items
+    placed = sorted(p.metadata.name for p in pods
+                    if p.spec.node_name and not p.metadata.deletion_timestamp)
+    if not placed:
+        raise StepFailed(f"no scheduled pod of {name} to force-delete")
+    scenario.timeline.mark(f"force-delete pod/{scenario.namespace}/{placed[0]}")
+    corev1.delete_namespaced_pod(placed[0], scenario.namespace, grace_period_seconds=0)
+
+
+@then("every pod was bound only after its claims were allocated for its node")
+def allocated_before_bind(scenario: Scenario) -> None:
+    scenario.judge(dra.allocated_before_bind(scenario.history(), scenario.namespace))
+
+
+@then("no device was ever allocated to two claims at once")
+def exclusive_devices(scenario: Scenario) -> None:
+    scenario.judge(dra.exclusive_devices(scenario.history()))
+
+
+def _prepare_log(scenario: Scenario) -> Path:
+    driver = concept(scenario, "device_driver")
+    implementation = implementation_of(scenario)
+    if implementation is None:
+        raise StepFailed("the driver's prepare log needs a started driver")
+    return Path(driver["prepare_log"].format(workdir=implementation.workdir))
+
+
+@then("the driver never prepared a device for two claims at once on a node")
+def node_side_exclusive(scenario: Scenario) -> None:
+    history = scenario.history()
+    scenario.judge(dra.node_side_exclusive(dra.read_prepare_log(_prepare_log(scenario)),
+                                           history))
+
+
+@then("nothing was allocated from the deleted node's devices")
+def nothing_from_deleted_node(scenario: Scenario) -> None:
+    scenario.judge(dra.nothing_from_gone_slices(scenario.history(),
+                                                scenario.recall("deleted node")))

@@ -1,0 +1,108 @@
+"""The D judgements over synthetic histories: each fails on the bug it guards."""
+
+from __future__ import annotations
+
+from aftershock.checks import PASS, VIOLATED
+from aftershock.sut.dra import (
+    allocated_before_bind,
+    exclusive_devices,
+    node_side_exclusive,
+    nothing_from_gone_slices,
+)
+from aftershock.timeline.entry import WATCH, Entry
+
+NS = "ns"
+SELECTOR = {"nodeSelectorTerms": [{"matchFields": [
+    {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}
+
+
+class History:
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+
+    def add(self, resource: str, name: str, obj: dict, type: str = "MODIFIED",
+            namespace: str = NS) -> None:
+        at = float(len(self.entries))
+        obj.setdefault("metadata", {}).update(name=name, namespace=namespace)
+        self.entries.append(Entry(seq=len(self.entries), mono=at, wall=1e9 + at, kind=WATCH,
+                                  resource=resource, namespace=namespace, name=name,
+                                  uid=f"uid-{name}", rv=str(100 + len(self.entries)),
+                                  type=type, object=obj))
+
+    def claim(self, name: str, device: str | None, reserved: list[str] | None = None,
+              type: str = "MODIFIED", pool: str = "node-1") -> None:
+        status: dict = {}
+        if device:
+            status["allocation"] = {"devices": {"results": [
+                {"driver": "gpu", "pool": pool, "device": device, "request": "r"}]},
+                "nodeSelector": SELECTOR}
+        if reserved:
+            status["reservedFor"] = [{"resource": "pods", "name": p, "uid": f"uid-{p}"}
+                                     for p in reserved]
+        self.add("resourceclaims", name, {"status": status}, type)
+
+    def pod(self, name: str, claim: str, node: str | None) -> None:
+        self.add("pods", name, {"spec": {"nodeName": node} if node else {},
+                                "status": {"resourceClaimStatuses": [
+                                    {"name": "device", "resourceClaimName": claim}]}})
+
+
+def test_binding_after_allocation_and_reservation_passes():
+    history = History()
+    history.pod("web-a", "web-a-device", None)
+    history.claim("web-a-device", None)
+    history.claim("web-a-device", "dev-0", ["web-a"])
+    history.pod("web-a", "web-a-device", "node-1")
+    assert allocated_before_bind(history.entries, NS).status == PASS
+
+
+def test_binding_before_the_claim_is_allocated_is_caught():
+    history = History()
+    history.claim("web-a-device", None)
+    history.pod("web-a", "web-a-device", "node-1")
+    history.claim("web-a-device", "dev-0", ["web-a"])
+    verdict = allocated_before_bind(history.entries, NS)
+    assert verdict.status == VIOLATED and "was not allocated" in verdict.summary
+
+
+def test_binding_to_a_node_the_allocation_does_not_select_is_caught():
+    history = History()
+    history.claim("web-a-device", "dev-0", ["web-a"])
+    history.pod("web-a", "web-a-device", "node-2")
+    assert "another node" in allocated_before_bind(history.entries, NS).summary
+
+
+def test_a_device_in_two_allocations_is_caught():
+    history = History()
+    history.claim("a", "dev-0")
+    history.claim("b", "dev-1")
+    assert exclusive_devices(history.entries).status == PASS
+    history.claim("b", "dev-0")
+    verdict = exclusive_devices(history.entries)
+    assert verdict.status == VIOLATED and "ns/a, ns/b" in verdict.summary
+
+
+def _log(time: float, action: str, claim: str) -> dict:
+    return {"time": 1e9 + time, "action": action, "node": "node-1", "pool": "node-1",
+            "device": "dev-0", "claim": f"ns/{claim}", "claim_uid": f"uid-{claim}",
+            "pod": f"ns/{claim}-pod"}
+
+
+def test_node_side_prepare_over_a_stale_claim_is_caught():
+    history = History()
+    history.claim("a", None)
+    fine = [_log(1, "prepare", "a"), _log(2, "unprepare", "a"), _log(3, "prepare", "b")]
+    assert node_side_exclusive(fine, history.entries).status == PASS
+    stale = [_log(1, "prepare", "a"), _log(3, "prepare", "b")]
+    verdict = node_side_exclusive(stale, history.entries)
+    assert verdict.status == VIOLATED and "still prepared for ns/a" in verdict.summary
+    assert len(verdict.witness) == 2
+
+
+def test_allocating_from_a_deleted_node_is_caught():
+    history = History()
+    history.claim("a", "dev-0")
+    history.add("nodes", "node-1", {}, "DELETED", namespace="")
+    assert nothing_from_gone_slices(history.entries, "node-1").status == PASS
+    history.claim("b", "dev-0")
+    assert nothing_from_gone_slices(history.entries, "node-1").status == VIOLATED
