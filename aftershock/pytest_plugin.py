@@ -102,7 +102,14 @@ def aftershock_repeat(request: pytest.FixtureRequest) -> int:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    """With --repeat: how often each scenario passed, so a flaky one stands out."""
+    """The clusters the run used (version per run); with --repeat, how often each scenario
+    passed, so a flaky one stands out."""
+    from fixtures.cluster import POOL_KEY
+
+    pool = config.stash.get(POOL_KEY, None)
+    if pool is not None:
+        for line in pool.used:
+            terminalreporter.write_line(f"aftershock: {line}")
     if config.option.aftershock_repeat <= 1:
         return
     from aftershock.flakes import flake_table

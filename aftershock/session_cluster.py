@@ -42,6 +42,7 @@ class ClusterPool:
     def __init__(self, config: Any):
         self.config = config
         self._clusters: dict[str, Any] = {}
+        self.used: list[str] = []  # described when opened: still there after down()
 
     def get(self, shape: str | None = None):
         if self.config.option.aftershock_cluster == "existing":
@@ -50,10 +51,19 @@ class ClusterPool:
         if key not in self._clusters:
             cluster = open_cluster(self.config, shape_file(shape) if shape else None)
             self._clusters[key] = cluster
+            self.used.append(self.describe(cluster))
             info = cluster.info
             with kube.api_client(info.kubeconfig, info.context) as api:
                 kube.sweep_cluster_scoped(api)  # what a killed run left behind
         return self._clusters[key]
+
+    @staticmethod
+    def describe(cluster) -> str:
+        """Provider, name, Kubernetes version and shape: shown at the end of the run."""
+        state = getattr(cluster, "state", None)
+        version = f"Kubernetes v{state.kubernetes_version}" if state else "version not known"
+        shape = cluster.shape.name if getattr(cluster, "shape", None) else "as found"
+        return f"{cluster.info.provider} cluster {cluster.info.name}: {version}, shape {shape}"
 
     def down(self) -> None:
         for cluster in reversed(list(self._clusters.values())):
