@@ -86,8 +86,11 @@ def _delay(scenario: Scenario, name: str) -> float:
 @then("group {group:d} of the gang {name:Name} was terminated after its termination delay and "
       "within {latency:d} seconds more")
 def terminated_in_time(scenario: Scenario, group: int, name: str, latency: int) -> None:
-    gang, delay = Gang.of(scenario, name), _delay(scenario, name)
-    scenario.judge(termination_timed(scenario.history(), gang, group, delay, latency))
+    gang, delay, actor = Gang.of(scenario, name), _delay(scenario, name), \
+        implementation_actor(scenario)
+    scenario.recorder.sync_audit()
+    scenario.judge(termination_timed(scenario.history(), gang, group, delay, latency,
+                                     lambda user: user == actor))
 
 
 @then("the gang {name:Name} was terminated at most {count:d} times")

@@ -3,15 +3,16 @@ over the history (G1-G9 of CONFORMANCE.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from aftershock.checks.attribution import pod_deleted
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
-from aftershock.timeline.entry import WATCH, Entry
-from aftershock.timeline.state import State, is_live, replay, selects
+from aftershock.timeline.entry import AUDIT, WATCH, Entry
+from aftershock.timeline.state import State, replay, selects
 
 
 @dataclass(frozen=True)
@@ -69,51 +70,55 @@ def stamp(text: str | None) -> float | None:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def _deletions(entries: list[Entry], gang: Gang, group: int) -> list[Entry]:
-    """The first entry of each pod of the group that shows its deletion."""
-    selector, seen, found = gang.selector(group), set(), []
-    for entry in entries:
-        if entry.kind != WATCH or entry.resource != "pods" or entry.namespace != gang.namespace \
-                or entry.uid in seen or not selects(selector, entry.object or {}):
-            continue
-        if entry.type == "DELETED" or not is_live(entry.object or {}):
-            seen.add(entry.uid)
-            found.append(entry)
-    return found
+def group_pod_names(entries: list[Entry], gang: Gang, group: int) -> set[str]:
+    selector = gang.selector(group)
+    return {e.name for e in entries if e.kind == WATCH and e.resource == "pods"
+            and e.namespace == gang.namespace and selects(selector, e.object or {})}
 
 
 def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: float,
-                      latency: float, name: str = "termination_timed") -> Verdict:
-    """G2/G3: after the breach turned True (its lastTransitionTime), the group's original pods
-    are all deleted no earlier than ``delay`` and no later than ``delay + latency``."""
+                      latency: float, is_actor: Callable[[str], bool],
+                      name: str = "termination_timed") -> Verdict:
+    """G2/G3: the implementation deletes no pod of the group before ``delay`` has passed since
+    the breach turned True (its lastTransitionTime), and by ``delay + latency`` every pod the
+    group had when the delay ran out is gone. Deletions are attributed by the audit log."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
-    breach_entry, since, before = None, None, set()
+    breach_entry, since, due_pods = None, None, None
     for entry, state in replay(entries):
         condition = gang.breach(state, group)
-        if condition and condition.get("status") == "True" and breach_entry is None:
+        if breach_entry is None and condition and condition.get("status") == "True":
             breach_entry, since = entry, stamp(condition.get("lastTransitionTime"))
-            before = {p["metadata"]["uid"] for p in gang.live_pods(state, group)}
+        if since is not None and due_pods is None and entry.wall >= since + delay:
+            due_pods = {p["metadata"]["name"] for p in gang.live_pods(state, group)}
     if breach_entry is None or since is None:
         return Verdict(name, VIOLATED, f"group {group} of gang {gang.name} never got its "
                        "breach condition True", [], origin)
-    gone = [e for e in _deletions(entries, gang, group) if e.uid in before]
-    if not gone:
-        return Verdict(name, VIOLATED, f"group {group} of gang {gang.name} was breached but "
-                       "none of its pods was terminated", [breach_entry], origin)
-    first_gone, last_gone = gone[0], gone[-1]
-    early = first_gone.wall - since
-    if early < delay:
-        return Verdict(name, VIOLATED, f"group {group} was terminated {early:.2f}s after its "
-                       f"breach, earlier than the {delay:g}s termination delay",
-                       [breach_entry, first_gone], origin)
-    if len(gone) < len(before) or last_gone.wall - since > delay + latency:
-        return Verdict(name, VIOLATED, f"{len(gone)} of the {len(before)} pods of group {group} "
-                       f"were replaced within {delay + latency:g}s of the breach",
-                       [breach_entry, last_gone], origin)
-    return Verdict(name, PASS, f"group {group} terminated {early:.2f}s after its breach "
-                   f"(delay {delay:g}s, bound {delay + latency:g}s)",
-                   [breach_entry, first_gone, last_gone], origin)
+    if due_pods is None:
+        return Verdict(name, UNKNOWN, f"the history ends before the {delay:g}s termination "
+                       "delay ran out", [breach_entry], origin)
+    deleting = pod_deleted(gang.namespace, group_pod_names(entries, gang, group))
+    mine = [e for e in entries if e.kind == AUDIT and deleting(e) and is_actor(e.actor)
+            and e.wall >= since]
+    early = [e for e in mine if e.wall < since + delay]
+    if early:
+        return Verdict(name, VIOLATED, f"group {group} was terminated "
+                       f"{early[0].wall - since:.2f}s after its breach, earlier than the "
+                       f"{delay:g}s termination delay", [breach_entry, early[0]], origin)
+    deadline = since + delay + latency
+    gone = {e.name for e in mine if e.wall <= deadline}
+    left = sorted(due_pods - gone)
+    if left:
+        return Verdict(name, VIOLATED, f"{len(left)} of the {len(due_pods)} pods of group "
+                       f"{group} were not terminated within {delay + latency:g}s of the breach "
+                       f"(e.g. pod/{gang.namespace}/{left[0]})", [breach_entry], origin)
+    if not mine:
+        return Verdict(name, VIOLATED, f"group {group} had no pod left to terminate when its "
+                       "termination delay ran out", [breach_entry], origin)
+    first = min(mine, key=lambda e: e.wall)
+    return Verdict(name, PASS, f"group {group} terminated {first.wall - since:.2f}s after its "
+                   f"breach (delay {delay:g}s, bound {delay + latency:g}s)",
+                   [breach_entry, first], origin)
 
 
 def terminations(entries: Iterable[Entry], gang: Gang) -> list[Entry]:
