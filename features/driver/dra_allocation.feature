@@ -43,14 +43,14 @@ Feature: D - dynamic resource allocation
     And nothing was allocated from the deleted node's devices (D6)
     And no device was ever allocated to two claims at once (D2)
 
-  Scenario: Claims released while the controller manager was down are not reused early
+  Scenario: A claim released while the controller manager was down is not reused early
     Given a Deployment web of 3 pods that each claim a device
     And within 60 seconds 3 pods of web are Running
     When I stop the controller manager
-    And I scale the Deployment web to 1
-    And I start the controller manager
-    And I scale the Deployment web to 3
+    And I delete a pod of web
     And I restart the scheduler
+    And 3 seconds pass
+    And I start the controller manager
     Then within 90 seconds 3 pods of web are Running (D7)
     And no device was ever allocated to two claims at once (D2, D7)
     And every pod was bound only after its claims were allocated for its node (D1, D7)
