@@ -21,8 +21,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cluster shape file for the local provider (default: three nodes)")
     group.addoption("--kubernetes-version", dest="aftershock_kubernetes_version", default=None,
                     help="Kubernetes version of the local cluster (must be built)")
-    group.addoption("--profile", dest="aftershock_profile", default=None,
-                    help="profile of the implementation under test (profiles/*.yaml)")
+    group.addoption("--profile", dest="aftershock_profile", action="append", default=[],
+                    help="profile of the implementation under test (profiles/*.yaml); given "
+                         "more than once, each scenario runs against each profile")
     group.addoption("--repeat", dest="aftershock_repeat", type=int, default=1, metavar="N",
                     help="run every scenario N times and print a flake table")
     group.addoption("--kubeconfig", dest="aftershock_kubeconfig", default=None,
@@ -56,8 +57,8 @@ def _validate_inputs(config: pytest.Config) -> None:
     try:
         if config.option.aftershock_shape:
             load_shape(config.option.aftershock_shape)
-        if config.option.aftershock_profile:
-            load_profile(config.option.aftershock_profile)
+        for path in config.option.aftershock_profile:
+            load_profile(path)
     except UserError as exc:
         raise pytest.UsageError(str(exc)) from None
 
@@ -89,6 +90,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    profiles = metafunc.config.option.aftershock_profile
+    if len(profiles) > 1 and "aftershock_profile" in metafunc.fixturenames:
+        metafunc.parametrize("aftershock_profile", profiles, indirect=True,
+                             ids=[Path(p).stem for p in profiles])
     count = metafunc.config.option.aftershock_repeat
     if count > 1:
         metafunc.fixturenames.append("aftershock_repeat")
@@ -145,6 +150,9 @@ class FeatureFile(pytest.Module):
             if name.startswith("test_"):
                 value.__module__ = module.__name__
                 pytest.mark.cluster(value)
+                # Known at collection (pytest-bdd asks for it only when a step runs), so that
+                # several --profile values parametrize every scenario.
+                pytest.mark.usefixtures("aftershock_scenario")(value)
         return module
 
     def repr_failure(self, excinfo, style=None):
