@@ -44,6 +44,9 @@ demo: toolchain
 	$(BIN)/aftershock run features/operator --profile profiles/storage-correct.yaml
 	$(BIN)/aftershock run features/operator --profile profiles/noderecords-correct.yaml
 	$(BIN)/aftershock run features/operator --profile profiles/kube-statefulset.yaml
+	@echo "==> [demo] scheduler and driver conformance (G, D) on the real kube-scheduler"
+	$(BIN)/aftershock run features/scheduler features/driver \
+	    --profile profiles/gang-correct.yaml --profile profiles/dradriver-correct.yaml
 
 clean:
 	-$(BIN)/aftershock cluster gc
