@@ -74,6 +74,11 @@ def node_side_exclusive(scenario: Scenario) -> None:
                                            history))
 
 
+@then("no claim was re-allocated or freed while in use")
+def never_deallocated_in_use(scenario: Scenario) -> None:
+    scenario.judge(dra.never_deallocated_in_use(scenario.history()))
+
+
 @then("nothing was allocated from the deleted node's devices")
 def nothing_from_deleted_node(scenario: Scenario) -> None:
     scenario.judge(dra.nothing_from_gone_slices(scenario.history(),

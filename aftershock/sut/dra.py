@@ -1,4 +1,4 @@
-"""Dynamic resource allocation judged over the history (D1, D2, D5, D6 of CONFORMANCE.md):
+"""Dynamic resource allocation judged over the history (D1-D6 of CONFORMANCE.md):
 ResourceClaims and pods from the recorder, the driver's prepare log joined by wall time."""
 
 from __future__ import annotations
@@ -198,3 +198,50 @@ def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
         return Verdict(name, UNKNOWN, f"node/{node} was never seen deleted", [], origin)
     return Verdict(name, PASS, f"nothing was allocated from node/{node} after its deletion",
                    [], origin)
+
+
+def never_deallocated_in_use(entries: Iterable[Entry],
+                             name: str = "never_deallocated_in_use") -> Verdict:
+    """D3: a claim's allocation never turns into another allocation, and is never cleared
+    while the claim is still reserved for a consumer."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    last: dict[str, tuple[list[Device], set[str], Entry]] = {}
+    for entry in entries:
+        if entry.kind != WATCH or entry.resource != "resourceclaims":
+            continue
+        claim = entry.object or {}
+        devices = [] if entry.type == "DELETED" else allocated_devices(claim)
+        reserved = reserved_for(claim)
+        before = last.get(entry.uid)
+        if before and before[0]:
+            if devices and devices != before[0]:
+                return Verdict(name, VIOLATED, f"{entry.ref} was re-allocated from "
+                               f"{_names(before[0])} to {_names(devices)}", [before[2], entry],
+                               origin)
+            if not devices and before[1] and reserved:
+                return Verdict(name, VIOLATED, f"{entry.ref} lost its allocation while still "
+                               f"reserved for {len(reserved)} consumers", [before[2], entry],
+                               origin)
+        last[entry.uid] = (devices, reserved, entry)
+    return Verdict(name, PASS, f"{len(last)} claims, none re-allocated or freed while in use",
+                   [], origin)
+
+
+def _names(devices: list[Device]) -> str:
+    return ", ".join("/".join(device) for device in devices)
+
+
+def departed_released(state: State, namespace: str) -> bool:
+    """D4: no claim is reserved for a pod that is gone, and no claim generated for a pod that
+    is gone still exists."""
+    pods = {p["metadata"].get("uid") for p in state.select("pods", namespace)
+            if not (p.get("metadata") or {}).get("deletionTimestamp")}
+    for claim in state.select("resourceclaims", namespace):
+        if reserved_for(claim) - pods:
+            return False
+        owners = [o for o in (claim.get("metadata") or {}).get("ownerReferences") or []
+                  if o.get("kind") == "Pod"]
+        if owners and all(o.get("uid") not in pods for o in owners):
+            return False
+    return True

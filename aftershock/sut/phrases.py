@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aftershock.phrases import Condition, condition
 from aftershock.sut.concepts import replica_group_selector
+from aftershock.sut.dra import departed_released
 from aftershock.sut.gang import Gang
 from aftershock.sut.records import NodeRecords, node_names
 from aftershock.sut.storage import StorageCluster
@@ -86,3 +87,10 @@ def gang_ready(scenario, name: str, count: int) -> Condition:
     return Condition(f"gang {name} has {count} Ready pods",
                      lambda s: sum(1 for p in gang.live_pods(s) if is_ready(p)) == count,
                      frozenset({"pods"}))
+
+
+@condition("every claim of a departed pod is released")
+def departed_claims_released(scenario) -> Condition:
+    return Condition("no claim is reserved for, or generated for, a pod that is gone",
+                     lambda s: departed_released(s, scenario.namespace),
+                     frozenset({"pods", "resourceclaims"}))

@@ -20,7 +20,9 @@ Feature: D - dynamic resource allocation
     Given a Deployment web of 2 pods that each claim a device
     And within 60 seconds 2 pods of web are Running
     When I cordon and drain the node running a pod of web
-    Then within 60 seconds 2 pods of web are Running, none on the drained node (D4)
+    And within 60 seconds 2 pods of web are Running, none on the drained node
+    Then within 30 seconds every claim of a departed pod is released (D4)
+    And no claim was re-allocated or freed while in use (D3)
     And every pod was bound only after its claims were allocated for its node (D1)
     And no device was ever allocated to two claims at once (D2)
     And the driver never prepared a device for two claims at once on a node (D5)
@@ -34,6 +36,8 @@ Feature: D - dynamic resource allocation
     Then the driver never prepared a device for two claims at once on a node (D5)
     And no device was ever allocated to two claims at once (D2)
     And every pod was bound only after its claims were allocated for its node (D1)
+    And within 30 seconds every claim of a departed pod is released (D4)
+    And no claim was re-allocated or freed while in use (D3)
 
   Scenario: A deleted node's slices go and nothing is allocated from them
     Given a Deployment web of 2 pods that each claim a device
@@ -55,6 +59,8 @@ Feature: D - dynamic resource allocation
     And no device was ever allocated to two claims at once (D2, D7)
     And every pod was bound only after its claims were allocated for its node (D1, D7)
     And the driver never prepared a device for two claims at once on a node (D5, D7)
+    And within 30 seconds every claim of a departed pod is released (D4, D7)
+    And no claim was re-allocated or freed while in use (D3, D7)
 
   Scenario: A watch delay on the scheduler
     Given the pod watch of the scheduler is delayed by 2 seconds

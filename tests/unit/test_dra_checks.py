@@ -106,3 +106,40 @@ def test_allocating_from_a_deleted_node_is_caught():
     assert nothing_from_gone_slices(history.entries, "node-1").status == PASS
     history.claim("b", "dev-0")
     assert nothing_from_gone_slices(history.entries, "node-1").status == VIOLATED
+
+
+def test_a_claim_reallocated_or_freed_in_use_is_caught():
+    from aftershock.sut.dra import never_deallocated_in_use
+
+    history = History()
+    history.claim("a", "dev-0", ["p"])
+    history.claim("a", "dev-0", ["p"])
+    history.claim("a", "dev-0", [])
+    history.claim("a", None, [])
+    assert never_deallocated_in_use(history.entries).status == PASS
+    moved = History()
+    moved.claim("a", "dev-0", ["p"])
+    moved.claim("a", "dev-1", ["p"])
+    assert "re-allocated" in never_deallocated_in_use(moved.entries).summary
+    freed = History()
+    freed.claim("a", "dev-0", ["p"])
+    freed.claim("a", None, ["p"])
+    assert "while still reserved" in never_deallocated_in_use(freed.entries).summary
+
+
+def test_claims_of_departed_pods_must_be_released():
+    from aftershock.sut.dra import departed_released
+    from aftershock.timeline.state import State
+
+    state = State()
+    state.objects[("pods", NS, "p")] = {"metadata": {"name": "p", "uid": "uid-p"}}
+    owned = {"metadata": {"name": "c", "ownerReferences": [{"kind": "Pod", "uid": "uid-p"}]},
+             "status": {"reservedFor": [{"uid": "uid-p"}]}}
+    state.objects[("resourceclaims", NS, "c")] = owned
+    assert departed_released(state, NS)
+    del state.objects[("pods", NS, "p")]
+    assert not departed_released(state, NS), "reserved for, and generated for, a gone pod"
+    owned["status"] = {}
+    assert not departed_released(state, NS), "a generated claim outliving its pod"
+    del state.objects[("resourceclaims", NS, "c")]
+    assert departed_released(state, NS)
