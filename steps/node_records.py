@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from aftershock import checks
-from aftershock.faults import nodes
-from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, then, when
 from aftershock.sut.records import NodeRecords, never_reclaimed_early, node_names
+from steps.nodes import delete_undrained
 
 # What the implementation may take to act once a record is reclaimable (a scenario bound L).
 RECLAIM_LATENCY = 3.0
@@ -23,14 +22,13 @@ def _index(records: NodeRecords, which: str) -> int:
 
 @when("I delete the node holding the node record with {which}")
 def delete_holder(scenario: Scenario, which: str) -> None:
-    scenario.require(Capability.NODE_DELETE)
     records = NodeRecords.of(scenario)
     index = _index(records, which)
     node = records.holder(scenario.timeline.state(), index)
     if node is None:
         raise StepFailed(f"no node record holds index {index} (of {records.slots})")
     scenario.remember("reclaimed record", (index, node, scenario.now))
-    scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))
+    delete_undrained(scenario, node)
 
 
 @then("within the staleness window that node record is released or reused")

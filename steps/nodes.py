@@ -92,7 +92,15 @@ def node_recovers(scenario: Scenario, node: str) -> None:
 
 @when("I delete node {node:Name} without draining it")
 def delete_node(scenario: Scenario, node: str) -> None:
+    delete_undrained(scenario, node)
+
+
+def delete_undrained(scenario: Scenario, node: str) -> None:
+    """Delete a Node without a drain, remembering what was bound to it (for the clean-up
+    judgements of N and D)."""
     scenario.require(Capability.NODE_DELETE)
+    scenario.remember("deleted node", node)
+    scenario.remember("bound to the deleted node", bound_to_node(scenario.timeline.state(), node))
     scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))
 
 
@@ -192,11 +200,7 @@ def drain_node_of_pod(scenario: Scenario, pod: str) -> None:
 
 @when("I delete the node running pod {pod:Name} without draining it")
 def delete_node_of_pod(scenario: Scenario, pod: str) -> None:
-    scenario.require(Capability.NODE_DELETE)
-    node = node_of_named_pod(scenario, pod)
-    scenario.remember("deleted node", node)
-    scenario.remember("bound to the deleted node", bound_to_node(scenario.timeline.state(), node))
-    scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))
+    delete_undrained(scenario, node_of_named_pod(scenario, pod))
 
 
 def bound_to_node(state, node: str) -> set[tuple[str, str, str]]:
@@ -212,8 +216,4 @@ def bound_to_node(state, node: str) -> set[tuple[str, str, str]]:
 
 @when("I delete the node running a pod of {name:Name} without draining it")
 def delete_node_of_workload(scenario: Scenario, name: str) -> None:
-    scenario.require(Capability.NODE_DELETE)
-    node = node_of_pod(scenario, name)
-    scenario.remember("deleted node", node)
-    scenario.remember("bound to the deleted node", bound_to_node(scenario.timeline.state(), node))
-    scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))
+    delete_undrained(scenario, node_of_pod(scenario, name))
