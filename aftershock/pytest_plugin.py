@@ -67,6 +67,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_bdd_apply_tag(tag: str, function):
     """`@expect-violation:<property>` becomes the expect_violation marker."""
     if tag.startswith("expect-violation:"):
@@ -158,4 +159,4 @@ class FeatureFile(pytest.Module):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, UserError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)

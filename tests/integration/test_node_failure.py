@@ -63,8 +63,11 @@ def test_pods_of_a_failed_node_are_evicted_after_their_toleration(fast_eviction_
             lambda s: not _ready(s.get("nodes", "", victim_node)), 15)
         assert not_ready and entry.mono - failed_at <= 10, "NotReady within 10 s"
 
-        evicted, entry = timeline.wait_until(
-            lambda s: not is_live(s.get("pods", "default", victim_pod) or {}), 60)
+        def gone_or_terminating(state) -> bool:
+            pod = state.get("pods", "default", victim_pod)
+            return pod is None or not is_live(pod)
+
+        evicted, entry = timeline.wait_until(gone_or_terminating, 90)
         assert evicted, "the pod of the failed node was never evicted"
         assert entry.mono - failed_at >= TOLERATION, "evicted before its toleration expired"
         recorder.sync_audit()
