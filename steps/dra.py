@@ -12,6 +12,7 @@ from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import dra
 from aftershock.sut.concepts import concept
 from steps.implementation import implementation_of
+from steps.workloads import create_workload
 
 
 def _resource(scenario: Scenario, kind: str):
@@ -32,8 +33,7 @@ def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
     spec = manifest["spec"]["template"]["spec"]
     spec["resourceClaims"] = [{"name": "device", "resourceClaimTemplateName": template}]
     spec["containers"][0]["resources"] = {"claims": [{"name": "device"}]}
-    scenario.timeline.mark(f"create deployment/{scenario.namespace}/{name} claiming devices")
-    kube.apps(scenario.api).create_namespaced_deployment(scenario.namespace, manifest)
+    create_workload(scenario, manifest)
 
 
 @when("I force-delete a pod of {name:Name}")

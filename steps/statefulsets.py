@@ -11,6 +11,7 @@ from aftershock import checks, kube, workloads
 from aftershock.scenario import Scenario, StepFailed, given, then
 from aftershock.sut.concepts import concept
 from aftershock.timeline.entry import WATCH
+from steps.workloads import create_workload
 
 DRIVER = "slices.aftershock.io"
 OWNER_LABEL = kube.OWNER_LABEL  # cluster-scoped objects name their scenario's namespace
@@ -37,12 +38,6 @@ def _volumes(scenario: Scenario, count: int) -> None:
         corev1.create_persistent_volume(volume)
 
 
-def _apply(scenario: Scenario, manifest: dict) -> None:
-    scenario.timeline.mark(f"create statefulset/{scenario.namespace}/"
-                           f"{manifest['metadata']['name']}")
-    kube.apps(scenario.api).create_namespaced_stateful_set(scenario.namespace, manifest)
-
-
 @given("a stateful set {name:Name} with {replicas:d} replicas, one per node, whose PVCs are "
        "{policy:w} when scaled")
 def a_stateful_set_with_claims(scenario: Scenario, name: str, replicas: int,
@@ -51,7 +46,7 @@ def a_stateful_set_with_claims(scenario: Scenario, name: str, replicas: int,
     if policy not in ("retained", "deleted"):
         raise StepFailed(f"PVC retention must be 'retained' or 'deleted', not '{policy}'")
     _volumes(scenario, replicas)
-    _apply(scenario, workloads.statefulset(
+    create_workload(scenario, workloads.statefulset(
         name, replicas, when_scaled="Retain" if policy == "retained" else "Delete",
         storage_class=_storage_class(scenario), spread=True))
 
@@ -59,7 +54,7 @@ def a_stateful_set_with_claims(scenario: Scenario, name: str, replicas: int,
 @given("a stateful set {name:Name} with {replicas:d} replicas, one per node")
 def a_stateful_set(scenario: Scenario, name: str, replicas: int) -> None:
     concept(scenario, "stateful_set")
-    _apply(scenario, workloads.statefulset(name, replicas, claims=False, spread=True))
+    create_workload(scenario, workloads.statefulset(name, replicas, claims=False, spread=True))
 
 
 @given("every node publishes a ResourceSlice")

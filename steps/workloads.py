@@ -6,7 +6,7 @@ from aftershock import kube, workloads
 from aftershock.scenario import Scenario, StepFailed, given, suppress_not_found, when
 
 
-def _apply(scenario: Scenario, manifest: dict) -> None:
+def create_workload(scenario: Scenario, manifest: dict) -> None:
     kind, name = manifest["kind"], manifest["metadata"]["name"]
     scenario.timeline.mark(f"create {kind.lower()}/{scenario.namespace}/{name}")
     namespace = scenario.namespace
@@ -24,19 +24,19 @@ def _apply(scenario: Scenario, manifest: dict) -> None:
 
 @given("a Deployment {name} with {replicas:d} replicas")
 def a_deployment(scenario: Scenario, name: str, replicas: int) -> None:
-    _apply(scenario, workloads.deployment(name, replicas))
+    create_workload(scenario, workloads.deployment(name, replicas))
 
 
 @given("a Deployment {name} with {replicas:d} replicas spread across nodes")
 def a_spread_deployment(scenario: Scenario, name: str, replicas: int) -> None:
-    _apply(scenario, workloads.deployment(name, replicas, spread_across_nodes=True))
+    create_workload(scenario, workloads.deployment(name, replicas, spread_across_nodes=True))
 
 
 @given("a Deployment {name} with {replicas:d} replicas whose pods carry the finalizer "
        "{finalizer}")
 def a_deployment_with_finalizer(scenario: Scenario, name: str, replicas: int,
                                 finalizer: str) -> None:
-    _apply(scenario, workloads.deployment(name, replicas, finalizers=[finalizer]))
+    create_workload(scenario, workloads.deployment(name, replicas, finalizers=[finalizer]))
     scenario.on_cleanup(f"finalizer {finalizer} of the pods of {name}",
                         lambda: _remove_finalizer(scenario, finalizer, name))
 
@@ -46,7 +46,7 @@ def a_deployment_with_labels(scenario: Scenario, name: str, replicas: int, key: 
                              value: str) -> None:
     manifest = workloads.deployment(name, replicas)
     manifest["spec"]["template"]["metadata"]["labels"][key] = value
-    _apply(scenario, manifest)
+    create_workload(scenario, manifest)
 
 
 @when("I set condition {type:w} of pod {name:Name} to {status:w} without moving its "
@@ -72,29 +72,29 @@ def a_statefulset(scenario: Scenario, name: str, replicas: int, policy: str) -> 
     if policy not in ("retained", "deleted"):
         raise StepFailed(f"PVC retention must be 'retained' or 'deleted', not '{policy}'")
     when_scaled = "Retain" if policy == "retained" else "Delete"
-    _apply(scenario, workloads.statefulset(name, replicas, when_scaled=when_scaled))
+    create_workload(scenario, workloads.statefulset(name, replicas, when_scaled=when_scaled))
 
 
 @given("a Job {name} with {completions:d} completions")
 def a_job(scenario: Scenario, name: str, completions: int) -> None:
-    _apply(scenario, workloads.job(name, completions))
+    create_workload(scenario, workloads.job(name, completions))
 
 
 @given("a pod {name:Name}")
 def a_pod(scenario: Scenario, name: str) -> None:
-    _apply(scenario, workloads.pod(name))
+    create_workload(scenario, workloads.pod(name))
 
 
 @given("a pod {name:Name} on node {node:Name}")
 def a_pod_on_node(scenario: Scenario, name: str, node: str) -> None:
     manifest = workloads.pod(name)
     manifest["spec"]["nodeName"] = node
-    _apply(scenario, manifest)
+    create_workload(scenario, manifest)
 
 
 @given("a pod {name:Name} labelled {key}={value}")
 def a_labelled_pod(scenario: Scenario, name: str, key: str, value: str) -> None:
-    _apply(scenario, workloads.pod(name, {key: value}))
+    create_workload(scenario, workloads.pod(name, {key: value}))
 
 
 @when("I scale the {kind:w} {name:Name} to {replicas:d}")
