@@ -10,6 +10,7 @@ overtake delayed events), selectable per resource, namespace and event type. Als
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import random
@@ -356,7 +357,7 @@ def _handler_for(proxy: WatchDelay):
                 self._drop(bare)
             finally:
                 if watching and connection is not None:
-                    connection.close()
+                    _abort(connection)
 
         def _exchange(self, watching: bool, bare: bool, body: bytes | None,
                       headers: dict[str, str]):
@@ -447,6 +448,17 @@ def _handler_for(proxy: WatchDelay):
                 stream.changed.notify_all()
 
     return Handler
+
+
+def _abort(connection: http.client.HTTPSConnection) -> None:
+    """Close a watch's upstream connection while its reader thread may still be blocked in a
+    read: shut the socket down first, since closing the response alone waits for the reader's
+    buffer lock and would deadlock."""
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already gone
+            sock.shutdown(socket.SHUT_RDWR)
+    connection.close()
 
 
 @dataclass

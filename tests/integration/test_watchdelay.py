@@ -4,6 +4,7 @@ pause / drop / close / 410 do what they say."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -39,6 +40,18 @@ def _informer(proxy: WatchDelay, namespace: str, tmp_path: Path):
     return api, informer, seen
 
 
+def _stop(informer: SharedInformer, proxy: WatchDelay) -> None:
+    """SharedInformer.stop() joins a thread that may sit in a watch read with no events to
+    come (or re-watch right after close_streams); ending its streams lets the read return."""
+    stopper = threading.Thread(target=informer.stop, daemon=True)
+    stopper.start()
+    deadline = time.monotonic() + 30
+    while stopper.is_alive() and time.monotonic() < deadline:
+        proxy.close_streams()
+        stopper.join(0.2)
+    assert not stopper.is_alive(), "the informer did not stop"
+
+
 def test_an_informer_through_the_proxy_sees_each_pod_2s_late_and_writes_are_not_delayed(
         aftershock_scenario, proxy, tmp_path):
     scenario = aftershock_scenario
@@ -58,7 +71,7 @@ def test_an_informer_through_the_proxy_sees_each_pod_2s_late_and_writes_are_not_
         while len(seen["ADDED"]) < len(names) and time.monotonic() < deadline:
             time.sleep(0.05)  # the informer is the client under observation
     finally:
-        informer.stop()
+        _stop(informer, proxy)
     recorded = {e.name: e.mono for e in scenario.timeline.entries
                 if e.resource == "pods" and e.type == "ADDED" and e.name in names}
     lateness = {name: at - recorded[name] for name, at in seen["ADDED"]}
@@ -97,7 +110,7 @@ def test_paused_watches_release_nothing_until_resumed_then_in_order(
         while len(seen["ADDED"]) < 3 and time.monotonic() < deadline:
             time.sleep(0.02)
     finally:
-        informer.stop()
+        _stop(informer, proxy)
     assert [n for n, _ in seen["ADDED"]] == ["q0", "q1", "q2"]
     assert all(at - resumed < 2.0 for _, at in seen["ADDED"])
 
@@ -125,7 +138,7 @@ def test_drop_close_and_expire(aftershock_scenario, proxy, tmp_path):
         assert [n for n, _ in seen["DELETED"]] == ["gone"]
         proxy.close_streams()
     finally:
-        informer.stop()
+        _stop(informer, proxy)
     log = (tmp_path / "proxy.jsonl").read_text()
     for event in ("frame-dropped", "frame-expired", "close-streams", "request"):
         assert f'"event": "{event}"' in log
