@@ -24,6 +24,27 @@ def apps(api: client.ApiClient) -> client.AppsV1Api:
     return client.AppsV1Api(api)
 
 
+DRA_GROUP = "resource.k8s.io"
+DRA_VERSIONS = ("v1", "v1beta2")  # the same object shapes; 1.33 serves only the beta
+
+
+def served_version(api: client.ApiClient, group: str, versions: tuple[str, ...]) -> str | None:
+    """The first of ``versions`` the cluster serves for ``group``, as "group/version"."""
+    for found in client.ApisApi(api).get_api_versions().groups or ():
+        if found.name == group:
+            served = {v.version for v in found.versions}
+            return next((f"{group}/{v}" for v in versions if v in served), None)
+    return None
+
+
+def dra_api_version(api: client.ApiClient) -> str:
+    version = served_version(api, DRA_GROUP, DRA_VERSIONS)
+    if version is None:
+        raise RuntimeError(f"the cluster serves none of {DRA_GROUP} "
+                           f"{', '.join(DRA_VERSIONS)}: dynamic resource allocation is off")
+    return version
+
+
 def wait_for_service_account(api: client.ApiClient, namespace: str, name: str = "default",
                              timeout: float = 30) -> None:
     """Pods cannot be created in a namespace until its ServiceAccount exists."""
@@ -105,10 +126,11 @@ def sweep_cluster_scoped(api: client.ApiClient) -> list[str]:
     resources = dynamic.DynamicClient(api).resources
     namespaces = {ns.metadata.name for ns in core(api).list_namespace().items}
     removed = []
+    slices = served_version(api, DRA_GROUP, DRA_VERSIONS)
     for api_version, kind in (("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
                               ("rbac.authorization.k8s.io/v1", "ClusterRole"),
                               ("v1", "PersistentVolume"),
-                              ("resource.k8s.io/v1", "ResourceSlice")):
+                              *([(slices, "ResourceSlice")] if slices else [])):
         try:
             resource = resources.get(api_version=api_version, kind=kind)
             items = resource.get(label_selector=OWNER_LABEL).items

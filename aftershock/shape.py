@@ -19,8 +19,10 @@ DEFAULT_CAPACITY = {"cpu": "32", "memory": "256Gi", "pods": "110"}
 
 SHAPE_FIELDS = ("name", "kubernetesVersion", "nodes", "nodeFailure")
 NODES_FIELDS = ("count", "namePrefix", "template")
-NODE_FIELDS = ("name", "labels", "taints", "capacity")
-TEMPLATE_FIELDS = ("labels", "taints", "capacity")
+NODE_FIELDS = ("name", "labels", "taints", "capacity", "devices")
+TEMPLATE_FIELDS = ("labels", "taints", "capacity", "devices")
+# The simulated devices a node has, for DRA drivers to publish (the node's "hardware").
+DEVICES_LABEL = "aftershock.io/devices"
 TAINT_FIELDS = ("key", "value", "effect")
 CAPACITY_FIELDS = ("cpu", "memory", "pods", "ephemeral-storage")
 FAILURE_FIELDS = ("notReadyTolerationSeconds", "unreachableTolerationSeconds")
@@ -45,6 +47,7 @@ class NodeSpec:
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()
     capacity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CAPACITY))
+    devices: int = 0
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,7 @@ def _node(doc: Located, raw: dict[str, Any], name: str, allowed: tuple[str, ...]
         labels=_string_map(doc, raw.get("labels", {}), *at, "labels"),
         taints=_taints(doc, raw.get("taints", []), *at, "taints"),
         capacity=_capacity(doc, raw.get("capacity", {}), *at, "capacity"),
+        devices=_positive_int(doc, raw.get("devices", 0), *at, "devices", minimum=0),
     )
 
 
@@ -211,5 +215,12 @@ def load_shape(path: str | Path) -> Shape:
     return parse(load(path))
 
 
+DEFAULT_FILE = Path(__file__).resolve().parent.parent / "clusters" / "three-nodes.yaml"
+
+
 def default_shape() -> Shape:
-    return Shape(name="three-nodes", nodes=tuple(NodeSpec(f"node-{i}") for i in (1, 2, 3)))
+    """clusters/three-nodes.yaml; the same nodes built in where the repo's shapes are absent."""
+    if DEFAULT_FILE.is_file():
+        return load_shape(DEFAULT_FILE)
+    return Shape(name="three-nodes",
+                 nodes=tuple(NodeSpec(f"node-{i}", devices=1) for i in (1, 2, 3)))

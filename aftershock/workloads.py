@@ -98,10 +98,11 @@ def persistent_volume(name: str, storage_class: str, storage: str = "1Gi") -> di
                      "hostPath": {"path": f"/var/lib/aftershock/{name}"}}}
 
 
-def resource_slice(node: dict[str, Any], driver: str, devices: int = 1) -> dict[str, Any]:
+def resource_slice(node: dict[str, Any], driver: str, devices: int = 1,
+                   api_version: str = "resource.k8s.io/v1") -> dict[str, Any]:
     """What a DRA driver publishes for its node: one pool, owned by the Node."""
     name = node["metadata"]["name"]
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    return {"apiVersion": api_version, "kind": "ResourceSlice",
             "metadata": {"name": f"{name}-{driver}",
                          "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name,
                                               "uid": node["metadata"]["uid"]}]},

@@ -16,8 +16,8 @@ from steps.workloads import create_workload
 
 
 def _resource(scenario: Scenario, kind: str):
-    return dynamic.DynamicClient(scenario.api).resources.get(api_version="resource.k8s.io/v1",
-                                                             kind=kind)
+    return dynamic.DynamicClient(scenario.api).resources.get(
+        api_version=kube.dra_api_version(scenario.api), kind=kind)
 
 
 @given("a Deployment {name:Name} of {replicas:d} pods that each claim a device")
@@ -25,7 +25,7 @@ def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
     driver = concept(scenario, "device_driver")
     template = f"{name}-device"
     _resource(scenario, "ResourceClaimTemplate").create(namespace=scenario.namespace, body={
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
         "metadata": {"name": template},
         "spec": {"spec": {"devices": {"requests": [{
             "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}})

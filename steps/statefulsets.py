@@ -62,8 +62,9 @@ def slices_published(scenario: Scenario) -> None:
     """Plays a DRA driver's node side: one slice per node, owned by its Node."""
     from kubernetes import dynamic
 
+    api_version = kube.dra_api_version(scenario.api)
     slices = dynamic.DynamicClient(scenario.api).resources.get(
-        api_version="resource.k8s.io/v1", kind="ResourceSlice")
+        api_version=api_version, kind="ResourceSlice")
 
     def remove() -> None:
         for item in slices.get(label_selector=f"{OWNER_LABEL}={scenario.namespace}").items:
@@ -72,7 +73,8 @@ def slices_published(scenario: Scenario) -> None:
 
     scenario.on_cleanup("resource slices", remove)
     for node in kube.core(scenario.api).list_node().items:
-        body = workloads.resource_slice(scenario.api.sanitize_for_serialization(node), DRIVER)
+        body = workloads.resource_slice(scenario.api.sanitize_for_serialization(node), DRIVER,
+                                        api_version=api_version)
         body["metadata"]["name"] = f"{scenario.namespace}-{body['metadata']['name']}"
         body["metadata"]["labels"] = {OWNER_LABEL: scenario.namespace}
         slices.create(body=body)

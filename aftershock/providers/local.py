@@ -41,7 +41,20 @@ DATA = Path(__file__).parent / "data"
 NODE_LEASE_SECONDS = 4  # kwok renews every second; see NODE_MONITOR_GRACE
 NODE_MONITOR_GRACE = "5s"  # a node silent for this long turns NotReady (Unknown)
 SERVICE_RANGE = "10.96.0.0/12"
+REBINDABLE = ("kube-controller-manager", "kube-scheduler")  # nothing else knows their ports
 ISSUER = "https://kubernetes.default.svc.cluster.local"
+
+
+def dra_flags(version: str, component: str) -> list[str]:
+    """Dynamic resource allocation is GA (resource.k8s.io/v1, on by default) from 1.34; before,
+    a beta behind a feature gate, served as v1beta1/v1beta2 only when asked for."""
+    minor = int(version.split(".")[1])
+    if minor >= 34:
+        return []
+    flags = ["--feature-gates=DynamicResourceAllocation=true"]
+    if component == "kube-apiserver":
+        flags.append("--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
+    return flags
 
 
 def free_port() -> int:
@@ -102,6 +115,8 @@ class LocalCluster(Nodes):
         self.paths = Paths(procs.clusters_root() / self.name)
         self.detached = detached
         self._popen: dict[str, subprocess.Popen] = {}
+        self._kubeconfigs: dict[str, Path | None] = {}
+        self._rebinds: dict[str, int] = {}
         owner_pid, owner_start = procs.current_owner()
         self.state = procs.ClusterState(
             name=self.name, provider="local", owner_pid=owner_pid, owner_start=owner_start,
@@ -251,7 +266,8 @@ class LocalCluster(Nodes):
                     "--default-not-ready-toleration-seconds="
                     f"{self.shape.not_ready_toleration_seconds}",
                     "--default-unreachable-toleration-seconds="
-                    f"{self.shape.unreachable_toleration_seconds}"]
+                    f"{self.shape.unreachable_toleration_seconds}",
+                    *dra_flags(self.binaries.versions.kubernetes, component)]
         served = [f"--kubeconfig={kubeconfig}", f"--authentication-kubeconfig={kubeconfig}",
                   f"--authorization-kubeconfig={kubeconfig}", "--bind-address=127.0.0.1",
                   f"--secure-port={ports.get(component, 0)}", "--leader-elect=false"]
@@ -262,9 +278,10 @@ class LocalCluster(Nodes):
                     f"--cluster-signing-cert-file={pki.ca_cert}",
                     f"--cluster-signing-key-file={pki.ca_key}",
                     "--node-monitor-period=1s", f"--node-monitor-grace-period={NODE_MONITOR_GRACE}",
-                    "--kube-api-qps=100", "--kube-api-burst=200"]
+                    "--kube-api-qps=100", "--kube-api-burst=200",
+                    *dra_flags(self.binaries.versions.kubernetes, component)]
         if component == "kube-scheduler":
-            return [binary, *served]
+            return [binary, *served, *dra_flags(self.binaries.versions.kubernetes, component)]
         raise ValueError(f"unknown component {component}")
 
     def _kubelet_command(self, node: str, kubeconfig: Path | None) -> list[str]:
@@ -279,6 +296,7 @@ class LocalCluster(Nodes):
 
     def _spawn(self, component: str, kubeconfig: Path | None = None) -> None:
         env = {"HOME": str(self.paths.workdir)}  # nothing may read or write ~/.kube
+        self._kubeconfigs[component] = kubeconfig
         proc, record = procs.spawn(component, self._command(component, kubeconfig),
                                    self.paths.log(component), env=env, cwd=self.paths.workdir)
         self._popen[component] = proc
@@ -297,13 +315,28 @@ class LocalCluster(Nodes):
         while True:
             proc = self._popen.get(component)
             if proc is not None and proc.poll() is not None:
-                raise self._fail(component, f"exited with code {proc.returncode}")
+                if not self._rebind(component):
+                    raise self._fail(component, f"exited with code {proc.returncode}")
+                continue
             if probe():
                 self.timings[component] = time.monotonic() - began
                 return
             if time.monotonic() > deadline:
                 raise self._fail(component, f"was not healthy within {timeout:.0f}s")
             time.sleep(0.02)  # process readiness has no event to wait on
+
+    def _rebind(self, component: str) -> bool:
+        """A serving port picked free can be taken (e.g. as a client's ephemeral port) before
+        the component binds it: pick another and start again, a few times."""
+        log = self.paths.log(component)
+        tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
+        retries = self._rebinds.get(component, 0)
+        if component not in REBINDABLE or "address already in use" not in tail or retries >= 3:
+            return False
+        self._rebinds[component] = retries + 1
+        self.state.ports[component] = free_port()
+        self._spawn(component, self._kubeconfigs.get(component))
+        return True
 
     def _admin_tls(self) -> ssl.SSLContext:
         assert self._pki is not None
@@ -324,8 +357,8 @@ class LocalCluster(Nodes):
         insecure = ssl.create_default_context()
         insecure.check_hostname = False
         insecure.verify_mode = ssl.CERT_NONE
-        url = f"https://127.0.0.1:{self.state.ports[component]}/healthz"
-        return self._wait(component, lambda: _http_ok(url, insecure))
+        return self._wait(component, lambda: _http_ok(
+            f"https://127.0.0.1:{self.state.ports[component]}/healthz", insecure))
 
     def _wait_components_healthy(self) -> None:
         for component in ("kube-controller-manager", "kube-scheduler"):

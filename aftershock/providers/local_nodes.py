@@ -9,6 +9,7 @@ import time
 import urllib.request
 
 from aftershock.errors import ClusterError
+from aftershock.shape import DEVICES_LABEL
 
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 KWOK_MANAGED = "fake"
@@ -118,6 +119,8 @@ def node_manifest(node) -> dict:
     """The Node object for one shape node: labels, taints, capacity; managed by kwok."""
     labels = {"kubernetes.io/hostname": node.name, "kubernetes.io/os": "linux",
               "kubernetes.io/arch": "amd64", "type": "kwok", **node.labels}
+    if node.devices:
+        labels[DEVICES_LABEL] = str(node.devices)
     return {
         "apiVersion": "v1",
         "kind": "Node",

@@ -71,7 +71,6 @@ CONCEPTS = {
     "device_driver": Field("map", schema={
         "driver": Field(str, required=True),
         "device_class": Field(str, required=True),
-        "devices_per_node": Field(int, required=True),
         "prepare_log": Field(str, required=True,
                              expected="the driver's prepare/unprepare log; {workdir} allowed"),
     }),

@@ -28,6 +28,7 @@ class Implementation:
     server: str
     ca_data: str
     kubeconfig: Path | None = None
+    token: str = ""
     process: subprocess.Popen | None = None
     record: processes.ProcessRecord | None = None
     starts: list[float] = field(default_factory=list)
@@ -61,7 +62,7 @@ class Implementation:
                           "namespace": self.namespace}]})
         if self.profile.cluster_rbac:
             self._cluster_role(rbac, name)
-        token = corev1.create_namespaced_service_account_token(
+        self.token = token = corev1.create_namespaced_service_account_token(
             name, self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
         self.kubeconfig = self.workdir / f"{self.profile.name}.kubeconfig"
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -156,7 +157,7 @@ def _apply(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
     try:
         utils.create_from_dict(api, doc, namespace=namespace)
     except utils.FailToCreateError as exc:
-        # Cluster-scoped parts (a DeviceClass) stay installed from an earlier scenario.
+        # Cluster-scoped parts stay installed from an earlier scenario.
         if any(error.status != 409 for error in exc.api_exceptions):
             raise
 

@@ -99,18 +99,19 @@ class Recorder:
     def start(self) -> Recorder:
         """List every resource (in parallel), then watch each from its list's version.
         Returns once every list is recorded, so nothing done after start() is missed."""
-        versions: dict[str, str] = {}
+        versions: dict[str, tuple[Resource, str]] = {}
         listers = [threading.Thread(target=self._initial_list, args=(r, versions), daemon=True)
                    for r in self.resources]
         for thread in listers:
             thread.start()
         for thread in listers:
             thread.join()
-        for resource in self.resources:
-            if resource.name not in versions:
+        for wanted in self.resources:
+            if wanted.name not in versions:
                 continue  # not served by this cluster (e.g. a CRD not installed yet)
+            resource, version = versions[wanted.name]
             thread = threading.Thread(target=self._watch_loop, name=f"watch-{resource.name}",
-                                      args=(resource, versions[resource.name]), daemon=True)
+                                      args=(resource, version), daemon=True)
             thread.start()
             self._threads.append(thread)
         if self.audit:
@@ -123,13 +124,14 @@ class Recorder:
         if any(r.name == resource.name and r.group_version == resource.group_version
                for r in self.resources):
             return
-        versions: dict[str, str] = {}
+        versions: dict[str, tuple[Resource, str]] = {}
         self._initial_list(resource, versions)
         if resource.name not in versions:
             raise RuntimeError(f"the cluster does not serve {resource.path}")
         self.resources.append(resource)
+        served, version = versions[resource.name]
         thread = threading.Thread(target=self._watch_loop, name=f"watch-{resource.name}",
-                                  args=(resource, versions[resource.name]), daemon=True)
+                                  args=(served, version), daemon=True)
         thread.start()
         self._threads.append(thread)
 
@@ -167,16 +169,21 @@ class Recorder:
             if not token:
                 return items, page["metadata"]["resourceVersion"]
 
-    def _initial_list(self, resource: Resource, versions: dict[str, str]) -> None:
-        try:
-            items, version = self._list_all(resource)
-        except RuntimeError as exc:
-            if "HTTP 404" not in str(exc):
-                self.errors.append(f"list {resource.name}: {exc}")
+    def _initial_list(self, wanted: Resource,
+                      versions: dict[str, tuple[Resource, str]]) -> None:
+        """List the first served of the resource's versions; versions[name] says which."""
+        for resource in wanted.candidates():
+            try:
+                items, version = self._list_all(resource)
+            except RuntimeError as exc:
+                if "HTTP 404" not in str(exc):
+                    self.errors.append(f"list {resource.name}: {exc}")
+                    return
+                continue
+            for item in items:
+                self._record(resource, "SYNC", item)
+            versions[resource.name] = (resource, version)
             return
-        for item in items:
-            self._record(resource, "SYNC", item)
-        versions[resource.name] = version
 
     # --- watching -------------------------------------------------------------------------
 

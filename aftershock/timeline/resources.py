@@ -9,6 +9,11 @@ from dataclasses import dataclass
 class Resource:
     name: str  # plural, as in the API path and the audit log's objectRef.resource
     group_version: str  # "v1" for core, else "group/version"
+    # Older versions to use where this one is not served (DRA is v1beta2 before 1.34).
+    fallbacks: tuple[str, ...] = ()
+
+    def candidates(self) -> list[Resource]:
+        return [self, *(Resource(self.name, version) for version in self.fallbacks)]
 
     @property
     def path(self) -> str:
@@ -29,9 +34,9 @@ DEFAULT_RESOURCES = (
     Resource("jobs", "batch/v1"),
     Resource("persistentvolumeclaims", "v1"),
     Resource("persistentvolumes", "v1"),
-    Resource("resourceclaims", "resource.k8s.io/v1"),
-    Resource("resourceslices", "resource.k8s.io/v1"),
-    Resource("deviceclasses", "resource.k8s.io/v1"),
+    Resource("resourceclaims", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
+    Resource("resourceslices", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
+    Resource("deviceclasses", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
 )
 
 

@@ -1,10 +1,13 @@
 """DRA driver: a reference Dynamic Resource Allocation driver for the simulated (KWOK) nodes.
 
-It plays both sides a real driver has. Controller side (slices.py): every Node (optionally only
-those matching --node-selector) gets ONE ResourceSlice `<node>-<driver, dots as dashes>`, owned by
-the Node (so the garbage collector removes it with the node), one pool named after the node
-holding devices dev-0..dev-N-1, labelled aftershock.io/namespace=<namespace>; a deleted slice of a
-live node is recreated, a slice of a vanished node is deleted. Node side (node.py, what the
+It plays both sides a real driver has. At start it picks the DRA API the cluster serves
+(resource.k8s.io/v1, else v1beta2) and creates its DeviceClass. Controller side (slices.py): every
+Node (optionally only those matching --node-selector) with N > 0 simulated devices (its label
+aftershock.io/devices, set from the cluster shape) gets ONE ResourceSlice
+`<node>-<driver, dots as dashes>`, owned by the Node (so the garbage collector removes it with the
+node), one pool named after the node holding devices dev-0..dev-N-1, labelled
+aftershock.io/namespace=<namespace>; a deleted slice of a live node is recreated, a slice of a
+vanished node (or with other devices than the node has) is deleted. Node side (node.py, what the
 kubelet plugin would do): when a pod is bound and not terminal, each of its ResourceClaims whose
 allocation holds devices of this driver on the pod's node (and reserves the pod) is "prepared":
 per node, device -> the claim it is prepared for. When the pod terminates or goes, the claim's

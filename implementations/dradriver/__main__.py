@@ -1,5 +1,8 @@
 """python -m implementations.dradriver --variant faulty|correct --kubeconfig K --namespace N
---driver gpu.aftershock.io --devices-per-node 1 --log FILE [--node-selector L] [--all-namespaces]"""
+--driver gpu.aftershock.io --log FILE [--node-selector L] [--all-namespaces]
+
+Each node's devices come from its aftershock.io/devices label; resource.k8s.io is spoken in the
+newest version the cluster serves (v1, else v1beta2)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from kubernetes import client, config
 
 from implementations.dradriver.plugin import Plugin
 from implementations.dradriver.publisher import Publisher
-from implementations.dradriver.slices import Create
+from implementations.dradriver.slices import GROUP, VERSIONS, Create, pick_version
 
 POLL = 1.0  # seconds between rounds when nothing changes (a waiting prepare is retried)
 PUBLISH_TIMEOUT = 30.0
@@ -21,17 +24,19 @@ log = logging.getLogger("dradriver")
 
 
 class Driver:
-    def __init__(self, api: client.ApiClient, args: argparse.Namespace):
+    def __init__(self, api: client.ApiClient, version: str, args: argparse.Namespace):
         self.wake = threading.Event()
-        self.publisher = Publisher(api, self.wake, driver=args.driver,
-                                   count=args.devices_per_node, namespace=args.namespace,
-                                   node_selector=args.node_selector)
-        self.plugin = Plugin(api, self.wake, driver=args.driver, variant=args.variant,
+        self.publisher = Publisher(api, self.wake, version=version, driver=args.driver,
+                                   namespace=args.namespace, node_selector=args.node_selector)
+        self.plugin = Plugin(api, self.wake, version=version, driver=args.driver,
+                             variant=args.variant,
                              namespace=None if args.all_namespaces else args.namespace,
                              prepare_log=args.log)
 
     def start(self) -> None:
-        """Caches synced, then every node's slice published and seen in the slice cache."""
+        """DeviceClass there, caches synced, then every node's slice published and seen in the
+        slice cache."""
+        self.publisher.create_device_class()
         reflectors = (*self.publisher.reflectors, *self.plugin.reflectors)
         for reflector in reflectors:
             reflector.start()
@@ -57,6 +62,13 @@ class Driver:
             self.wake.wait(POLL)
 
 
+def served_versions(api: client.ApiClient) -> list[str]:
+    for group in client.ApisApi(api).get_api_versions().groups or ():
+        if group.name == GROUP:
+            return [v.version for v in group.versions or ()]
+    return []
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--variant", choices=("faulty", "correct"), required=True)
@@ -64,7 +76,6 @@ def main() -> None:
     parser.add_argument("--namespace", required=True,
                         help="pods and claims watched here; slices labelled with it")
     parser.add_argument("--driver", default="gpu.aftershock.io")
-    parser.add_argument("--devices-per-node", type=int, default=1)
     parser.add_argument("--node-selector", default=None, help="a label selector of nodes")
     parser.add_argument("--all-namespaces", action="store_true",
                         help="watch pods and claims cluster-wide")
@@ -74,10 +85,17 @@ def main() -> None:
     configuration = client.Configuration()
     config.load_kube_config(config_file=args.kubeconfig, client_configuration=configuration,
                             persist_config=False)
-    driver = Driver(client.ApiClient(configuration), args)
+    api = client.ApiClient(configuration)
+    served = served_versions(api)
+    version = pick_version(served)
+    if version is None:
+        log.error("%s is served in none of %s (served: %s): no DRA API to drive", GROUP,
+                  ", ".join(VERSIONS), ", ".join(served) or "none")
+        raise SystemExit(1)
+    driver = Driver(api, version, args)
     driver.start()
-    log.info("started dradriver (%s) for %s in namespace %s", args.variant, args.driver,
-             args.namespace)
+    log.info("started dradriver (%s) for %s in namespace %s, speaking %s/%s", args.variant,
+             args.driver, args.namespace, GROUP, version)
     driver.run()
 
 

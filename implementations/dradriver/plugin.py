@@ -15,6 +15,7 @@ from kubernetes import client
 from implementations.dradriver import node as nodes
 from implementations.dradriver.cache import Reflector
 from implementations.dradriver.node import Ledger, Prepared, Wait
+from implementations.dradriver.publisher import RESOURCE_APIS
 
 log = logging.getLogger("dradriver")
 
@@ -36,9 +37,9 @@ def _claim_ref(claim: str) -> str:
 
 
 class Plugin:
-    def __init__(self, api: client.ApiClient, wake: threading.Event, *, driver: str,
-                 variant: str, namespace: str | None, prepare_log: Path):
-        core, resource = client.CoreV1Api(api), client.ResourceV1Api(api)
+    def __init__(self, api: client.ApiClient, wake: threading.Event, *, version: str,
+                 driver: str, variant: str, namespace: str | None, prepare_log: Path):
+        core, resource = client.CoreV1Api(api), RESOURCE_APIS[version](api)
         self.driver, self.variant, self.wake = driver, variant, wake
         if namespace:
             self.pods = Reflector(core.list_namespaced_pod, self._on_pod, "pods",

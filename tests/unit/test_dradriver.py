@@ -1,7 +1,12 @@
 """The DRA driver's decisions, judged before anything is written (pure: no cluster)."""
 
-import pytest
+import logging
+import threading
 
+import pytest
+from kubernetes import client
+
+from implementations.dradriver import __main__ as dradriver
 from implementations.dradriver.node import (
     Ledger,
     Prepare,
@@ -15,23 +20,37 @@ from implementations.dradriver.node import (
     terminating_gracefully,
     wants_devices,
 )
+from implementations.dradriver.publisher import Publisher
 from implementations.dradriver.slices import (
+    DEVICES_LABEL,
     OWNER_LABEL,
     Create,
     Delete,
+    NodeDevices,
+    device_class_body,
+    device_count,
+    pick_version,
     plan_slices,
     slice_body,
     slice_name,
 )
 
 DRIVER, NS = "gpu.aftershock.io", "scenario-1"
+API_VERSION = "resource.k8s.io/v1"
 VARIANTS = ("faulty", "correct")
 
 
 def _slice(node, uid, namespace=NS, driver=DRIVER, count=1):
-    body = slice_body(node, uid, driver=driver, count=count, namespace=namespace)
+    body = slice_body(node, uid, driver=driver, count=count, namespace=namespace,
+                      api_version=API_VERSION)
     body["metadata"]["uid"] = f"slice-{node}"
     return body
+
+
+def _plan(nodes, slices):
+    """nodes: name -> (uid, device count)."""
+    return plan_slices({name: NodeDevices(uid, count) for name, (uid, count) in nodes.items()},
+                       slices, driver=DRIVER, namespace=NS)
 
 
 def _claim(name, uid, results, reserved=("pod-a",)):
@@ -57,9 +76,10 @@ def _prepare(ledger, claim_uid, pod_uid, node="node-1", devices=("dev-0",)):
 # ---------------------------------------------------------------- slices
 
 def test_slice_is_named_after_node_and_driver_and_owned_by_the_node():
-    body = slice_body("node-1", "uid-1", driver=DRIVER, count=2, namespace=NS)
+    body = slice_body("node-1", "uid-1", driver=DRIVER, count=2, namespace=NS,
+                      api_version="resource.k8s.io/v1beta2")
     assert slice_name("node-1", DRIVER) == "node-1-gpu-aftershock-io"
-    assert body["apiVersion"] == "resource.k8s.io/v1" and body["kind"] == "ResourceSlice"
+    assert body["apiVersion"] == "resource.k8s.io/v1beta2" and body["kind"] == "ResourceSlice"
     assert body["metadata"]["name"] == "node-1-gpu-aftershock-io"
     assert body["metadata"]["labels"] == {OWNER_LABEL: NS}
     assert body["metadata"]["ownerReferences"] == [
@@ -71,31 +91,115 @@ def test_slice_is_named_after_node_and_driver_and_owned_by_the_node():
     assert spec["devices"][1]["attributes"]["index"] == {"int": 1}
 
 
-def test_every_node_without_a_slice_gets_one():
-    actions = plan_slices({"node-2": "u2", "node-1": "u1"}, [_slice("node-1", "u1")],
-                          driver=DRIVER, count=1, namespace=NS)
-    assert actions == [Create("node-2", "u2")]
+def test_every_node_with_devices_and_without_a_slice_gets_one_with_its_own_count():
+    actions = _plan({"node-2": ("u2", 2), "node-1": ("u1", 1), "node-3": ("u3", 0)},
+                    [_slice("node-1", "u1")])
+    assert actions == [Create("node-2", "u2", 2)]
+
+
+def test_a_slice_holds_exactly_its_nodes_devices():
+    assert _plan({"node-1": ("u1", 2)}, [_slice("node-1", "u1", count=2)]) == []
+    body = _slice("node-1", "u1", count=2)
+    assert [d["name"] for d in body["spec"]["devices"]] == ["dev-0", "dev-1"]
 
 
 def test_slice_of_a_vanished_or_recreated_node_is_deleted_not_republished():
     slices = [_slice("node-1", "old-uid"), _slice("node-9", "u9")]
-    actions = plan_slices({"node-1": "new-uid"}, slices, driver=DRIVER, count=1, namespace=NS)
+    actions = _plan({"node-1": ("new-uid", 1)}, slices)
     assert actions == [Delete("node-1-gpu-aftershock-io", "slice-node-1",
                               "node/node-1 was recreated"),
                        Delete("node-9-gpu-aftershock-io", "slice-node-9",
                               "node/node-9 gone or not selected")]
 
 
-def test_slice_with_other_devices_is_replaced():
-    actions = plan_slices({"node-1": "u1"}, [_slice("node-1", "u1", count=2)], driver=DRIVER,
-                          count=1, namespace=NS)
-    assert [type(a) for a in actions] == [Delete]
+def test_slice_of_a_node_left_without_devices_is_deleted():
+    actions = _plan({"node-1": ("u1", 0)}, [_slice("node-1", "u1")])
+    assert actions == [Delete("node-1-gpu-aftershock-io", "slice-node-1",
+                              "node/node-1 has no devices")]
+
+
+def test_changed_device_label_replaces_the_slice_delete_then_create():
+    slices = [_slice("node-1", "u1", count=1)]
+    assert _plan({"node-1": ("u1", 2)}, slices) == [
+        Delete("node-1-gpu-aftershock-io", "slice-node-1",
+               "devices differ from the 2 of node/node-1")]
+    assert _plan({"node-1": ("u1", 2)}, []) == [Create("node-1", "u1", 2)]  # deletion seen
 
 
 def test_slices_of_other_scenarios_and_drivers_are_left_alone():
     slices = [_slice("node-1", "u1", namespace="other"), _slice("node-2", "u2", driver="x.io")]
-    actions = plan_slices({}, slices, driver=DRIVER, count=1, namespace=NS)
-    assert actions == []
+    assert _plan({}, slices) == []
+
+
+@pytest.mark.parametrize(("label", "count"),
+                         [(None, 0), ("0", 0), ("2", 2), ("12", 12), ("-1", None),
+                          ("two", None), ("", None), (" 2", None), ("1.5", None)])
+def test_device_count_from_the_node_label(label, count):
+    assert device_count(label) == count
+
+
+@pytest.mark.parametrize(("served", "version"),
+                         [(["v1", "v1beta2", "v1beta1"], "v1"), (["v1beta1", "v1beta2"], "v1beta2"),
+                          (["v1beta1"], None), ([], None)])
+def test_newest_served_resource_version_is_picked(served, version):
+    assert pick_version(served) == version
+
+
+class _Cache:
+    def __init__(self, items):
+        self._items = items
+
+    def items(self):
+        return self._items
+
+
+def _node(name, labels):
+    return {"metadata": {"name": name, "uid": f"u-{name}", "labels": labels}}
+
+
+def test_publisher_reads_each_nodes_count_and_warns_once_of_a_bad_label(caplog):
+    """No cluster: the publisher's caches stubbed; only its plan is asked for."""
+    publisher = Publisher(client.ApiClient(), threading.Event(), version="v1beta2",
+                          driver=DRIVER, namespace=NS, node_selector=None)
+    publisher.nodes = _Cache([_node("n-2", {DEVICES_LABEL: "2"}), _node("n-0", {}),
+                              _node("n-bad", {DEVICES_LABEL: "lots"})])
+    publisher.slices = _Cache([_slice("n-bad", "u-n-bad")])
+    with caplog.at_level(logging.WARNING, logger="dradriver"):
+        assert publisher.plan() == [
+            Delete("n-bad-gpu-aftershock-io", "slice-n-bad", "node/n-bad has no devices"),
+            Create("n-2", "u-n-2", 2)]
+        publisher.plan()
+    assert [r.getMessage() for r in caplog.records] == [
+        "node/n-bad: label aftershock.io/devices='lots' is not a non-negative integer; "
+        "no devices"]
+    assert publisher.api_version == "resource.k8s.io/v1beta2"
+    assert isinstance(publisher.resource, client.ResourceV1beta2Api)
+
+
+def test_driver_exits_with_one_line_when_no_dra_version_is_served(tmp_path, monkeypatch,
+                                                                  caplog):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"
+        "users: [{name: u, user: {token: t}}]\n"
+        "contexts: [{name: c, context: {cluster: c, user: u}}]\n")
+    monkeypatch.setattr(dradriver, "served_versions", lambda _api: ["v1beta1"])
+    monkeypatch.setattr("sys.argv", ["dradriver", "--variant", "correct", "--kubeconfig",
+                                     str(kubeconfig), "--namespace", NS,
+                                     "--log", str(tmp_path / "dra.jsonl")])
+    with pytest.raises(SystemExit) as exit_:
+        dradriver.main()
+    assert exit_.value.code == 1
+    assert [r.getMessage() for r in caplog.records if r.name == "dradriver"] == [
+        "resource.k8s.io is served in none of v1, v1beta2 (served: v1beta1): no DRA API to drive"]
+
+
+def test_device_class_selects_the_drivers_devices_and_is_not_swept():
+    body = device_class_body(DRIVER, "resource.k8s.io/v1beta2")
+    assert body["apiVersion"] == "resource.k8s.io/v1beta2" and body["kind"] == "DeviceClass"
+    assert body["metadata"] == {"name": DRIVER}  # no OWNER_LABEL: shared by all scenarios
+    assert body["spec"]["selectors"] == [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]
 
 
 # ---------------------------------------------------------------- reading pods and claims

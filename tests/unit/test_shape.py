@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.shape import load_shape
+from aftershock.providers.local import dra_flags
+from aftershock.providers.local_nodes import node_manifest
+from aftershock.shape import DEVICES_LABEL, default_shape, load_shape
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,6 +21,14 @@ def test_three_nodes_shape_loads():
     shape = load_shape(REPO / "clusters/three-nodes.yaml")
     assert shape.node_names == ["node-1", "node-2", "node-3"]
     assert shape.nodes[0].labels["topology.kubernetes.io/zone"] == "zone-a"
+    assert [node.devices for node in shape.nodes] == [1, 1, 1]
+
+
+def test_a_nodes_devices_become_its_devices_label():
+    shape = load_shape(REPO / "clusters/three-nodes.yaml")
+    assert node_manifest(shape.nodes[0])["metadata"]["labels"][DEVICES_LABEL] == "1"
+    ten = load_shape(REPO / "clusters/ten-small-nodes.yaml")
+    assert DEVICES_LABEL not in node_manifest(ten.nodes[0])["metadata"]["labels"]
 
 
 def test_ten_small_nodes_fit_exactly_one_80mi_pod_each():
@@ -43,6 +53,8 @@ def test_ten_small_nodes_fit_exactly_one_80mi_pod_each():
          "effect' must be one of NoSchedule"),
         ("nodes: [\n  count: 3\n", 3, "not valid YAML"),
         ("kubernetesVersion: latest\nnodes: {count: 1}\n", 1, "must look like 1.34.4"),
+        ("nodes:\n  - name: a\n    devices: -1\n", 3,
+         "field 'nodes.0.devices' must be a whole number ≥ 0"),
     ],
 )
 def test_malformed_shape_names_file_line_and_field(tmp_path, text, line, fragment):
@@ -59,3 +71,16 @@ def test_malformed_shape_names_file_line_and_field(tmp_path, text, line, fragmen
 def test_missing_shape_file_is_a_user_error(tmp_path):
     with pytest.raises(UserError, match="no such cluster shape file"):
         load_shape(tmp_path / "absent.yaml")
+
+
+def test_dra_is_switched_on_before_1_34_only():
+    assert dra_flags("1.34.4", "kube-apiserver") == []
+    apiserver = dra_flags("1.33.13", "kube-apiserver")
+    assert "--feature-gates=DynamicResourceAllocation=true" in apiserver
+    assert any("resource.k8s.io/v1beta2=true" in flag for flag in apiserver)
+    assert dra_flags("1.33.13", "kube-scheduler") == [
+        "--feature-gates=DynamicResourceAllocation=true"]
+
+
+def test_the_default_shape_is_the_three_nodes_file():
+    assert default_shape() == load_shape(REPO / "clusters/three-nodes.yaml")
