@@ -1,14 +1,18 @@
 # The two commands: `make demo` (set up everything, run the main job) and `make test`.
-# Each installs what a fresh machine lacks: the virtualenv and Python dependencies, then the
-# control-plane binaries built from Go modules (cached in ~/.cache/aftershock/bin/<key>/).
+# Each installs what a fresh machine lacks: the virtualenv and Python dependencies, the
+# control-plane binaries built from Go modules (cached in ~/.cache/aftershock/bin/<key>/), the
+# report generator (allure 3 from npm, pinned by package-lock.json) and, for the report test,
+# Debian's chromium.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 DEPS   := $(VENV)/.deps-installed
 PYTEST_ARGS ?=
+REPORT_TOOLS := node_modules/.installed
+DEMO_RUN ?= reports/demo-$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: demo test toolchain venv lint unit clean
+.PHONY: demo test toolchain venv lint unit clean report-tools browser
 
 $(DEPS): pyproject.toml constraints.txt
 	@echo "==> [setup] virtualenv $(VENV) with pinned Python dependencies"
@@ -23,30 +27,50 @@ toolchain: $(DEPS)
 	@echo "==> [setup] control-plane binaries (built once from Go modules, then cached)"
 	$(BIN)/aftershock toolchain build
 
+$(REPORT_TOOLS): package.json package-lock.json
+	@echo "==> [setup] allure 3 report generator (npm ci, pinned by package-lock.json)"
+	npm ci --no-audit --no-fund --progress=true
+	@touch $@
+
+report-tools: $(REPORT_TOOLS)
+
+browser:
+	@command -v chromium >/dev/null || { \
+	  echo "==> [setup] Debian's chromium (headless, for the report rendering test)"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
+	  else sudo apt-get update -q && sudo apt-get install -y -q chromium; fi; }
+
 lint: $(DEPS)
 	$(BIN)/ruff check .
 
 unit: $(DEPS)
 	$(BIN)/pytest tests/unit $(PYTEST_ARGS)
 
-test: toolchain lint
+test: toolchain lint report-tools browser
 	@echo "==> [test] harness tests and features on the embedded cluster"
 	$(BIN)/aftershock cluster gc
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-demo: toolchain
-	@echo "==> [demo] the conformance suite on the embedded cluster"
+demo: toolchain report-tools
+	@echo "==> [demo] the conformance suite on the embedded cluster, into $(DEMO_RUN)"
 	$(BIN)/aftershock cluster gc
-	$(BIN)/aftershock run features/harness
-	@echo "==> [demo] operator conformance (R, S, N) against the correct references and the built-in controllers"
-	$(BIN)/aftershock run features/operator --profile profiles/replicagroup-correct.yaml
-	$(BIN)/aftershock run features/operator --profile profiles/kube-replicaset.yaml
-	$(BIN)/aftershock run features/operator --profile profiles/storage-correct.yaml
-	$(BIN)/aftershock run features/operator --profile profiles/noderecords-correct.yaml
-	$(BIN)/aftershock run features/operator --profile profiles/kube-statefulset.yaml
+	-$(BIN)/aftershock run features/harness --run-dir $(DEMO_RUN) --progress
+	@echo "==> [demo] operator conformance (R, S, N): reference operators (correct and faulty) and the built-in controllers"
+	-$(BIN)/aftershock run features/operator/replica_group_stale_cache.feature --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/replicagroup-correct.yaml --profile profiles/replicagroup-faulty.yaml \
+	    --profile profiles/kube-replicaset.yaml
+	-$(BIN)/aftershock run features/operator/storage_scale_down.feature --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/storage-correct.yaml --profile profiles/storage-faulty.yaml \
+	    --profile profiles/kube-statefulset.yaml
+	-$(BIN)/aftershock run features/operator/node_record_reclaim.feature --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/noderecords-correct.yaml --profile profiles/noderecords-faulty.yaml \
+	    --profile profiles/kube-statefulset.yaml
 	@echo "==> [demo] scheduler and driver conformance (G, D) on the real kube-scheduler"
-	$(BIN)/aftershock run features/scheduler features/driver \
-	    --profile profiles/gang-correct.yaml --profile profiles/dradriver-correct.yaml
+	-$(BIN)/aftershock run features/scheduler features/driver --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/gang-correct.yaml --profile profiles/gang-faulty.yaml \
+	    --profile profiles/dradriver-correct.yaml --profile profiles/dradriver-faulty.yaml
+	@echo "==> [demo] the matrix and the HTML report"
+	$(BIN)/aftershock report $(DEMO_RUN)
 
 clean:
 	-$(BIN)/aftershock cluster gc

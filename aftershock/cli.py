@@ -108,10 +108,23 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if all(check.ok or not check.required for check in checks) else 1
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from aftershock.report import html, matrix
+
+    run = Path(args.run_dir)
+    index = html.generate(run)
+    for line in matrix.text(matrix.load(run)):
+        print(line)
+    print(f"conformance matrix: {run / 'matrix.html'} (markdown: {run / 'matrix.md'})")
+    print(f"HTML report: {index}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
-    return int(pytest.main([*extra, *args.paths]))
+    progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
+    return int(pytest.main([*progress, *extra, *args.paths]))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -144,6 +157,10 @@ def parser() -> argparse.ArgumentParser:
     down.set_defaults(func=cmd_cluster_down)
     cluster_sub.add_parser("list").set_defaults(func=cmd_cluster_list)
     cluster_sub.add_parser("gc", help="clean what dead runs left").set_defaults(func=cmd_cluster_gc)
+
+    report = sub.add_parser("report", help="a run's HTML report (allure) and matrix")
+    report.add_argument("run_dir", help="reports/<run>, as printed at the end of a run")
+    report.set_defaults(func=cmd_report)
 
     sub.add_parser("doctor", help="check this machine").set_defaults(func=cmd_doctor)
     return top

@@ -10,7 +10,7 @@ import pytest
 
 from aftershock.errors import UserError
 
-FIXTURE_MODULES = ("fixtures.cluster", "fixtures.bdd")
+FIXTURE_MODULES = ("fixtures.report", "fixtures.cluster", "fixtures.bdd")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -26,6 +26,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "more than once, each scenario runs against each profile")
     group.addoption("--repeat", dest="aftershock_repeat", type=int, default=1, metavar="N",
                     help="run every scenario N times and print a flake table")
+    group.addoption("--run-dir", dest="aftershock_run_dir", default=None, metavar="DIR",
+                    help="where the run's reports go (default: reports/run-<time>); several "
+                         "runs may share one, e.g. to build one matrix")
+    group.addoption("--progress", dest="aftershock_progress", action="store_true",
+                    help="print each step as it starts, with the faults active and the time")
     group.addoption("--kubeconfig", dest="aftershock_kubeconfig", default=None,
                     help="kubeconfig for --cluster=existing")
     group.addoption("--context", dest="aftershock_context", default=None,
@@ -35,6 +40,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="allow destructive faults on this existing context")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "expect_violation(property): the scenario must violate this property")
@@ -43,6 +49,9 @@ def pytest_configure(config: pytest.Config) -> None:
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)
+    from fixtures.report import configure
+
+    configure(config)
     _validate_inputs(config)
     # SIGTERM ends the session like Ctrl-C does: fixtures tear down, clusters are removed.
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
 from aftershock.faults.base import Fault, FaultRecord
 from aftershock.providers.base import Capability, Cluster, MissingCapability
+from aftershock.report.redact import Redactor
 from aftershock.timeline.recorder import Recorder
 from aftershock.timeline.store import Timeline
 
@@ -139,6 +140,7 @@ class Scenario:
     verdicts: list[Verdict] = field(default_factory=list)
     faults: list[FaultRecord] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
+    redactor: Redactor = field(default_factory=Redactor)  # secrets seen; kept out of reports
     _cleanups: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
     _reverts: dict[str, Callable[[], None]] = field(default_factory=dict)
 

@@ -9,6 +9,7 @@ from steps import (  # noqa: F401  (registration by import)
     implementation,
     node_records,
     nodes,
+    secrets,
     statefulsets,
     storage,
     workloads,

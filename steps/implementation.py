@@ -42,6 +42,7 @@ def implementation_running(scenario: Scenario) -> None:
                                     server, ca)
     scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
     implementation.install()
+    scenario.redactor.add(implementation.token)
     _record_concepts(scenario, profile)
     scenario.on_cleanup(f"stop {profile.name}", implementation.stop)
     implementation.start()

@@ -1,0 +1,164 @@
+"""The conformance matrix: implementation (profile) by property, from every scenario of a run.
+
+Each scenario adds one row (matrix.jsonl in the run dir): its profile and, per property label it
+judges, one outcome. A cell is the worst outcome over the scenarios that judged the property."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PASS, VIOLATED, CAUGHT, MISSED, UNKNOWN, SKIPPED = (
+    "pass", "violated", "caught", "missed", "unknown", "skipped")
+RANK = {SKIPPED: 0, PASS: 1, CAUGHT: 2, UNKNOWN: 3, MISSED: 4, VIOLATED: 5}
+LEGEND = {
+    PASS: "held in every scenario",
+    VIOLATED: "violated (the implementation broke the contract)",
+    CAUGHT: "expected violation caught (the suite proved it catches the bug)",
+    MISSED: "expected violation NOT caught (the suite failed to show the bug)",
+    UNKNOWN: "not judged: the scenario stopped before, or the history had a gap",
+    SKIPPED: "skipped (the implementation lacks a concept or the cluster a capability)",
+}
+COLOURS = {PASS: "#c8e6c9", VIOLATED: "#ef9a9a", CAUGHT: "#b3e5fc", MISSED: "#ffcc80",
+           UNKNOWN: "#eeeeee", SKIPPED: "#fafafa"}
+LABEL = re.compile(r"^[A-Z]+[0-9]+$")
+NO_PROFILE = "(harness)"
+FILE = "matrix.jsonl"
+
+
+@dataclass
+class Row:
+    profile: str
+    scenario: str
+    outcomes: dict[str, str] = field(default_factory=dict)
+
+
+def _worse(a: str | None, b: str) -> str:
+    return b if a is None or RANK[b] > RANK[a] else a
+
+
+def labels(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if LABEL.match(part.strip())]
+
+
+def scenario_outcomes(verdicts: Iterable[tuple[str, str]], expected: set[str],
+                      judged: Iterable[str], skipped: bool = False) -> dict[str, str]:
+    """verdicts: (property, status) pairs; judged: the labels the scenario's Then steps name.
+    A label named but never judged is unknown; an expected violation that did not come is
+    missed."""
+    named = [label for text in judged for label in labels(text)]
+    if skipped:
+        return dict.fromkeys(named, SKIPPED)
+    outcomes: dict[str, str] = {}
+    for prop, status in verdicts:
+        for label in labels(prop):
+            if status == "violated":
+                outcome = CAUGHT if label in expected else VIOLATED
+            else:
+                outcome = PASS if status == "pass" else UNKNOWN
+            outcomes[label] = _worse(outcomes.get(label), outcome)
+    for label in named:
+        outcomes.setdefault(label, UNKNOWN)
+    for label in expected:
+        if outcomes.get(label) != CAUGHT:
+            outcomes[label] = MISSED
+    return outcomes
+
+
+def append(run_dir: Path, row: Row) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / FILE).open("a") as out:
+        out.write(json.dumps(asdict(row)) + "\n")
+
+
+def load(run_dir: Path) -> list[Row]:
+    path = run_dir / FILE
+    if not path.exists():
+        return []
+    return [Row(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _natural(label: str) -> tuple[str, int]:
+    found = re.match(r"([A-Z]+)([0-9]+)", label)
+    return (found.group(1), int(found.group(2))) if found else (label, 0)
+
+
+def cells(rows: Iterable[Row]) -> tuple[list[str], list[str], dict[tuple[str, str], str]]:
+    """(profiles, properties, (profile, property) -> outcome), only rows that judge labels."""
+    grid: dict[tuple[str, str], str] = {}
+    for row in rows:
+        for label, outcome in row.outcomes.items():
+            grid[(row.profile, label)] = _worse(grid.get((row.profile, label)), outcome)
+    profiles = sorted({profile for profile, _ in grid})
+    properties = sorted({label for _, label in grid}, key=_natural)
+    return profiles, properties, grid
+
+
+def markdown(rows: Iterable[Row]) -> str:
+    profiles, properties, grid = cells(rows)
+    if not grid:
+        return "no property was judged in this run\n"
+    lines = ["| profile | " + " | ".join(properties) + " |",
+             "|---|" + "---|" * len(properties)]
+    for profile in profiles:
+        lines.append(f"| {profile} | "
+                     + " | ".join(grid.get((profile, p), "") for p in properties) + " |")
+    lines += ["", *(f"- **{key}**: {meaning}" for key, meaning in LEGEND.items())]
+    return "\n".join(lines) + "\n"
+
+
+def text(rows: Iterable[Row]) -> list[str]:
+    """The matrix for a terminal: fixed-width columns, grouped by family letter."""
+    profiles, properties, grid = cells(rows)
+    if not grid:
+        return []
+    width = max(len(p) for p in profiles)
+    families = sorted({_natural(p)[0] for p in properties})
+    lines = []
+    for family in families:
+        columns = [p for p in properties if _natural(p)[0] == family]
+        judged = [p for p in profiles if any((p, c) in grid for c in columns)]
+        lines.append(f"{'':<{width}}  " + " ".join(f"{c:<8}" for c in columns))
+        for profile in judged:
+            lines.append(f"{profile:<{width}}  "
+                         + " ".join(f"{grid.get((profile, c), '-'):<8}" for c in columns))
+        lines.append("")
+    return lines
+
+
+def to_html(rows: Iterable[Row], title: str = "aftershock conformance matrix") -> str:
+    profiles, properties, grid = cells(rows)
+    head = "".join(f"<th>{html.escape(p)}</th>" for p in properties)
+    body = []
+    for profile in profiles:
+        tds = []
+        for prop in properties:
+            outcome = grid.get((profile, prop))
+            colour = COLOURS.get(outcome or "", "#ffffff")
+            meaning = html.escape(LEGEND.get(outcome or "", "not judged"))
+            tds.append(f'<td style="background:{colour}" title="{meaning}">'
+                       f"{html.escape(outcome or '')}</td>")
+        body.append(f"<tr><th>{html.escape(profile)}</th>{''.join(tds)}</tr>")
+    legend = "".join(f'<li><span style="background:{COLOURS[k]}">{k}</span>: {html.escape(v)}</li>'
+                     for k, v in LEGEND.items())
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
+            "td,th{border:1px solid #999;padding:4px 8px;text-align:center}"
+            "span{padding:0 6px}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1><table><tr><th>profile</th>{head}</tr>"
+            f"{''.join(body)}</table><ul>{legend}</ul></body></html>\n")
+
+
+def write(run_dir: Path) -> list[Path]:
+    """matrix.md and matrix.html next to matrix.jsonl; returns them (none if nothing ran)."""
+    rows = load(run_dir)
+    if not rows:
+        return []
+    md, page = run_dir / "matrix.md", run_dir / "matrix.html"
+    md.write_text(markdown(rows))
+    page.write_text(to_html(rows))
+    return [md, page]

@@ -1,0 +1,51 @@
+"""The conformance matrix: one outcome per profile and property, the worst over scenarios."""
+
+from aftershock.report import matrix
+from aftershock.report.matrix import (
+    CAUGHT,
+    MISSED,
+    PASS,
+    SKIPPED,
+    UNKNOWN,
+    VIOLATED,
+    Row,
+    scenario_outcomes,
+)
+
+
+def test_each_judged_label_gets_its_outcome():
+    outcomes = scenario_outcomes(
+        [("R1", "pass"), ("N1, N5", "violated"), ("R3", "unknown"), ("a set-up check", "pass")],
+        expected={"N5"}, judged=["R1", "N1, N5", "R3", "R6"])
+    assert outcomes == {"R1": PASS, "N1": VIOLATED, "N5": CAUGHT, "R3": UNKNOWN, "R6": UNKNOWN}
+
+
+def test_an_expected_violation_that_did_not_come_is_missed():
+    assert scenario_outcomes([("G1", "pass")], expected={"G1"}, judged=["G1"]) == {"G1": MISSED}
+
+
+def test_a_skipped_scenario_marks_its_labels_skipped():
+    assert scenario_outcomes([], set(), ["D1", "D2, D5"], skipped=True) == {
+        "D1": SKIPPED, "D2": SKIPPED, "D5": SKIPPED}
+
+
+def test_a_cell_is_the_worst_outcome_and_properties_sort_naturally(tmp_path):
+    for row in (Row("faulty", "s1", {"R1": PASS, "R10": PASS}),
+                Row("faulty", "s2", {"R1": VIOLATED, "R2": SKIPPED}),
+                Row("correct", "s1", {"R1": PASS, "R2": PASS})):
+        matrix.append(tmp_path, row)
+    profiles, properties, grid = matrix.cells(matrix.load(tmp_path))
+    assert profiles == ["correct", "faulty"]
+    assert properties == ["R1", "R2", "R10"]
+    assert grid[("faulty", "R1")] == VIOLATED
+    assert ("correct", "R10") not in grid
+    md, page = matrix.write(tmp_path)
+    assert "| faulty | violated | skipped | pass |" in md.read_text()
+    assert "<th>faulty</th>" in page.read_text()
+    assert any(line.startswith("faulty") and "violated" in line
+               for line in matrix.text(matrix.load(tmp_path)))
+
+
+def test_an_empty_run_writes_no_matrix(tmp_path):
+    assert matrix.write(tmp_path) == []
+    assert matrix.markdown([]) == "no property was judged in this run\n"
