@@ -46,6 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "expect_violation(property): the scenario must violate this property")
     config.addinivalue_line(
         "markers", "aftershock_shape(name): the scenario runs on a cluster of clusters/<name>.yaml")
+    config.addinivalue_line(
+        "markers", "aftershock_concept(name): the scenario needs a profile with this concept")
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)
@@ -82,6 +84,14 @@ def pytest_bdd_apply_tag(tag: str, function):
     if tag.startswith("expect-violation:"):
         pytest.mark.expect_violation(tag.split(":", 1)[1])(function)
         return True
+    if tag.startswith("concept:"):
+        from aftershock.sut.profile import CONCEPTS
+
+        name = tag.split(":", 1)[1]
+        if name not in CONCEPTS:
+            raise UserError(f"unknown concept '@{tag}'; known: {', '.join(sorted(CONCEPTS))}")
+        pytest.mark.aftershock_concept(name)(function)
+        return True
     if tag.startswith("shape:"):
         from aftershock.session_cluster import shape_file
 
@@ -109,6 +119,30 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.fixturenames.append("aftershock_repeat")
         metafunc.parametrize("aftershock_repeat", range(1, count + 1),
                              ids=[f"run{i}" for i in range(1, count + 1)])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A scenario tagged @concept:<name> is skipped before any set-up when its profile lacks
+    the concept (or no profile is given): no namespace, recorder or cluster for nothing."""
+    from aftershock.sut.profile import load_profile
+
+    given = config.option.aftershock_profile
+    for item in items:
+        needs = [mark.args[0] for mark in item.iter_markers("aftershock_concept")]
+        if not needs:
+            continue
+        callspec = getattr(item, "callspec", None)
+        path = (callspec.params.get("aftershock_profile") if callspec else None) or (
+            given[0] if given else None)
+        if path is None:
+            why = "no implementation profile given (--profile)"
+        else:
+            profile = load_profile(path)
+            missing = [name for name in needs if profile.concept(name) is None]
+            if not missing:
+                continue
+            why = f"profile {profile.name} does not provide the concept '{missing[0]}'"
+        item.add_marker(pytest.mark.skip(reason=why))
 
 
 @pytest.fixture

@@ -123,7 +123,7 @@ class PropertyViolated(StepFailed):
         super().__init__(verdict.explain())
 
 
-@dataclass
+@dataclass(repr=False)
 class Scenario:
     """One scenario's world: the cluster, its namespace, what steps remembered, and cleanup."""
 
@@ -143,6 +143,9 @@ class Scenario:
     redactor: Redactor = field(default_factory=Redactor)  # secrets seen; kept out of reports
     _cleanups: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
     _reverts: dict[str, Callable[[], None]] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # shown as a step parameter in reports: short, nothing secret
+        return f"Scenario(namespace/{self.namespace})"
 
     @property
     def now(self) -> float:

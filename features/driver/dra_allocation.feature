@@ -1,3 +1,4 @@
+@concept:device_driver
 Feature: D - dynamic resource allocation
   A pod must never be bound to a node before its claims are allocated for that node, and a device
   must never serve two claims at once, in the API or on the node. The scheduler's allocation and

@@ -3,6 +3,7 @@ Feature: N - per-node bookkeeping outlives its node
   "no slot" because 0 is falsy. Runs against any profile with the node_records concept
   (aftershock run features/operator --profile profiles/noderecords-correct.yaml).
 
+  @concept:node_records
   Scenario Outline: The record with <which> is reclaimed like any other
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -18,6 +19,7 @@ Feature: N - per-node bookkeeping outlives its node
       | index 1           | N1         |
       | the highest index | N1         |
 
+  @concept:node_records
   Scenario Outline: A joining node gets the slot a vanished node held (<which>)
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -32,6 +34,7 @@ Feature: N - per-node bookkeeping outlives its node
       | index 0           | N3, N5     |
       | the highest index | N3         |
 
+  @concept:node_records
   Scenario: A node that fails but still exists keeps its record
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -41,6 +44,7 @@ Feature: N - per-node bookkeeping outlives its node
     Then no node record was reclaimed early (N2)
     And for 3 seconds node node-1 holds a node record holds (N2)
 
+  @concept:stateful_set
   Scenario: Kubernetes form: a deleted node's pods, lease and slices go, ordinal 0 runs elsewhere
     Given a cluster with 3 nodes
     And the implementation under test is running

@@ -1,3 +1,4 @@
+@concept:replica_group
 Feature: R - replica groups under a stale cache
   An operator that computes "desired minus the pods in my informer cache" creates pods its cache
   has not seen yet, then creates more; the cure is expectations, as in the ReplicaSet controller.

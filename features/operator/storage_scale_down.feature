@@ -5,6 +5,7 @@ Feature: S - stateful storage scale-down
   storage_cluster concept (aftershock run features/operator
   --profile profiles/storage-correct.yaml).
 
+  @concept:storage_cluster
   Scenario Outline: Scaling down after a drain left member 0 Pending (<mode> mode)
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -26,6 +27,7 @@ Feature: S - stateful storage scale-down
       | safe_decommission |
       | retain            |
 
+  @concept:storage_cluster
   Scenario: A retained member's node-local data is still there after the scale-down
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -38,6 +40,7 @@ Feature: S - stateful storage scale-down
     And every object written to the storage cluster data reads back or is cleanly not found (S3)
     And destructive actions touched only removed members of the storage cluster data (S1)
 
+  @concept:storage_cluster
   Scenario: A cordon without eviction never shrinks an autoscaled cluster
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -48,6 +51,7 @@ Feature: S - stateful storage scale-down
     Then at no point did the workload of the storage cluster data shrink (S6)
     And for 3 seconds the storage cluster data has 3 Ready members holds (S6)
 
+  @concept:stateful_set
   Scenario: Kubernetes form: retained claims survive a scale-down after a drain
     Given a cluster with 3 nodes
     And the implementation under test is running

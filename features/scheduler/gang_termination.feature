@@ -1,4 +1,4 @@
-@shape:ten-small-nodes
+@shape:ten-small-nodes @concept:gang
 Feature: G - gang workloads and termination delay
   A gang operator suppressed its MinAvailableBreached signal whenever scheduled < minAvailable,
   which also hid regressions after a node was cordoned: the gang was never terminated and stayed
