@@ -143,6 +143,7 @@ class Scenario:
     redactor: Redactor = field(default_factory=Redactor)  # secrets seen; kept out of reports
     _cleanups: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
     _reverts: dict[str, Callable[[], None]] = field(default_factory=dict)
+    _schedules: list[Callable[[], None]] = field(default_factory=list)
 
     def __repr__(self) -> str:  # shown as a step parameter in reports: short, nothing secret
         return f"Scenario(namespace/{self.namespace})"
@@ -251,10 +252,28 @@ class Scenario:
             cancelled.set()
             worker.join(timeout=120)
             if failure:
-                raise failure[0]
+                raise failure.pop()
 
         self.on_cleanup(f"schedule of {fault.description}", stop)
+        self._schedules.append(stop)
         worker.start()
+
+    def revert_faults(self) -> list[str]:
+        """End every fault now, the scheduled ones too (e.g. a notebook cell was interrupted);
+        the scenario itself goes on. Returns what could not be reverted."""
+        failures = []
+        for stop in self._schedules:
+            try:
+                stop()
+            except Exception as exc:
+                failures.append(repr(exc))
+        for record in self.faults:
+            if record.ended is None:
+                try:
+                    self._reverts[record.description]()
+                except Exception as exc:
+                    failures.append(f"revert {record.description}: {exc!r}")
+        return failures
 
     def active_faults(self) -> list[str]:
         return [record.description for record in self.faults if record.ended is None]

@@ -1,0 +1,67 @@
+"""A scenario's world on a running cluster, the same for pytest and for a notebook Session: nodes
+reset to the shape, a fresh namespace, the whole history recorded from before the first step;
+and its end, which always undoes everything the scenario did."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from aftershock import kube
+from aftershock.providers.base import Cluster
+from aftershock.scenario import Scenario, namespace_for
+from aftershock.timeline.recorder import Recorder
+
+
+def begin(cluster: Cluster, name: str, report_dir: Path | None = None, profile: Any = None,
+          expected: Iterable[str] = ()) -> Scenario:
+    info = cluster.info
+    api = kube.api_client(info.kubeconfig, info.context)
+    reset = getattr(cluster, "reset_nodes", None)
+    if reset is not None:
+        reset()
+    namespace = namespace_for(name)
+    scenario = Scenario(cluster, api, namespace, name=name, report_dir=report_dir,
+                        expected_violations=set(expected))
+    if profile is not None:
+        scenario.remember("profile", profile)
+    scenario.recorder = Recorder(scenario.timeline, info.kubeconfig, info.context,
+                                 audit_log=getattr(cluster, "audit_log", None)).start()
+    kube.core(api).create_namespace({"metadata": {
+        "name": namespace, "labels": {"aftershock.io/scenario": "true"}}})
+    try:
+        kube.wait_for_service_account(api, namespace)
+    except BaseException:
+        end(scenario)
+        raise
+    return scenario
+
+
+def end(scenario: Scenario,
+        before_namespace_goes: Callable[[Scenario], None] | None = None) -> list[str]:
+    """Undo everything (every cleanup runs), remove the namespace and what the scenario made
+    outside it, stop recording and save the history. Returns what could not be undone."""
+    failures = scenario.close()
+    if before_namespace_goes is not None:
+        before_namespace_goes(scenario)
+    try:
+        kube.delete_namespace_and_wait(scenario.api, scenario.namespace)
+        kube.sweep_cluster_scoped(scenario.api)
+    except Exception as exc:
+        failures.append(f"namespace/{scenario.namespace}: {exc}")
+    if scenario.recorder is not None:
+        scenario.recorder.stop()
+    save(scenario)
+    scenario.api.close()
+    return failures
+
+
+def save(scenario: Scenario) -> None:
+    """timeline.jsonl (loadable with aftershock.timeline.load) and every verdict's evidence."""
+    if scenario.report_dir is None:
+        return
+    scenario.timeline.save(scenario.report_dir)
+    if scenario.verdicts:
+        text = "\n\n".join(verdict.explain() for verdict in scenario.verdicts)
+        (scenario.report_dir / "verdicts.txt").write_text(text + "\n")
