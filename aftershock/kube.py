@@ -63,33 +63,6 @@ def wait_for_service_account(api: client.ApiClient, namespace: str, name: str = 
     raise TimeoutError(f"serviceaccount/{namespace}/{name} did not appear within {timeout:.0f}s")
 
 
-def delete_namespace_and_wait(api: client.ApiClient, namespace: str, timeout: float = 60) -> None:
-    """Delete a namespace and wait (by watching) until it is gone, so its pods no longer hold
-    node capacity when the next scenario starts."""
-    from kubernetes.client.exceptions import ApiException
-
-    corev1 = core(api)
-    only = f"metadata.name={namespace}"
-    try:
-        corev1.delete_namespace(namespace)
-    except ApiException as exc:
-        if exc.status == 404:
-            return
-        raise
-    listing = corev1.list_namespace(field_selector=only)
-    if not listing.items:
-        return
-    release_finalizers(api, namespace)
-    stream = watch.Watch()
-    for event in stream.stream(corev1.list_namespace, field_selector=only,
-                               resource_version=listing.metadata.resource_version,
-                               timeout_seconds=int(timeout)):
-        if event["type"] == "DELETED":
-            stream.stop()
-            return
-    raise TimeoutError(f"namespace/{namespace} was not gone within {timeout:.0f}s")
-
-
 def release_finalizers(api: client.ApiClient, namespace: str, prefix: str = "aftershock.io/"):
     """Remove the finalizers scenarios put on pods (``aftershock.io/...``). Called once the
     namespace is terminating, so no controller can create another held pod meanwhile."""
@@ -116,10 +89,44 @@ def batch(api: client.ApiClient) -> client.BatchV1Api:
 OWNER_LABEL = "aftershock.io/namespace"  # on cluster-scoped objects a scenario creates
 
 
-def sweep_cluster_scoped(api: client.ApiClient) -> list[str]:
+def retire_namespace(api: client.ApiClient, namespace: str, timeout: float = 60) -> None:
+    """End a scenario's namespace without waiting the ~5 s the namespace controller takes:
+    delete it (nothing new can be created in it from then on), force-delete its pods so they
+    hold no node capacity now, and remove the cluster-scoped objects made for it. The
+    namespace object itself goes in the background."""
+    from kubernetes.client.exceptions import ApiException
+
+    corev1 = core(api)
+    try:
+        corev1.delete_namespace(namespace)
+    except ApiException as exc:
+        if exc.status == 404:
+            return
+        raise
+    release_finalizers(api, namespace)
+    corev1.delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
+    listing = corev1.list_namespaced_pod(namespace)
+    if listing.items:  # a pod with someone else's finalizer: wait for it, by watching
+        left = {pod.metadata.name for pod in listing.items}
+        stream = watch.Watch()
+        for event in stream.stream(corev1.list_namespaced_pod, namespace,
+                                   resource_version=listing.metadata.resource_version,
+                                   timeout_seconds=int(timeout)):
+            if event["type"] == "DELETED":
+                left.discard(event["object"].metadata.name)
+            if not left:
+                stream.stop()
+                break
+        if left:
+            raise TimeoutError(f"pods of namespace/{namespace} not gone within {timeout:.0f}s: "
+                               + ", ".join(sorted(left)))
+    sweep_cluster_scoped(api, retiring=namespace)
+
+
+def sweep_cluster_scoped(api: client.ApiClient, retiring: str | None = None) -> list[str]:
     """Cluster-scoped objects a scenario made (roles for its implementation, volumes, slices)
-    whose namespace is gone, because the run that made them was killed: removed. What this
-    identity may not list is left alone. Returns what was removed."""
+    whose namespace is gone, because the run that made them was killed, or is being retired:
+    removed. What this identity may not list is left alone. Returns what was removed."""
     from kubernetes import dynamic
     from kubernetes.client.exceptions import ApiException
 
@@ -137,7 +144,8 @@ def sweep_cluster_scoped(api: client.ApiClient) -> list[str]:
         except (ApiException, dynamic.exceptions.ResourceNotFoundError):
             continue  # not served here, or not ours to list
         for item in items:
-            if item.metadata.labels[OWNER_LABEL] not in namespaces:
+            owner = item.metadata.labels[OWNER_LABEL]
+            if owner not in namespaces or owner == retiring:
                 resource.delete(name=item.metadata.name)
                 removed.append(f"{kind.lower()}/{item.metadata.name}")
     return removed

@@ -46,8 +46,7 @@ def end(scenario: Scenario,
     if before_namespace_goes is not None:
         before_namespace_goes(scenario)
     try:
-        kube.delete_namespace_and_wait(scenario.api, scenario.namespace)
-        kube.sweep_cluster_scoped(scenario.api)
+        kube.retire_namespace(scenario.api, scenario.namespace)
     except Exception as exc:
         failures.append(f"namespace/{scenario.namespace}: {exc}")
     if scenario.recorder is not None:

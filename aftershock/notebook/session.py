@@ -1,0 +1,242 @@
+"""`aftershock.Session`: the features' steps, one at a time, from a notebook or a script.
+
+    session = Session(shape="clusters/three-nodes.yaml")
+    session.step("Given a Deployment web with 3 replicas")
+    session.step("When I drain the node running a pod of web")
+    session.timeline          # pandas DataFrame of the recorded history
+    session.plot()            # matplotlib Figure: pods by node, faults, the witness
+    session.save("features/x/drain.feature", "Draining moves web")
+    session.close()
+
+The cluster is started by the session (or attached with `cluster=`) and owned by this process:
+if the kernel dies, the next session's start (or `aftershock cluster gc`) removes it."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aftershock import world
+from aftershock.errors import UserError
+from aftershock.scenario import PropertyViolated, Scenario, StepFailed, match_step, split_label
+
+KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
+
+
+@dataclass
+class StepResult:
+    keyword: str
+    text: str
+    status: str  # "passed" | "violated" | "failed" | "skipped" | "interrupted"
+    seconds: float
+    message: str = ""
+
+    @property
+    def line(self) -> str:
+        return f"{self.keyword} {self.text}"
+
+
+class TimelinePlot:
+    """A drawn timeline that IPython shows as an image, with or without %matplotlib."""
+
+    def __init__(self, figure: Any):
+        self.figure = figure
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png")
+        return buffer.getvalue()
+
+
+def split_keyword(line: str) -> tuple[str, str]:
+    """'When I drain node node-1' -> ('When', 'I drain node node-1'); no keyword -> '*'."""
+    first, _, rest = line.strip().partition(" ")
+    if first in KEYWORDS:
+        return first, rest.strip()
+    return "*", line.strip()
+
+
+class Session:
+    def __init__(self, shape: str | Path | None = None, profile: str | Path | None = None,
+                 kubernetes_version: str | None = None, cluster: Any = None,
+                 report_dir: str | Path | None = None, name: str = "notebook"):
+        import steps  # noqa: F401  (the features' step library fills the registry)
+        from aftershock.sut.profile import load_profile
+
+        self.profile = load_profile(profile) if profile else None
+        self.report_root = Path(report_dir) if report_dir else None
+        self._owned = cluster is None
+        self.cluster = cluster or self._start(shape, kubernetes_version)
+        if self._owned:  # a kernel shut down cleanly takes its cluster with it
+            atexit.register(self._at_exit)
+        self.results: list[StepResult] = []
+        self.scenario: Scenario | None = None
+        self.new_scenario(name)
+
+    # --- the cluster ---------------------------------------------------------------------
+
+    @staticmethod
+    def _start(shape: str | Path | None, kubernetes_version: str | None):
+        from aftershock.providers import processes
+        from aftershock.providers.local import LocalProvider
+        from aftershock.shape import default_shape, load_shape
+
+        processes.gc()  # what a dead kernel left behind
+        loaded = load_shape(shape) if shape else default_shape()
+        return LocalProvider(kubernetes_version).up(loaded)
+
+    def status(self) -> dict[str, Any]:
+        info = self.cluster.info
+        return {"cluster": info.name, "provider": info.provider,
+                "kubeconfig": str(info.kubeconfig),
+                "namespace": self.scenario.namespace if self.scenario else None,
+                "active_faults": self.scenario.active_faults() if self.scenario else [],
+                "steps_run": len(self.results)}
+
+    # --- scenarios -----------------------------------------------------------------------
+
+    def new_scenario(self, name: str = "notebook") -> Scenario:
+        """End the current scenario (undoing all it did) and begin a fresh one."""
+        self.end_scenario()
+        report_dir = None
+        if self.report_root is not None:
+            report_dir = self.report_root / re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+        self.scenario = world.begin(self.cluster, name, report_dir=report_dir,
+                                    profile=self.profile)
+        self.results = []
+        return self.scenario
+
+    def end_scenario(self) -> list[str]:
+        if self.scenario is None:
+            return []
+        scenario, self.scenario = self.scenario, None
+        return world.end(scenario)
+
+    def close(self) -> None:
+        """End the scenario and, if this session started the cluster, remove it."""
+        try:
+            self.end_scenario()
+        finally:
+            if self._owned:
+                self.cluster.down()
+                atexit.unregister(self._at_exit)
+
+    def _at_exit(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- steps ---------------------------------------------------------------------------
+
+    def step(self, line: str, raise_on_failure: bool = True) -> StepResult:
+        """Run one step of the features' vocabulary. A violated or failed step raises (unless
+        told not to); an interrupt (Ctrl-C, a kernel interrupt) reverts every active fault."""
+        from aftershock.providers.base import MissingCapability
+
+        assert self.scenario is not None, "no scenario: call new_scenario()"
+        keyword, text = split_keyword(line)
+        found = match_step(text)
+        if found is None:
+            from aftershock.scenario import closest_steps
+
+            close = closest_steps(text)
+            hint = ("; closest known steps: " + " | ".join(f"'{c}'" for c in close)) if close \
+                else ""
+            raise UserError(f"unknown step '{line.strip()}'{hint}")
+        definition, arguments = found
+        began = time.monotonic()
+        self.scenario.property_label = split_label(text)[1]
+        try:
+            definition.func(self.scenario, **arguments)
+            result = StepResult(keyword, text, "passed", time.monotonic() - began)
+        except KeyboardInterrupt:
+            self.results.append(StepResult(keyword, text, "interrupted",
+                                           time.monotonic() - began,
+                                           "; ".join(self.interrupted())))
+            raise
+        except MissingCapability as exc:
+            result = StepResult(keyword, text, "skipped", time.monotonic() - began, str(exc))
+        except PropertyViolated as exc:
+            result = StepResult(keyword, text, "violated", time.monotonic() - began,
+                                self.scenario.redactor.text(str(exc)))
+        except StepFailed as exc:
+            result = StepResult(keyword, text, "failed", time.monotonic() - began,
+                                self.scenario.redactor.text(str(exc)))
+        finally:
+            self.scenario.property_label = None
+        self.results.append(result)
+        if raise_on_failure and result.status in ("violated", "failed"):
+            raise StepFailed(f"{result.line}: {result.message}")
+        return result
+
+    def interrupted(self) -> list[str]:
+        """Ctrl-C or a kernel interrupt: revert every active fault (idempotent); returns what
+        could not be reverted."""
+        return self.scenario.revert_faults() if self.scenario is not None else []
+
+    def run(self, text: str, raise_on_failure: bool = False) -> list[StepResult]:
+        """Several steps, one per line (blank lines and # comments skipped). As under pytest,
+        a violated property does not stop the others being judged; a failed step stops."""
+        done = []
+        try:
+            for line in text.splitlines():
+                if not line.strip() or line.strip().startswith("#"):
+                    continue
+                result = self.step(line, raise_on_failure=raise_on_failure)
+                done.append(result)
+                if result.status == "failed":
+                    break
+        except KeyboardInterrupt:
+            self.interrupted()
+            raise
+        return done
+
+    # --- what happened -------------------------------------------------------------------
+
+    @property
+    def timeline(self):
+        """The recorded history as a pandas DataFrame, one row per entry."""
+        import pandas
+
+        entries = self.scenario.history() if self.scenario else []
+        origin = entries[0].mono if entries else 0.0
+        return pandas.DataFrame([{
+            "t": round(entry.mono - origin, 3), "kind": entry.kind, "type": entry.type,
+            "object": entry.ref if entry.name else "", "rv": entry.rv, "actor": entry.actor,
+            "verb": entry.verb, "detail": entry.detail,
+        } for entry in entries])
+
+    def witness(self) -> str:
+        from aftershock.report.evidence import witness_text
+
+        return witness_text(self.scenario.verdicts) if self.scenario else ""
+
+    def plot(self, title: str | None = None) -> TimelinePlot:
+        """The timeline drawn: one lane per pod grouped by node, faults shaded, witness marked.
+        Shows itself in a notebook; `.figure` is the matplotlib Figure."""
+        from aftershock.report import picture, plot
+        from aftershock.report.evidence import witness_entries
+
+        scenario = self.scenario
+        drawing = picture.build(scenario.history(), witness_entries(scenario.verdicts))
+        return TimelinePlot(plot.figure(drawing, title or scenario.name))
+
+    def save(self, path: str | Path, scenario_name: str, feature_name: str | None = None) -> Path:
+        """The steps run so far in this scenario, as a feature file pytest runs unchanged."""
+        from aftershock.notebook.authoring import write_feature
+
+        return write_feature(Path(path), scenario_name, [r.line for r in self.results
+                                                         if r.status != "interrupted"],
+                             feature_name)

@@ -1,0 +1,52 @@
+"""Authoring from a notebook: keywords, the saved feature file, injected parameters."""
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+import steps  # noqa: F401  (fills the step registry)
+from aftershock.errors import UserError
+from aftershock.notebook.authoring import scenario_block, write_feature
+from aftershock.notebook.execute import inject
+from aftershock.notebook.session import split_keyword
+
+
+def test_keywords_are_split_or_inferred():
+    assert split_keyword("When I drain node node-1") == ("When", "I drain node node-1")
+    assert split_keyword("I drain node node-1") == ("*", "I drain node node-1")
+    block = scenario_block("Drain", ["a Deployment web with 3 replicas",
+                                     "within 60 seconds 3 pods of web are Running",
+                                     "When I drain node node-1",
+                                     "And within 60 seconds 3 pods of web are Running"])
+    assert block.splitlines() == [
+        "  Scenario: Drain",
+        "    Given a Deployment web with 3 replicas",
+        "    Then within 60 seconds 3 pods of web are Running",
+        "    When I drain node node-1",
+        "    And within 60 seconds 3 pods of web are Running"]
+
+
+def test_a_saved_feature_is_checked_like_pytest_would(tmp_path):
+    path = tmp_path / "drain.feature"
+    write_feature(path, "Drain", ["Given a Deployment web with 3 replicas"])
+    write_feature(path, "Again", ["Given a Deployment web with 2 replicas"])
+    text = path.read_text()
+    assert text.startswith("Feature: Drain\n") and "Scenario: Again" in text
+    with pytest.raises(UserError, match="unknown step"):
+        write_feature(path, "Typo", ["Given a Deploymnet web with 3 replicas"])
+    assert "Typo" not in path.read_text(), "a bad save leaves the file as it was"
+    with pytest.raises(UserError, match="already in the file"):
+        write_feature(path, "Drain", ["Given a Deployment web with 3 replicas"])
+    with pytest.raises(UserError, match="no step has run"):
+        write_feature(tmp_path / "empty.feature", "Nothing", [])
+    assert not (tmp_path / "empty.feature").exists()
+
+
+def test_parameters_go_right_after_the_parameters_cell():
+    book = new_notebook(cells=[new_code_cell("%load_ext x"), new_code_cell("shape = 'a'"),
+                               new_code_cell("use(shape)")])
+    book.cells[1].metadata["tags"] = ["parameters"]
+    inject(book, {"shape": "clusters/ten-small-nodes.yaml"})
+    assert [c.source for c in book.cells][1:3] == [
+        "shape = 'a'", "# injected parameters\nshape = 'clusters/ten-small-nodes.yaml'"]
+    nbformat.validate(book)
