@@ -42,6 +42,8 @@ browser:
 
 lint: $(DEPS)
 	$(BIN)/ruff check .
+	@echo "==> [lint] the copyable GitHub workflow (actionlint, built once from its Go module)"
+	$(BIN)/python -m tests.lint_workflows
 
 unit: $(DEPS)
 	$(BIN)/pytest tests/unit $(PYTEST_ARGS)

@@ -120,9 +120,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cluster_option(argv: list[str]) -> str | None:
+    """The --cluster value among the arguments passed on to pytest."""
+    for index, arg in enumerate(argv):
+        if arg.startswith("--cluster="):
+            return arg.split("=", 1)[1]
+        if arg == "--cluster" and index + 1 < len(argv):
+            return argv[index + 1]
+    return None
+
+
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
+    if cluster_option([*extra, *args.paths]) == "kind":
+        from aftershock.providers import engine
+
+        engine.require()  # at once: no engine, no kind
     progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
     return int(pytest.main([*progress, *extra, *args.paths]))
 

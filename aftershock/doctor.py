@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 
 from aftershock.errors import UserError
-from aftershock.providers import toolchain
+from aftershock.providers import engine, kind_binary, toolchain
 
 MIN_FREE_GIB = 5
 
@@ -71,20 +71,18 @@ def _disk() -> Check:
 
 def container_engine() -> Check:
     """Whether a container engine answers (kind needs one; the local provider does not)."""
-    for engine in ("docker", "podman", "nerdctl"):
-        path = shutil.which(engine)
-        if not path:
-            continue
-        try:
-            answer = subprocess.run([path, "info"], capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if answer.returncode == 0:
-            return Check("container engine", True, f"{engine} answers", required=False)
-        return Check("container engine", False,
-                     f"{engine} client found but no engine answers: kind cannot run here; "
-                     "use --cluster=local", required=False)
-    return Check("container engine", False, "none: kind cannot run here; use --cluster=local",
+    answer = engine.ask()
+    if answer.ok:
+        return Check("container engine", True, f"{answer.engine} answers", required=False)
+    return Check("container engine", False, answer.problem, required=False)
+
+
+def _kind() -> Check:
+    found = kind_binary.find()
+    if found:
+        return Check("kind", True, f"{found}: {_version_of(found, 'version')}", required=False)
+    return Check("kind", True, f"not installed: --cluster=kind builds "
+                 f"{kind_binary.KIND_MODULE}@{kind_binary.KIND_VERSION} with go install",
                  required=False)
 
 
@@ -97,4 +95,5 @@ def report() -> list[Check]:
         _kubectl(),
         _disk(),
         container_engine(),
+        _kind(),
     ]

@@ -16,11 +16,14 @@ FIXTURE_MODULES = ("fixtures.report", "fixtures.cluster", "fixtures.bdd")
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("aftershock")
     group.addoption("--cluster", dest="aftershock_cluster", default="local",
-                    choices=("local", "existing"), help="where scenarios run (default: local)")
+                    choices=("local", "kind", "existing"),
+                    help="where scenarios run (default: local; kind needs a container engine)")
     group.addoption("--shape", dest="aftershock_shape", default=None,
-                    help="cluster shape file for the local provider (default: three nodes)")
+                    help="cluster shape file for the local and kind providers (default: three "
+                         "nodes)")
     group.addoption("--kubernetes-version", dest="aftershock_kubernetes_version", default=None,
-                    help="Kubernetes version of the local cluster (must be built)")
+                    help="Kubernetes version of the local cluster (must be built) or of the kind "
+                         "node image (kindest/node:v<version>)")
     group.addoption("--profile", dest="aftershock_profile", action="append", default=[],
                     help="profile of the implementation under test (profiles/*.yaml); given "
                          "more than once, each scenario runs against each profile")
@@ -55,6 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     configure(config)
     _validate_inputs(config)
+    _require_engine(config)
     # SIGTERM ends the session like Ctrl-C does: fixtures tear down, clusters are removed.
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupt)
@@ -72,6 +76,19 @@ def _validate_inputs(config: pytest.Config) -> None:
             load_profile(path)
     except UserError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def _require_engine(config: pytest.Config) -> None:
+    """--cluster=kind where no container engine answers: one line and exit 2, before anything
+    is collected or started."""
+    if config.option.aftershock_cluster != "kind":
+        return
+    from aftershock.providers import engine
+
+    try:
+        engine.require()
+    except UserError as exc:
+        pytest.exit(f"aftershock: error: {exc}", returncode=2)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -123,7 +140,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A scenario tagged @concept:<name> is skipped before any set-up when its profile lacks
-    the concept (or no profile is given): no namespace, recorder or cluster for nothing."""
+    the concept (or no profile is given), or installs only in the cluster and the provider
+    cannot load its image: no namespace, recorder or cluster for nothing."""
     from aftershock.sut.profile import load_profile
 
     given = config.option.aftershock_profile
@@ -139,10 +157,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         else:
             profile = load_profile(path)
             missing = [name for name in needs if profile.concept(name) is None]
-            if not missing:
+            why = (f"profile {profile.name} does not provide the concept '{missing[0]}'"
+                   if missing else _cannot_install(profile, config.option.aftershock_cluster))
+            if why is None:
                 continue
-            why = f"profile {profile.name} does not provide the concept '{missing[0]}'"
         item.add_marker(pytest.mark.skip(reason=why))
+
+
+def _cannot_install(profile, cluster: str) -> str | None:
+    """A profile that installs only in the cluster, on a provider that cannot load its image:
+    the same words the step would raise, before any set-up."""
+    if not profile.in_cluster_only or cluster == "kind":
+        return None
+    from aftershock.providers.base import Capability, MissingCapability
+
+    return str(MissingCapability(cluster, Capability.LOAD_IMAGE,
+                                 f"profile {profile.name} installs its implementation in the "
+                                 "cluster only (install_in_cluster); run it with --cluster=kind"))
 
 
 @pytest.fixture

@@ -28,16 +28,20 @@ def open_cluster(config: Any, shape: str | Path | None = None):
     if option.aftershock_cluster == "existing":
         return open_existing(option.aftershock_kubeconfig, option.aftershock_context,
                              option.aftershock_allow_faults_on)
+    path = shape or option.aftershock_shape
+    chosen = load_shape(path) if path else default_shape()
+    if option.aftershock_cluster == "kind":
+        from aftershock.providers.kind import KindProvider
+
+        return KindProvider(option.aftershock_kubernetes_version).up(chosen)
     from aftershock.providers.local import LocalProvider
 
-    path = shape or option.aftershock_shape
-    return LocalProvider(option.aftershock_kubernetes_version).up(
-        load_shape(path) if path else default_shape())
+    return LocalProvider(option.aftershock_kubernetes_version).up(chosen)
 
 
 class ClusterPool:
-    """The session's clusters, started when first needed, one per shape; all removed at the end.
-    An existing cluster is the only one: it takes no shape."""
+    """The session's clusters (local or kind), started when first needed, one per shape; all
+    removed at the end. An existing cluster is the only one: it takes no shape."""
 
     def __init__(self, config: Any):
         self.config = config
@@ -61,7 +65,8 @@ class ClusterPool:
     def describe(cluster) -> str:
         """Provider, name, Kubernetes version and shape: shown at the end of the run."""
         state = getattr(cluster, "state", None)
-        version = f"Kubernetes v{state.kubernetes_version}" if state else "version not known"
+        known = state.kubernetes_version if state else ""
+        version = f"Kubernetes v{known}" if known else "version not known"
         shape = cluster.shape.name if getattr(cluster, "shape", None) else "as found"
         return f"{cluster.info.provider} cluster {cluster.info.name}: {version}, shape {shape}"
 

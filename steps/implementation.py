@@ -9,6 +9,7 @@ import yaml
 from aftershock import checks, phrases
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
+from aftershock.providers.base import Capability, MissingCapability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, set_path
 from aftershock.timeline.entry import WATCH
@@ -30,14 +31,17 @@ def implementation_running(scenario: Scenario) -> None:
     profile = scenario.facts.get("profile")
     if profile is None:
         raise NoConcept("no implementation profile given (--profile)")
-    if profile.start is None:  # a built-in controller: it is already running
+    if profile.start is None and profile.in_cluster is None:  # a built-in controller: running
         for manifest in profile.manifests:
             scenario.timeline.mark(f"install {manifest}")
         _record_concepts(scenario, profile)
         scenario.remember("implementation", None)
         return
-    server, ca = ca_data(scenario.cluster.info.kubeconfig)
     workdir = (scenario.report_dir or scenario.cluster.info.kubeconfig.parent) / "implementation"
+    if runs_in_cluster(scenario, profile):
+        _install_in_cluster(scenario, profile, workdir)
+        return
+    server, ca = ca_data(scenario.cluster.info.kubeconfig)
     implementation = Implementation(profile, scenario.api, scenario.namespace, workdir,
                                     server, ca)
     scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
@@ -47,6 +51,32 @@ def implementation_running(scenario: Scenario) -> None:
     scenario.on_cleanup(f"stop {profile.name}", implementation.stop)
     implementation.start()
     scenario.timeline.mark(f"{profile.name} started")
+    scenario.remember("implementation", implementation)
+
+
+def runs_in_cluster(scenario: Scenario, profile) -> bool:
+    """In the cluster when the profile says how and the provider can load its image (kind);
+    else as a process. A profile with only the in-cluster form needs a provider that can."""
+    if profile.in_cluster is None:
+        return False
+    can_load = Capability.LOAD_IMAGE in scenario.cluster.capabilities
+    if profile.start is None and not can_load:
+        raise MissingCapability(scenario.cluster.info.provider, Capability.LOAD_IMAGE,
+                                f"profile {profile.name} installs its implementation in the "
+                                "cluster only (install_in_cluster); run it with --cluster=kind")
+    return can_load
+
+
+def _install_in_cluster(scenario: Scenario, profile, workdir) -> None:
+    from aftershock.sut.in_cluster import InClusterImplementation
+
+    implementation = InClusterImplementation(profile, scenario.cluster, scenario.api,
+                                             scenario.namespace, workdir)
+    scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
+    scenario.on_cleanup(f"keep the logs of {profile.name}", implementation.save_logs)
+    implementation.install()
+    _record_concepts(scenario, profile)
+    scenario.timeline.mark(f"{profile.name} started in the cluster")
     scenario.remember("implementation", implementation)
 
 
@@ -193,6 +223,17 @@ class SutWatchDelay:
             self.proxy.stop()
 
 
+def _implementation_delay(implementation, rule: Rule):
+    """A process restarts behind a local proxy; an in-cluster one gets a proxy sidecar."""
+    from aftershock.sut.in_cluster import InClusterImplementation
+
+    if isinstance(implementation, InClusterImplementation):
+        from aftershock.faults.sidecar_delay import SidecarWatchDelay
+
+        return SidecarWatchDelay(implementation, [rule])
+    return SutWatchDelay(implementation, [rule])
+
+
 def delay_implementation(scenario: Scenario, rule: Rule) -> None:
     """'the pod watch of the implementation is delayed by N seconds' (see steps.nodes): its
     process restarts behind a proxy, or, for a built-in controller, its component does."""
@@ -200,7 +241,7 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
         return
     implementation = implementation_of(scenario)
     if implementation is not None:
-        scenario.inject(SutWatchDelay(implementation, [rule]))
+        scenario.inject(_implementation_delay(implementation, rule))
         return
     from aftershock.faults.watchdelay import DelayedWatch
 
@@ -208,6 +249,7 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
     if target is None:
         raise StepFailed(f"profile {scenario.facts['profile'].name} has no process and no "
                          "watch_delay_target: nothing to delay")
+    scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)  # a built-in controller's
     workdir = (scenario.report_dir or scenario.cluster.paths.workdir) / "proxy"
     scenario.inject(DelayedWatch(scenario.cluster, target, [rule], workdir))
 

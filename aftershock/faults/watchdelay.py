@@ -132,7 +132,7 @@ class Stream:
 class WatchDelay:
     """The proxy. ``start()`` it, point the client at ``url`` (``write_kubeconfig``)."""
 
-    def __init__(self, upstream: Upstream, log_path: Path, name: str = "client"):
+    def __init__(self, upstream: Upstream, log_path: Path, name: str = "client", port: int = 0):
         self.upstream = upstream
         self.name = name
         self.rules: list[Rule] = []
@@ -141,7 +141,7 @@ class WatchDelay:
         self._lock = threading.Lock()
         self._log = log_path.open("a", buffering=1)
         self._log_lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", port), _handler_for(self))
         self._server.proxy = self
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None

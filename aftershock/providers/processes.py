@@ -64,6 +64,7 @@ class ClusterState:
     server: str = ""
     shape: str = ""
     kubernetes_version: str = ""
+    engine: str = ""  # the container engine of a kind cluster
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, ProcessRecord] = field(default_factory=dict)
 
@@ -151,6 +152,10 @@ def list_states() -> list[ClusterState]:
 
 
 def remove_cluster(state: ClusterState) -> None:
+    if state.provider == "kind":
+        from aftershock.providers.kind import delete_recorded  # kind imports this module
+
+        delete_recorded(state)
     terminate(list(state.processes.values()))
     shutil.rmtree(state.workdir, ignore_errors=True)
 

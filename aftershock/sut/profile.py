@@ -1,6 +1,10 @@
 """Profiles (profiles/*.yaml): how an implementation is installed and started, and how the
 words of the features map onto it. Validated: errors name file, line, field and what was
-expected."""
+expected.
+
+An implementation runs out of the cluster (``start``: a process with a kubeconfig, on any
+provider) or in it (``install_in_cluster``: manifests or a helm chart plus the image they run,
+loaded into the nodes — kind only); a profile may offer both."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Any
 
 from aftershock.errors import UserError
 from aftershock.schema import Field, validate
-from aftershock.yamlsrc import load
+from aftershock.yamlsrc import Located, load
 
 STRINGS = Field("list", items=Field(str), expected="a list of strings")
 STRING_MAP = Field("map", items=Field((str, int, float)), expected="a mapping of strings")
@@ -102,6 +106,30 @@ SCHEMA = {
         "stop_grace_seconds": Field((int, float)),
         "service_account": Field(str),
     }),
+    "install_in_cluster": Field("map", schema={
+        "image": Field(str, required=True,
+                       expected="the image the manifests or chart run, loaded into the nodes"),
+        "build": Field("map", schema={
+            "context": Field(str, required=True, expected="a directory, relative to the repo"),
+            "dockerfile": Field(str, expected="a Dockerfile, relative to the repo"),
+        }),
+        "manifests": Field("list", items=Field(str),
+                           expected="a list of file paths ($namespace, $image and "
+                                    "$service_account are replaced)"),
+        "helm": Field("map", schema={
+            "chart": Field(str, required=True, expected="a chart directory or a chart name"),
+            "repo": Field(str, expected="the chart repository URL"),
+            "version": Field(str),
+            "release": Field(str),
+            "values": Field("list", items=Field(str), expected="a list of values files"),
+            "set": STRING_MAP,
+        }),
+        "deployment": Field(str, required=True,
+                            expected="the name of the Deployment running the implementation"),
+        "container": Field(str, expected="its container (default: the first)"),
+        "service_account": Field(str),
+        "ready_timeout_seconds": Field((int, float)),
+    }),
     "actor": Field(str, expected="the username its API calls carry (built-in controllers)"),
     "watch_delay_target": Field(str, choices=("kube-controller-manager", "kube-scheduler"),
                                 expected="the component a watch delay restarts"),
@@ -125,6 +153,31 @@ class Start:
 
 
 @dataclass(frozen=True)
+class Helm:
+    chart: str
+    repo: str | None = None
+    version: str | None = None
+    release: str | None = None
+    values: tuple[str, ...] = ()
+    settings: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InCluster:
+    """An implementation installed into the cluster and run from its image."""
+
+    image: str
+    deployment: str
+    manifests: tuple[str, ...] = ()
+    helm: Helm | None = None
+    build_context: str | None = None
+    dockerfile: str | None = None
+    container: str | None = None
+    service_account: str = "implementation"
+    ready_timeout: float = 120.0
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     path: Path
@@ -136,6 +189,11 @@ class Profile:
     concepts: dict[str, dict[str, Any]]
     watch_delay_target: str | None = None
     actor: str | None = None
+    in_cluster: InCluster | None = None
+
+    @property
+    def in_cluster_only(self) -> bool:
+        return self.in_cluster is not None and self.start is None
 
     def concept(self, name: str) -> dict[str, Any] | None:
         return self.concepts.get(name)
@@ -151,6 +209,7 @@ def load_profile(path: str | Path) -> Profile:
     doc = load(path)
     validate(doc, SCHEMA)
     raw = doc.data
+    in_cluster = _in_cluster(doc, raw.get("install_in_cluster"))
     start = raw.get("start")
     ready = (start or {}).get("ready") or {}
     return Profile(
@@ -172,4 +231,29 @@ def load_profile(path: str | Path) -> Profile:
         concepts=dict(raw["concepts"]),
         watch_delay_target=raw.get("watch_delay_target"),
         actor=raw.get("actor"),
+        in_cluster=in_cluster,
+    )
+
+
+def _in_cluster(doc: Located, raw: dict[str, Any] | None) -> InCluster | None:
+    if raw is None:
+        return None
+    if ("manifests" in raw) == ("helm" in raw):
+        raise doc.error("field 'install_in_cluster' needs either 'manifests' or 'helm' "
+                        "(exactly one)", "install_in_cluster")
+    helm = raw.get("helm")
+    build = raw.get("build") or {}
+    return InCluster(
+        image=raw["image"],
+        deployment=raw["deployment"],
+        manifests=tuple(raw.get("manifests") or ()),
+        helm=Helm(chart=helm["chart"], repo=helm.get("repo"), version=helm.get("version"),
+                  release=helm.get("release"), values=tuple(helm.get("values") or ()),
+                  settings={k: str(v) for k, v in (helm.get("set") or {}).items()},
+                  ) if helm else None,
+        build_context=build.get("context"),
+        dockerfile=build.get("dockerfile"),
+        container=raw.get("container"),
+        service_account=raw.get("service_account", "implementation"),
+        ready_timeout=float(raw.get("ready_timeout_seconds", 120)),
     )

@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 from kubernetes import client, utils
 
-from aftershock.kube import OWNER_LABEL
 from aftershock.providers import processes
+from aftershock.sut import grants
 from aftershock.sut.profile import Profile
 
 
@@ -45,24 +45,13 @@ class Implementation:
         for manifest in self.profile.manifests:
             for doc in yaml.safe_load_all(self.profile.resolve(manifest).read_text()):
                 if doc:
-                    _apply(self.api, doc, self.namespace)
+                    apply_manifest(self.api, doc, self.namespace)
         self._service_account()
 
     def _service_account(self) -> None:
-        start = self.profile.start
-        corev1, rbac = client.CoreV1Api(self.api), client.RbacAuthorizationV1Api(self.api)
-        name = start.service_account
-        corev1.create_namespaced_service_account(self.namespace, {"metadata": {"name": name}})
-        role = {"metadata": {"name": name}, "rules": list(self.profile.rbac)}
-        rbac.create_namespaced_role(self.namespace, role)
-        rbac.create_namespaced_role_binding(self.namespace, {
-            "metadata": {"name": name},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-            "subjects": [{"kind": "ServiceAccount", "name": name,
-                          "namespace": self.namespace}]})
-        if self.profile.cluster_rbac:
-            self._cluster_role(rbac, name)
-        self.token = token = corev1.create_namespaced_service_account_token(
+        name = self.profile.start.service_account
+        grants.grant(self.api, self.namespace, name, self.profile.rbac, self.profile.cluster_rbac)
+        self.token = token = client.CoreV1Api(self.api).create_namespaced_service_account_token(
             name, self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
         self.kubeconfig = self.workdir / f"{self.profile.name}.kubeconfig"
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -76,34 +65,10 @@ class Implementation:
             "current-context": "c"}))
         self.kubeconfig.chmod(0o600)
 
-    @property
-    def cluster_role(self) -> str:
-        return f"aftershock:{self.namespace}:{self.profile.start.service_account}"
-
-    def _cluster_role(self, rbac: client.RbacAuthorizationV1Api, account: str) -> None:
-        """Cluster-wide rules (e.g. nodes), named after the scenario's namespace; removed by
-        uninstall(), or by the next run's sweep of roles whose namespace is gone."""
-        name = self.cluster_role
-        labels = {OWNER_LABEL: self.namespace}
-        rbac.create_cluster_role({"metadata": {"name": name, "labels": labels},
-                                  "rules": list(self.profile.cluster_rbac)})
-        rbac.create_cluster_role_binding({
-            "metadata": {"name": name, "labels": labels},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                        "name": name},
-            "subjects": [{"kind": "ServiceAccount", "name": account,
-                          "namespace": self.namespace}]})
-
     def uninstall(self) -> None:
-        if not self.profile.cluster_rbac:
-            return
-        rbac = client.RbacAuthorizationV1Api(self.api)
-        for delete in (rbac.delete_cluster_role_binding, rbac.delete_cluster_role):
-            try:
-                delete(self.cluster_role)
-            except client.exceptions.ApiException as exc:
-                if exc.status != 404:
-                    raise
+        if self.profile.cluster_rbac:
+            grants.revoke_cluster_rules(self.api, self.namespace,
+                                        self.profile.start.service_account)
 
     def start(self, kubeconfig: Path | None = None) -> None:
         """Start the process (through ``kubeconfig`` if given, e.g. a proxy's) and wait until
@@ -144,7 +109,7 @@ class Implementation:
         self.process = self.record = None
 
 
-def _apply(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
+def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
     if doc.get("kind") == "CustomResourceDefinition":
         extensions = client.ApiextensionsV1Api(api)
         try:

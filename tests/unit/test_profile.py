@@ -49,3 +49,79 @@ def test_profile_errors_name_file_line_field_and_expectation(tmp_path, old, new,
     message = str(caught.value)
     assert message.startswith(f"{path}:{line}: "), message
     assert fragment in message, message
+
+
+IN_CLUSTER = """name: demo-in-cluster
+install:
+  manifests: [crd.yaml]
+install_in_cluster:
+  image: acme/demo:dev
+  build: {context: ., dockerfile: images/demo.Dockerfile}
+  manifests: [deploy/demo.yaml]
+  deployment: demo
+  container: manager
+  ready_timeout_seconds: 90
+concepts:
+  replica_group:
+    resource: {group: aftershock.io, version: v1, plural: replicagroups, kind: ReplicaGroup}
+    replicas_path: spec.replicas
+    pod_selector: {aftershock.io/group: "{name}"}
+"""
+
+HELM = """  helm:
+    chart: charts/demo
+    release: demo
+    values: [charts/ci-values.yaml]
+    set: {image.repository: acme/demo, replicas: 1}
+"""
+
+
+def test_an_in_cluster_profile_loads_with_manifests(tmp_path):
+    profile = load_profile(_write(tmp_path, IN_CLUSTER))
+    spec = profile.in_cluster
+    assert profile.start is None and profile.in_cluster_only
+    assert profile.manifests == ("crd.yaml",)
+    assert (spec.image, spec.deployment, spec.container) == ("acme/demo:dev", "demo", "manager")
+    assert spec.manifests == ("deploy/demo.yaml",) and spec.helm is None
+    assert (spec.build_context, spec.dockerfile) == (".", "images/demo.Dockerfile")
+    assert spec.ready_timeout == 90 and spec.service_account == "implementation"
+
+
+def test_an_in_cluster_profile_loads_with_a_helm_chart_next_to_a_start_form(tmp_path):
+    text = IN_CLUSTER.replace("  manifests: [deploy/demo.yaml]\n", HELM)
+    text = text.replace("install_in_cluster:", GOOD.split("concepts:")[0].replace(
+        "name: demo\n", "") + "install_in_cluster:")
+    profile = load_profile(_write(tmp_path, text))
+    assert profile.start is not None and not profile.in_cluster_only
+    helm = profile.in_cluster.helm
+    assert (helm.chart, helm.release, helm.values) == ("charts/demo", "demo",
+                                                       ("charts/ci-values.yaml",))
+    assert helm.settings == {"image.repository": "acme/demo", "replicas": "1"}
+    assert profile.in_cluster.manifests == ()
+
+
+@pytest.mark.parametrize(("old", "new", "line", "fragment"), [
+    ("  image: acme/demo:dev", "  imgae: acme/demo:dev", 5,
+     "unknown field 'install_in_cluster.imgae' (did you mean 'image'?)"),
+    ("  deployment: demo\n", "", 4, "field 'install_in_cluster.deployment' is required: the "
+     "name of the Deployment running the implementation"),
+    ("  manifests: [deploy/demo.yaml]\n", "", 4,
+     "field 'install_in_cluster' needs either 'manifests' or 'helm' (exactly one)"),
+    ("  manifests: [deploy/demo.yaml]\n", "  manifests: [deploy/demo.yaml]\n" + HELM, 4,
+     "field 'install_in_cluster' needs either 'manifests' or 'helm' (exactly one)"),
+    ("  build: {context: ., dockerfile: images/demo.Dockerfile}",
+     "  build: {dockerfile: images/demo.Dockerfile}", 6,
+     "field 'install_in_cluster.build.context' is required: a directory, relative to the repo"),
+    ("  ready_timeout_seconds: 90", "  ready_timeout_seconds: soon", 10,
+     "field 'install_in_cluster.ready_timeout_seconds' must be a whole number or a number, "
+     "got str 'soon'"),
+])
+def test_in_cluster_errors_name_file_line_field_and_expectation(tmp_path, old, new, line,
+                                                                fragment):
+    assert old in IN_CLUSTER
+    path = _write(tmp_path, IN_CLUSTER.replace(old, new))
+    with pytest.raises(UserError) as caught:
+        load_profile(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:{line}: "), message
+    assert fragment in message, message

@@ -1,0 +1,140 @@
+"""Fault: the watches of an in-cluster implementation delayed by a WatchDelay sidecar in its pod.
+
+Applying rolls its Deployment out with the proxy as a native sidecar (an init container that
+keeps running, started before the implementation) and the implementation's container pointed
+at it through KUBECONFIG; reverting rolls the original pod template back. As with the
+out-of-cluster delay, the implementation restarts both times. The implementation must honour
+KUBECONFIG (client-go's controller-runtime and the Python client do).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from kubernetes import client
+
+from aftershock import __version__
+from aftershock.faults.watchdelay import Rule
+from aftershock.faults.watchdelay_sidecar import rules_to_json
+from aftershock.providers import kind_commands as cmd
+
+IMAGE = f"aftershock/watchdelay:{__version__}"
+CONTAINER = "aftershock-watchdelay"
+PORT = 8001
+CONFIGMAP = "aftershock-watchdelay"
+VOLUME = "aftershock-watchdelay"
+MOUNT = "/etc/aftershock/watchdelay"
+DOCKERFILE = Path(__file__).resolve().parent / "data" / "watchdelay.Dockerfile"
+CONTEXT = Path(__file__).resolve().parents[1]  # the aftershock package: all the image needs
+
+
+def build_command(engine: str) -> list[str]:
+    return cmd.build_image(engine, IMAGE, DOCKERFILE, CONTEXT)
+
+
+def proxy_kubeconfig(port: int = PORT) -> str:
+    """Plain HTTP to the sidecar on the pod's loopback; it adds the pod's token upstream."""
+    return yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "proxy", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+        "users": [{"name": "proxy", "user": {}}],
+        "contexts": [{"name": "proxy", "context": {"cluster": "proxy", "user": "proxy"}}],
+        "current-context": "proxy"})
+
+
+def configmap(port: int = PORT) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": CONFIGMAP},
+            "data": {"kubeconfig": proxy_kubeconfig(port)}}
+
+
+def sidecar(rules: list[Rule], port: int = PORT, image: str = IMAGE) -> dict[str, Any]:
+    return {
+        "name": CONTAINER, "image": image, "imagePullPolicy": "IfNotPresent",
+        "restartPolicy": "Always",  # a native sidecar: up before the implementation starts
+        "args": ["--port", str(port), "--rules", rules_to_json(rules)],
+        "startupProbe": {"tcpSocket": {"port": port}, "periodSeconds": 1,
+                         "failureThreshold": 30},
+    }
+
+
+def _target(pod: dict[str, Any], container: str | None) -> dict[str, Any]:
+    containers = pod["containers"]
+    if container is None:
+        return containers[0]
+    for candidate in containers:
+        if candidate["name"] == container:
+            return candidate
+    raise ValueError(f"the pod template has no container '{container}'")
+
+
+def with_sidecar(template: dict[str, Any], rules: list[Rule], container: str | None = None,
+                 port: int = PORT, image: str = IMAGE) -> dict[str, Any]:
+    """A copy of a pod template with the proxy sidecar, and the implementation's container
+    (the named one, else the first) reading the proxy's kubeconfig."""
+    changed = copy.deepcopy(template)
+    pod = changed["spec"]
+    target = _target(pod, container)
+    target["env"] = [*(env for env in target.get("env") or [] if env["name"] != "KUBECONFIG"),
+                     {"name": "KUBECONFIG", "value": f"{MOUNT}/kubeconfig"}]
+    target["volumeMounts"] = [*(target.get("volumeMounts") or []),
+                              {"name": VOLUME, "mountPath": MOUNT, "readOnly": True}]
+    pod["volumes"] = [*(pod.get("volumes") or []),
+                      {"name": VOLUME, "configMap": {"name": CONFIGMAP}}]
+    pod["initContainers"] = [*(pod.get("initContainers") or []), sidecar(rules, port, image)]
+    return changed
+
+
+@dataclass
+class SidecarWatchDelay:
+    implementation: Any  # an InClusterImplementation
+    rules: list[Rule]
+    original: dict[str, Any] | None = None
+
+    @property
+    def description(self) -> str:
+        what = ", ".join(f"{r.resource or 'all'} +{r.delay:g}s" for r in self.rules)
+        return f"watches of {self.implementation.profile.name} delayed ({what}) by a sidecar"
+
+    def apply(self) -> None:
+        from aftershock.sut.runner import apply_manifest
+
+        implementation = self.implementation
+        cmd.run(build_command(getattr(implementation.cluster, "engine", "docker")),
+                timeout=1800)
+        implementation.cluster.load_image(IMAGE)
+        apply_manifest(implementation.api, configmap(), implementation.namespace)
+        self.original = self._roll_out(lambda template: with_sidecar(
+            template, self.rules, implementation.spec.container))
+
+    def revert(self) -> None:
+        implementation = self.implementation
+        if self.original is None:
+            return
+        implementation.save_logs(container=CONTAINER, headers=False,
+                                 into=implementation.workdir / "proxy"
+                                 / "implementation-proxy.jsonl")
+        original = self.original
+        self._roll_out(lambda _template: original)
+        self.original = None
+        client.CoreV1Api(implementation.api).delete_namespaced_config_map(
+            CONFIGMAP, implementation.namespace)
+
+    def _roll_out(self, change) -> dict[str, Any]:
+        """Replace the Deployment's pod template; wait until the new pods run. Returns the
+        template it had."""
+        from aftershock.sut.in_cluster import wait_rolled_out
+
+        implementation = self.implementation
+        apps = client.AppsV1Api(implementation.api)
+        name, namespace = implementation.spec.deployment, implementation.namespace
+        deployment = implementation.api.sanitize_for_serialization(
+            apps.read_namespaced_deployment(name, namespace))
+        before = deployment["spec"]["template"]
+        deployment["spec"]["template"] = change(before)
+        apps.replace_namespaced_deployment(name, namespace, deployment)
+        wait_rolled_out(implementation.api, namespace, name, implementation.spec.ready_timeout)
+        return before

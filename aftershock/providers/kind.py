@@ -1,0 +1,323 @@
+"""The kind provider: real kubelets and containers, one kind cluster per shape, for users with a
+container engine (a laptop, GitHub Actions). Its config comes from the cluster shape
+(kind_config), every command it runs is built in kind_commands.
+
+Faults act through the container engine: a node fails when its container stops and recovers
+when it starts; a component stops when its static-pod manifest is moved away and restarts when
+its container is stopped (the kubelet starts it again). A watch delay of the controller-manager
+or scheduler is not offered (their kubeconfig lives in the node); an in-cluster implementation
+gets a watch-delay sidecar instead (aftershock.faults.sidecar_delay).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aftershock import kube
+from aftershock.errors import ClusterError, UserError
+from aftershock.providers import engine as engines
+from aftershock.providers import kind_binary, toolchain
+from aftershock.providers import kind_commands as cmd
+from aftershock.providers import processes as procs
+from aftershock.providers.base import Capability, ClusterInfo, MissingCapability
+from aftershock.providers.kind_config import HostPaths, kind_config, node_containers, render
+from aftershock.providers.local import DATA, default_name
+from aftershock.shape import Shape
+
+CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
+READY_TIMEOUT = 180.0
+COMPONENT_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class KindPaths:
+    workdir: Path
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.workdir / "kubeconfig"
+
+    @property
+    def config(self) -> Path:
+        return self.workdir / "kind-config.yaml"
+
+    @property
+    def host(self) -> HostPaths:
+        return HostPaths(self.workdir / "audit-policy.yaml", self.workdir / "audit")
+
+
+def server_of(kubeconfig_text: str) -> str:
+    config = yaml.safe_load(kubeconfig_text)
+    return config["clusters"][0]["cluster"]["server"]
+
+
+def parked(listing: str) -> list[str]:
+    """Components whose manifest we moved away, from a listing of /etc/kubernetes."""
+    suffix = ".yaml.stopped"
+    return sorted(name.removesuffix(suffix) for name in listing.split() if name.endswith(suffix))
+
+
+class KindCluster:
+    """One kind cluster. ``start()`` creates it; ``down()`` deletes it and our work dir."""
+
+    provider = "kind"
+    capabilities = frozenset({
+        Capability.NODE_FAILURE, Capability.NODE_DELETE, Capability.COMPONENT_RESTART,
+        Capability.LOAD_IMAGE, Capability.DESTRUCTIVE,
+    })
+
+    def __init__(self, shape: Shape, name: str | None = None, *, kubernetes_version: str,
+                 engine: str, kind: str):
+        self.shape = shape
+        self.name = name or default_name()
+        self.kubernetes_version = kubernetes_version
+        self.engine = engine
+        self.kind = kind
+        self.paths = KindPaths(procs.clusters_root() / self.name)
+        self.containers = node_containers(self.name, shape)
+        owner_pid, owner_start = procs.current_owner()
+        self.state = procs.ClusterState(
+            name=self.name, provider="kind", owner_pid=owner_pid, owner_start=owner_start,
+            created=time.time(), workdir=str(self.paths.workdir), shape=shape.source,
+            kubernetes_version=kubernetes_version, engine=engine)
+
+    # --- public handle ------------------------------------------------------------------
+
+    @property
+    def info(self) -> ClusterInfo:
+        return ClusterInfo(self.name, "kind", self.paths.kubeconfig, self.state.server,
+                           f"kind-{self.name}")
+
+    @property
+    def audit_log(self) -> Path:
+        return self.paths.host.audit_log
+
+    @property
+    def control_plane(self) -> str:
+        return f"{self.name}-control-plane"
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> KindCluster:
+        if self.paths.workdir.exists():
+            raise ClusterError(f"cluster '{self.name}' already exists ({self.paths.workdir})")
+        try:
+            self._prepare()
+            self._run(cmd.create_cluster(self.kind, self.name, self.paths.config,
+                                         self.paths.kubeconfig), timeout=900)
+            self._write_kubeconfig()
+            self._run(cmd.open_audit_log(self.engine, self.control_plane))
+            self._wait_nodes_ready()
+        except BaseException:
+            with contextlib.suppress(ClusterError):  # the first error is the one to see
+                self.down()
+            raise
+        return self
+
+    def down(self) -> None:
+        """Delete the kind cluster and our work dir. Safe to call twice."""
+        try:
+            self._run(cmd.delete_cluster(self.kind, self.name, self.paths.kubeconfig))
+        finally:
+            shutil.rmtree(self.paths.workdir, ignore_errors=True)
+
+    def load_image(self, image: str) -> None:
+        self._run(cmd.load_image(self.kind, self.name, image), timeout=900)
+
+    def install_chaos_mesh(self) -> None:
+        helm = shutil.which("helm")
+        if helm is None:
+            raise UserError("helm is not on PATH: Chaos Mesh is installed with helm")
+        self._run(cmd.install_chaos_mesh(helm, self.paths.kubeconfig, self.info.context or ""),
+                  timeout=900)
+
+    # --- nodes --------------------------------------------------------------------------
+
+    def stop_kubelet(self, node: str) -> None:
+        """The node's container stops: kubelet, runtime and pods go at once."""
+        self._run(cmd.stop_node(self.engine, self._container(node)))
+
+    def start_kubelet(self, node: str) -> None:
+        self._run(cmd.start_node(self.engine, self._container(node)))
+
+    def node_running(self, node: str) -> bool:
+        answer = self._run(cmd.node_state(self.engine, self._container(node)))
+        return answer.strip() == "true"
+
+    def reset_nodes(self) -> list[str]:
+        """Between scenarios: every node container and component running, every shape node
+        present, uncordoned and with the shape's taints. Returns what was changed."""
+        changed = [f"restarted {component}" for component in self._unpark()]
+        for node in self.shape.node_names:
+            if not self.node_running(node):
+                self.start_kubelet(node)
+                changed.append(f"started the container of node/{node}")
+        with kube.api_client(self.paths.kubeconfig, self.info.context) as api:
+            changed += self._reset_node_objects(kube.core(api))
+            if changed:
+                self._wait_nodes_ready(api)
+        return changed
+
+    def _reset_node_objects(self, core: Any) -> list[str]:
+        changed = []
+        present = {node.metadata.name: node for node in core.list_node().items}
+        for spec in self.shape.nodes:
+            current = present.get(spec.name)
+            if current is None:  # deleted while its kubelet ran: it registers again on start
+                self.stop_kubelet(spec.name)
+                self.start_kubelet(spec.name)
+                changed.append(f"re-registered node/{spec.name}")
+                continue
+            wanted = [taint.to_api() for taint in spec.taints]
+            taints = [{"key": t.key, "effect": t.effect, **({"value": t.value} if t.value else {})}
+                      for t in current.spec.taints or []
+                      if not t.key.startswith("node.kubernetes.io/")]
+            if current.spec.unschedulable or taints != wanted:
+                core.patch_node(spec.name, {"spec": {"unschedulable": None, "taints": wanted}})
+                changed.append(f"reset node/{spec.name} to its shape")
+        return changed
+
+    def _container(self, node: str) -> str:
+        if node not in self.containers:
+            raise ClusterError(f"node/{node} is not part of kind cluster {self.name}")
+        return self.containers[node]
+
+    # --- control-plane components -------------------------------------------------------
+
+    def stop_component(self, component: str) -> None:
+        self._run(cmd.stop_component(self.engine, self.control_plane, component))
+        self._wait_component(component, lambda ids: not ids, "stop")
+
+    def start_component(self, component: str, kubeconfig: Path | None = None) -> None:
+        self._refuse_kubeconfig(kubeconfig)
+        self._run(cmd.start_component(self.engine, self.control_plane, component))
+        self._wait_component(component, bool, "start")
+
+    def restart_component(self, component: str, kubeconfig: Path | None = None) -> None:
+        self._refuse_kubeconfig(kubeconfig)
+        before = self._component_ids(component)
+        if not before:
+            return self.start_component(component)
+        self._run(cmd.stop_containers(self.engine, self.control_plane, before))
+        self._wait_component(component, lambda ids: bool(ids) and not set(ids) & set(before),
+                             "restart")
+        return None
+
+    def running(self) -> dict[str, bool]:
+        return {component: bool(self._component_ids(component)) for component in CONTROL_PLANE}
+
+    def _refuse_kubeconfig(self, kubeconfig: Path | None) -> None:
+        if kubeconfig is not None:
+            raise MissingCapability("kind", Capability.WATCH_DELAY_FOR_COMPONENTS,
+                                    "a component's kubeconfig lives in the node container")
+
+    def _component_ids(self, component: str) -> list[str]:
+        return self._run(cmd.running_containers(self.engine, self.control_plane,
+                                                component)).split()
+
+    def _unpark(self) -> list[str]:
+        listing = self._run(cmd.in_node(self.engine, self.control_plane, "ls", "/etc/kubernetes"))
+        started = []
+        for component in parked(listing):
+            self.start_component(component)
+            started.append(component)
+        return started
+
+    def _wait_component(self, component: str, done, what: str) -> None:
+        deadline = time.monotonic() + COMPONENT_TIMEOUT
+        while not done(self._component_ids(component)):
+            if time.monotonic() > deadline:
+                raise ClusterError(f"{component} did not {what} within {COMPONENT_TIMEOUT:.0f}s "
+                                   f"in {self.control_plane}")
+            time.sleep(0.5)  # the kubelet's static-pod sync has no event we can watch
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _run(self, argv: list[str], timeout: float = 600) -> str:
+        return cmd.run(argv, env=cmd.kind_env(self.engine, self.paths.kubeconfig),
+                       timeout=timeout)
+
+    def _prepare(self) -> None:
+        host = self.paths.host
+        host.audit_dir.mkdir(parents=True)
+        self.state.kubeconfig = str(self.paths.kubeconfig)
+        self.state.save()
+        shutil.copyfile(DATA / "audit-policy.yaml", host.audit_policy)
+        config = kind_config(self.shape, self.name, self.kubernetes_version, host)
+        self.paths.config.write_text(render(config))
+
+    def _write_kubeconfig(self) -> None:
+        """Our own file, from kind itself; the user's default kubeconfig is never touched."""
+        text = self._run(cmd.get_kubeconfig(self.kind, self.name))
+        self.paths.kubeconfig.write_text(text)
+        self.paths.kubeconfig.chmod(0o600)
+        self.state.server = server_of(text)
+        self.state.save()
+
+    def _wait_nodes_ready(self, api: Any = None) -> None:
+        if api is not None:
+            return wait_nodes_ready(api, self.name, set(self.shape.node_names))
+        with kube.api_client(self.paths.kubeconfig, self.info.context) as owned:
+            return wait_nodes_ready(owned, self.name, set(self.shape.node_names))
+
+
+def wait_nodes_ready(api: Any, cluster: str, wanted: set[str]) -> None:
+    """Until every wanted node is Ready, watching the nodes."""
+    from kubernetes import watch
+
+    core = kube.core(api)
+    listing = core.list_node()
+    ready = {node.metadata.name for node in listing.items if _ready(node)}
+    stream = watch.Watch()
+    if not wanted <= ready:
+        for event in stream.stream(core.list_node, timeout_seconds=int(READY_TIMEOUT),
+                                   resource_version=listing.metadata.resource_version):
+            node = event["object"]
+            if event["type"] != "DELETED" and _ready(node):
+                ready.add(node.metadata.name)
+            else:
+                ready.discard(node.metadata.name)
+            if wanted <= ready:
+                stream.stop()
+                break
+    if not wanted <= ready:
+        raise ClusterError(f"kind cluster {cluster}: nodes {sorted(wanted - ready)} not Ready "
+                           f"within {READY_TIMEOUT:.0f}s")
+
+
+def _ready(node: Any) -> bool:
+    return any(c.type == "Ready" and c.status == "True"
+               for c in (node.status.conditions or []))
+
+
+class KindProvider:
+    name = "kind"
+
+    def __init__(self, kubernetes_version: str | None = None):
+        self.kubernetes_version = kubernetes_version
+
+    def up(self, shape: Shape, name: str | None = None) -> KindCluster:
+        engine = engines.require()  # first: without an engine, nothing else matters
+        version = toolchain.normalise_kubernetes(shape.kubernetes_version
+                                                 or self.kubernetes_version)
+        return KindCluster(shape, name, kubernetes_version=version, engine=engine,
+                           kind=kind_binary.require()).start()
+
+
+def delete_recorded(state: procs.ClusterState) -> None:
+    """A kind cluster a dead run left (`aftershock cluster gc` / `down`)."""
+    kind = kind_binary.find()
+    if kind is None:
+        return
+    kubeconfig = Path(state.kubeconfig or Path(state.workdir) / "kubeconfig")
+    # Without an answering engine its containers are not running either; gc goes on.
+    with contextlib.suppress(ClusterError):
+        cmd.run(cmd.delete_cluster(kind, state.name, kubeconfig),
+                env=cmd.kind_env(state.engine or "docker", kubeconfig))

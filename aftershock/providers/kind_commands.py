@@ -1,0 +1,141 @@
+"""The exact commands the kind provider runs, as argv lists (so tests can read them), and the one
+function that runs them.
+
+Every kind command names its cluster and our own kubeconfig file: nothing reads or writes the
+user's ~/.kube/config. Node and component faults act on kind's node containers through the
+container engine: a node fails when its container stops; a control-plane component stops when
+its static-pod manifest leaves /etc/kubernetes/manifests (the kubelet removes the pod) and
+restarts when its container is stopped through crictl (the kubelet starts it again).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from aftershock.errors import ClusterError
+from aftershock.providers.kind_config import AUDIT_DIR_IN_NODE
+
+MANIFESTS_IN_NODE = "/etc/kubernetes/manifests"
+CONTAINERD_SOCKET = "/run/containerd/containerd.sock"
+CHAOS_MESH_REPO = "https://charts.chaos-mesh.org"
+CHAOS_MESH_VERSION = "2.8.2"
+CHAOS_MESH_NAMESPACE = "chaos-mesh"
+
+
+# --- kind -----------------------------------------------------------------------------------
+
+def create_cluster(kind: str, name: str, config: Path, kubeconfig: Path) -> list[str]:
+    return [kind, "create", "cluster", "--name", name, "--config", str(config),
+            "--kubeconfig", str(kubeconfig)]
+
+
+def delete_cluster(kind: str, name: str, kubeconfig: Path) -> list[str]:
+    return [kind, "delete", "cluster", "--name", name, "--kubeconfig", str(kubeconfig)]
+
+
+def get_kubeconfig(kind: str, name: str) -> list[str]:
+    return [kind, "get", "kubeconfig", "--name", name]
+
+
+def load_image(kind: str, name: str, image: str, nodes: Sequence[str] = ()) -> list[str]:
+    """Copy a locally built image into the nodes (all, or the named containers)."""
+    argv = [kind, "load", "docker-image", image, "--name", name]
+    if nodes:
+        argv += ["--nodes", ",".join(nodes)]
+    return argv
+
+
+def kind_env(engine: str, kubeconfig: Path) -> dict[str, str]:
+    """KUBECONFIG is ours even for a kind command that would otherwise fall back to the user's;
+    an engine other than docker is chosen the way kind documents it."""
+    env = {"KUBECONFIG": str(kubeconfig)}
+    if engine != "docker":
+        env["KIND_EXPERIMENTAL_PROVIDER"] = engine
+    return env
+
+
+# --- node containers ------------------------------------------------------------------------
+
+def stop_node(engine: str, container: str) -> list[str]:
+    """No grace: the node goes away at once, as when it loses power."""
+    return [engine, "stop", "-t", "0", container]
+
+
+def start_node(engine: str, container: str) -> list[str]:
+    return [engine, "start", container]
+
+
+def node_state(engine: str, container: str) -> list[str]:
+    return [engine, "inspect", "--format", "{{.State.Running}}", container]
+
+
+def in_node(engine: str, container: str, *argv: str) -> list[str]:
+    return [engine, "exec", container, *argv]
+
+
+def open_audit_log(engine: str, control_plane: str) -> list[str]:
+    """The apiserver creates the audit log 0600 as root; the recorder reads it as the user."""
+    return in_node(engine, control_plane, "chmod", "-R", "a+rX", AUDIT_DIR_IN_NODE)
+
+
+def _manifest(component: str) -> str:
+    return f"{MANIFESTS_IN_NODE}/{component}.yaml"
+
+
+def _parked(component: str) -> str:
+    return f"/etc/kubernetes/{component}.yaml.stopped"
+
+
+def stop_component(engine: str, control_plane: str, component: str) -> list[str]:
+    return in_node(engine, control_plane, "mv", _manifest(component), _parked(component))
+
+
+def start_component(engine: str, control_plane: str, component: str) -> list[str]:
+    return in_node(engine, control_plane, "mv", _parked(component), _manifest(component))
+
+
+def running_containers(engine: str, control_plane: str, component: str) -> list[str]:
+    """Ids of the component's running containers (one line each; none when it is stopped)."""
+    return in_node(engine, control_plane, "crictl", "ps", "--name", f"^{component}$",
+                   "--state", "running", "--quiet")
+
+
+def stop_containers(engine: str, control_plane: str, ids: Sequence[str]) -> list[str]:
+    return in_node(engine, control_plane, "crictl", "stop", *ids)
+
+
+def build_image(engine: str, image: str, dockerfile: Path, context: Path) -> list[str]:
+    return [engine, "build", "--tag", image, "--file", str(dockerfile), str(context)]
+
+
+# --- Chaos Mesh -----------------------------------------------------------------------------
+
+def install_chaos_mesh(helm: str, kubeconfig: Path, context: str) -> list[str]:
+    """Chaos Mesh on kind: its daemon injects through containerd, the nodes' runtime."""
+    return [helm, "upgrade", "--install", "chaos-mesh", "chaos-mesh",
+            "--repo", CHAOS_MESH_REPO, "--version", CHAOS_MESH_VERSION,
+            "--namespace", CHAOS_MESH_NAMESPACE, "--create-namespace",
+            "--kubeconfig", str(kubeconfig), "--kube-context", context,
+            "--set", "chaosDaemon.runtime=containerd",
+            "--set", f"chaosDaemon.socketPath={CONTAINERD_SOCKET}",
+            "--set", "dashboard.create=false",
+            "--wait", "--timeout", "10m"]
+
+
+# --- running --------------------------------------------------------------------------------
+
+def run(argv: Sequence[str], env: Mapping[str, str] | None = None,
+        timeout: float = 600) -> str:
+    """Run one command; its stdout, or a ClusterError with the command and its stderr."""
+    try:
+        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ClusterError(f"{' '.join(argv)}: {exc}") from None
+    if done.returncode != 0:
+        tail = "\n  ".join(done.stderr.strip().splitlines()[-15:])
+        raise ClusterError(f"{' '.join(argv)} exited with {done.returncode}:\n  {tail}")
+    return done.stdout

@@ -1,0 +1,124 @@
+"""An implementation installed in the cluster: the exact helm and build commands, its
+manifests' placeholders, when its Deployment counts as rolled out, and where it may run."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from aftershock.providers.base import Capability, MissingCapability
+from aftershock.pytest_plugin import _cannot_install
+from aftershock.sut.in_cluster import (
+    build_command,
+    helm_install,
+    helm_uninstall,
+    rendered_manifests,
+    rolled_out,
+)
+from aftershock.sut.profile import Helm, load_profile
+from steps.implementation import runs_in_cluster
+
+PROFILE = """name: demo
+install_in_cluster:
+  image: acme/demo:dev
+  build: {context: images/demo}
+  manifests: [deploy.yaml]
+  deployment: demo
+concepts: {}
+"""
+DEPLOY = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: demo}
+spec:
+  template:
+    spec:
+      serviceAccountName: $service_account
+      containers:
+      - {name: manager, image: $image, args: [--namespace=$namespace, --price=$$5]}
+---
+"""
+
+
+@pytest.fixture
+def profile(tmp_path):
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "deploy.yaml").write_text(DEPLOY)
+    path = tmp_path / "profiles" / "demo.yaml"
+    path.write_text(PROFILE)
+    return load_profile(path)
+
+
+def test_helm_installs_the_chart_into_the_scenario_namespace_and_waits():
+    chart = Helm(chart="demo", repo="https://charts.example.com", version="1.2.3",
+                 values=("v.yaml",), settings={"image": "acme/demo:dev"})
+    assert helm_install("helm", chart, "demo", "demo", "ns-1", Path("/k/kubeconfig"),
+                        "kind-as-1", [Path("/r/v.yaml")], {"image": "acme/demo:dev"}, 120) == [
+        "helm", "upgrade", "--install", "demo", "demo", "--namespace", "ns-1",
+        "--kubeconfig", "/k/kubeconfig", "--kube-context", "kind-as-1", "--wait",
+        "--timeout", "120s", "--repo", "https://charts.example.com", "--version", "1.2.3",
+        "--values", "/r/v.yaml", "--set", "image=acme/demo:dev"]
+    assert helm_uninstall("helm", "demo", "ns-1", Path("/k/kubeconfig"), "kind-as-1") == [
+        "helm", "uninstall", "demo", "--namespace", "ns-1", "--kubeconfig", "/k/kubeconfig",
+        "--kube-context", "kind-as-1", "--wait"]
+
+
+def test_the_image_is_built_from_the_profiles_context(profile, tmp_path):
+    context = tmp_path / "images" / "demo"
+    assert build_command(profile, "docker") == [
+        "docker", "build", "--tag", "acme/demo:dev", "--file", str(context / "Dockerfile"),
+        str(context)]
+
+
+def test_manifests_get_the_namespace_image_and_service_account(profile):
+    (deployment,) = rendered_manifests(profile, "ns-1")
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == "implementation"
+    assert pod["containers"][0]["image"] == "acme/demo:dev"
+    assert pod["containers"][0]["args"] == ["--namespace=ns-1", "--price=$5"]
+
+
+@pytest.mark.parametrize(("status", "generation", "done"), [
+    ({"observedGeneration": 2, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1},
+     2, True),
+    ({"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1},
+     2, False),
+    ({"observedGeneration": 2, "replicas": 2, "updatedReplicas": 1, "availableReplicas": 2},
+     2, False),
+    ({"observedGeneration": 2, "replicas": 1, "updatedReplicas": 1}, 2, False),
+])
+def test_a_deployment_is_rolled_out_when_every_replica_is_new_and_available(status, generation,
+                                                                            done):
+    deployment = {"metadata": {"generation": generation}, "spec": {"replicas": 1},
+                  "status": status}
+    assert rolled_out(deployment) is done
+    assert rolled_out({"metadata": {"generation": 3}, "spec": {"replicas": 0},
+                       "status": {"observedGeneration": 3}})
+
+
+def _scenario(provider, capabilities):
+    info = SimpleNamespace(provider=provider)
+    return SimpleNamespace(cluster=SimpleNamespace(info=info, capabilities=capabilities))
+
+
+def test_an_in_cluster_only_profile_is_skipped_where_no_image_can_be_loaded(profile):
+    with pytest.raises(MissingCapability) as caught:
+        runs_in_cluster(_scenario("local", frozenset()), profile)
+    assert caught.value.capability == Capability.LOAD_IMAGE
+    expected = ("provider 'local' lacks capability 'load_image': profile demo installs its "
+                "implementation in the cluster only (install_in_cluster); run it with "
+                "--cluster=kind")
+    assert str(caught.value) == expected
+    assert _cannot_install(profile, "local") == expected
+    assert _cannot_install(profile, "kind") is None
+    assert runs_in_cluster(_scenario("kind", frozenset({Capability.LOAD_IMAGE})), profile)
+
+
+def test_a_profile_with_both_forms_runs_as_a_process_where_no_image_can_be_loaded(profile):
+    both = SimpleNamespace(in_cluster=profile.in_cluster, start=object(), name="both",
+                           in_cluster_only=False)
+    assert not runs_in_cluster(_scenario("local", frozenset()), both)
+    assert runs_in_cluster(_scenario("kind", frozenset({Capability.LOAD_IMAGE})), both)
+    assert _cannot_install(both, "local") is None
+    process_only = SimpleNamespace(in_cluster=None, start=object())
+    assert not runs_in_cluster(_scenario("kind", frozenset({Capability.LOAD_IMAGE})),
+                               process_only)
