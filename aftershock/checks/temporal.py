@@ -118,13 +118,21 @@ def stays_for(entries: Iterable[Entry], holds: Callable[[State], bool], descript
     return Verdict(name, PASS, f"{description} held for {duration:.0f}s", [], start)
 
 
+def _earlier(x: Entry, y: Entry) -> bool:
+    """Two watch events are ordered by their resourceVersions (etcd revisions, one order for
+    every resource); the recorder's own order across two watch streams is only arrival."""
+    if x.kind == y.kind == WATCH and x.rv.isdigit() and y.rv.isdigit():
+        return int(x.rv) < int(y.rv)
+    return x.seq < y.seq
+
+
 def happened_before(entries: Iterable[Entry], a: Event, b: Event,
                     name: str = "happened_before") -> Verdict:
     """The first ``a`` is recorded before the first ``b``; both must happen."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     first_a, first_b = first(entries, a), first(entries, b)
-    if first_a and first_b and first_a.seq < first_b.seq:
+    if first_a and first_b and _earlier(first_a, first_b):
         return Verdict(name, PASS, f"{a.description} {first_b.mono - first_a.mono:.3f}s "
                        f"before {b.description}", [first_a, first_b], origin)
     if first_b is None and first_a is None:

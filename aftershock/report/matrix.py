@@ -55,7 +55,8 @@ def scenario_outcomes(verdicts: Iterable[tuple[str, str]], expected: set[str],
         return dict.fromkeys(named, SKIPPED)
     outcomes: dict[str, str] = {}
     for prop, status in verdicts:
-        for label in labels(prop):
+        parts = [part.strip() for part in prop.split(",")]
+        for label in [part for part in parts if part in expected or LABEL.match(part)]:
             if status == "violated":
                 outcome = CAUGHT if label in expected else VIOLATED
             else:

@@ -269,3 +269,18 @@ def test_exactly_counts_each_deletion_once_and_shows_the_surplus():
     assert checks.exactly(history.entries, marked, 4).status == VIOLATED
     history.gap(3.0)
     assert checks.exactly(history.entries, marked, 3).status == UNKNOWN
+
+
+def test_happened_before_orders_two_watch_streams_by_resource_version():
+    """The recorder may receive a pod's ADDED before its Deployment's (two streams); the
+    resourceVersions (etcd revisions) say which was created first."""
+    from aftershock.checks.temporal import Event, happened_before
+    from aftershock.timeline.entry import WATCH, Entry
+
+    pod = Entry(0, 1.0, 0.0, WATCH, "pods", "ns", "web-1", rv="1068", type="ADDED", object={})
+    deployment = Entry(1, 1.0, 0.0, WATCH, "deployments", "ns", "web", rv="1064", type="ADDED",
+                       object={})
+    is_deployment = Event("deployment/web created", lambda e, _: e.resource == "deployments")
+    is_pod = Event("a pod of web created", lambda e, _: e.resource == "pods")
+    assert happened_before([pod, deployment], is_deployment, is_pod).status == "pass"
+    assert happened_before([pod, deployment], is_pod, is_deployment).status == "violated"

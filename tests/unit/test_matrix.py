@@ -20,6 +20,11 @@ def test_each_judged_label_gets_its_outcome():
     assert outcomes == {"R1": PASS, "N1": VIOLATED, "N5": CAUGHT, "R3": UNKNOWN, "R6": UNKNOWN}
 
 
+def test_an_expected_violation_of_an_unlabelled_check_is_caught():
+    assert scenario_outcomes([("always", "violated")], expected={"always"}, judged=[]) == {
+        "always": CAUGHT}
+
+
 def test_an_expected_violation_that_did_not_come_is_missed():
     assert scenario_outcomes([("G1", "pass")], expected={"G1"}, judged=["G1"]) == {"G1": MISSED}
 
