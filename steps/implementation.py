@@ -243,7 +243,7 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
     if implementation is not None:
         scenario.inject(_implementation_delay(implementation, rule))
         return
-    from aftershock.faults.watchdelay import DelayedWatch
+    from aftershock.faults.component_delay import DelayedWatch
 
     target = scenario.facts["profile"].watch_delay_target
     if target is None:

@@ -136,7 +136,7 @@ RESOURCE_WORDS = {"pod": "pods", "node": "nodes", "lease": "leases", "replicaset
 
 
 def _delay_fault(scenario: Scenario, what: str, component: str, rules):
-    from aftershock.faults.watchdelay import DelayedWatch
+    from aftershock.faults.component_delay import DelayedWatch
 
     scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)
     name = _component(component)

@@ -1,10 +1,15 @@
-"""Drain a node with kubectl's rules.
+"""Drain a node with kubectl's rules and defaults (``kubectl drain NODE``).
 
-Cordon first (and never uncordon). Then every pod on the node is judged before anything is
-evicted: terminating, DaemonSet and mirror pods are skipped; a pod with emptyDir data or with no
-controller is refused unless allowed, and one refusal fails the whole node before any eviction.
-The rest are evicted in parallel through the policy/v1 Eviction API, retrying 429 (a
-PodDisruptionBudget says no) every 5 s until the timeout; a pod is gone on 404 or a new UID.
+Cordon first (and never uncordon). Then every pod on the node goes through kubectl's filters, in
+its order, before anything is evicted: a pod terminating for longer than
+``skip_wait_for_delete_timeout`` is skipped (0, the default, skips none: terminating pods are
+evicted and waited for too); a DaemonSet pod is refused unless ``ignore_daemonsets`` (then
+skipped), and one whose DaemonSet is gone is evicted only with ``force``; mirror pods are
+skipped; a pod with emptyDir data is refused unless ``delete_emptydir_data``; a pod with no
+controller is refused unless ``force``; finished pods always go. One refusal fails the whole
+node before any eviction. The rest are evicted in parallel through the policy/v1 Eviction API,
+retrying 429 (a PodDisruptionBudget says no) every 5 s, and waited for until gone: 404, or back
+with a new UID. kubectl waits without limit by default; here ``timeout`` (120 s) bounds it.
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ RETRY_429 = 5.0
 
 @dataclass(frozen=True)
 class DrainOptions:
+    ignore_daemonsets: bool = False  # kubectl --ignore-daemonsets
     delete_emptydir_data: bool = False  # kubectl --delete-emptydir-data
     force: bool = False  # kubectl --force: also pods that declare no controller
     grace_period: int | None = None  # None: each pod's own terminationGracePeriodSeconds
+    skip_wait_for_delete_timeout: int = 0  # kubectl --skip-wait-for-delete-timeout
     timeout: float = 120.0
 
 
@@ -59,27 +66,64 @@ def _finished(pod) -> bool:
     return pod.status is not None and pod.status.phase in ("Succeeded", "Failed")
 
 
-def plan(pods: list, options: DrainOptions) -> DrainPlan:
-    """Judge every pod of the node, as kubectl's drain filters do (pure: no API calls)."""
+def plan(pods: list, options: DrainOptions, daemonsets: set[tuple[str, str]] | None = None,
+         now: float | None = None) -> DrainPlan:
+    """Every pod of the node through kubectl's filters, in its order; the first that does not
+    let a pod go decides (pure: ``daemonsets`` are the (namespace, name) that exist)."""
     result = DrainPlan()
     for pod in pods:
-        owner = _controller(pod)
-        if pod.metadata.deletion_timestamp:
-            result.skipped.append((pod, "already terminating"))
-        elif owner is not None and owner.kind == "DaemonSet":
-            result.skipped.append((pod, "managed by a DaemonSet"))
-        elif MIRROR_ANNOTATION in (pod.metadata.annotations or {}):
-            result.skipped.append((pod, "a mirror pod"))
-        elif _finished(pod):
+        verdict = _judge(pod, options, daemonsets or set(), time.time() if now is None else now)
+        if verdict is None:
             result.evict.append(pod)
-        elif any(v.empty_dir is not None for v in pod.spec.volumes or []) and \
-                not options.delete_emptydir_data:
-            result.refused.append((pod, "has emptyDir data (allow with delete-emptydir-data)"))
-        elif owner is None and not options.force:
-            result.refused.append((pod, "declares no controller (allow with force)"))
+        elif verdict[0] == "skip":
+            result.skipped.append((pod, verdict[1]))
         else:
-            result.evict.append(pod)
+            result.refused.append((pod, verdict[1]))
     return result
+
+
+def _judge(pod, options: DrainOptions, daemonsets: set[tuple[str, str]],
+           now: float) -> tuple[str, str] | None:
+    """None: evict it; else ("skip" | "refuse", why)."""
+    owner = _controller(pod)
+    deleted = pod.metadata.deletion_timestamp
+    if options.skip_wait_for_delete_timeout > 0 and deleted and \
+            now - deleted.timestamp() > options.skip_wait_for_delete_timeout:
+        return "skip", "terminating for longer than skip-wait-for-delete-timeout"
+    if owner is not None and owner.kind == "DaemonSet" and not _finished(pod):
+        if (pod.metadata.namespace, owner.name) not in daemonsets:
+            if not options.force:
+                return "refuse", f"is managed by daemonset {owner.name}, which is gone " \
+                    "(allow with force)"
+        elif not options.ignore_daemonsets:
+            return "refuse", "is managed by a DaemonSet (allow with ignore-daemonsets)"
+        else:
+            return "skip", "managed by a DaemonSet"
+    if MIRROR_ANNOTATION in (pod.metadata.annotations or {}):
+        return "skip", "a mirror pod"
+    if _finished(pod):
+        return None
+    if any(v.empty_dir is not None for v in pod.spec.volumes or []) and \
+            not options.delete_emptydir_data:
+        return "refuse", "has emptyDir data (allow with delete-emptydir-data)"
+    if owner is None and not options.force:
+        return "refuse", "declares no controller (allow with force)"
+    return None
+
+
+def _daemonsets(api: client.ApiClient, pods: list) -> set[tuple[str, str]]:
+    """The DaemonSets the node's pods name that exist."""
+    apps = client.AppsV1Api(api)
+    found = set()
+    for namespace, name in {(p.metadata.namespace, o.name) for p in pods
+                            if (o := _controller(p)) is not None and o.kind == "DaemonSet"}:
+        try:
+            apps.read_namespaced_daemon_set(name, namespace)
+            found.add((namespace, name))
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+    return found
 
 
 def pods_on(api: client.ApiClient, node: str) -> list:
@@ -103,7 +147,8 @@ def drain_node(api: client.ApiClient, node: str, options: DrainOptions | None = 
     began = time.monotonic()
     cordon(api, node)
     say(f"node/{node} cordoned")
-    judged = plan(pods_on(api, node), options)
+    pods = pods_on(api, node)
+    judged = plan(pods, options, _daemonsets(api, pods))
     if judged.refused:
         reasons = "; ".join(f"{_ref(pod)} {why}" for pod, why in judged.refused)
         raise DrainRefused(f"cannot drain node/{node}: {reasons}")

@@ -38,7 +38,10 @@ def _evictions(scenario) -> list:
             e.subresource == "eviction" and e.namespace == scenario.namespace]
 
 
-def test_daemonset_and_mirror_pods_are_skipped_and_replicated_pods_evicted(aftershock_scenario):
+def test_daemonset_pods_refuse_a_default_drain_and_are_skipped_when_ignored(
+        aftershock_scenario):
+    """kubectl's defaults: a drain of a node with a DaemonSet pod is refused unless
+    --ignore-daemonsets; mirror pods are skipped either way."""
     scenario = aftershock_scenario
     daemonset = {"apiVersion": "apps/v1", "kind": "DaemonSet",
                  "metadata": {"name": "agent"},
@@ -53,7 +56,10 @@ def test_daemonset_and_mirror_pods_are_skipped_and_replicated_pods_evicted(after
     _running(scenario, 3, "agent")
     _running(scenario, 2, "web")
     _running(scenario, 1, "static")
-    report = drain.drain_node(scenario.api, NODE)
+    with pytest.raises(drain.DrainRefused, match="managed by a DaemonSet"):
+        drain.drain_node(scenario.api, NODE)
+    assert not _evictions(scenario), "a refused drain evicts nothing"
+    report = drain.drain_node(scenario.api, NODE, drain.DrainOptions(ignore_daemonsets=True))
     assert len(report.evicted) == 2 and all("/web-" in ref for ref in report.evicted)
     assert sorted(ref.split("/")[2].split("-")[0] for ref in report.skipped) == [
         "agent", "static"]

@@ -142,3 +142,41 @@ def test_drop_close_and_expire(aftershock_scenario, proxy, tmp_path):
     log = (tmp_path / "proxy.jsonl").read_text()
     for event in ("frame-dropped", "frame-expired", "close-streams", "request"):
         assert f'"event": "{event}"' in log
+
+
+def test_the_garbage_collector_still_deletes_orphans_while_its_watches_are_delayed(
+        aftershock_scenario, tmp_path):
+    """kube-controller-manager watches in protobuf, and the garbage collector's metadata
+    informers ask for PartialObjectMetadata. The proxy passes each watch on in the encoding
+    its client asked for (it used to force JSON), reads the protobuf frames to apply its rules,
+    and the garbage collector keeps working through it."""
+    import json
+
+    from aftershock.faults.component_delay import DelayedWatch
+    from aftershock.providers.base import Capability
+
+    scenario = aftershock_scenario
+    scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)
+    scenario.inject(DelayedWatch(scenario.cluster, "kube-controller-manager",
+                                 [Rule(delay=1.0, resource="pods")], tmp_path / "proxy"))
+    orphan = workloads.pod("orphan", {"app": "orphan"})
+    orphan["metadata"]["ownerReferences"] = [{
+        "apiVersion": "v1", "kind": "ConfigMap", "name": "ghost",
+        "uid": "00000000-0000-4000-8000-000000000001"}]
+    kube.core(scenario.api).create_namespaced_pod(scenario.namespace, orphan)
+    assert scenario.wait_until(lambda s: s.get("pods", scenario.namespace, "orphan"), 30)[0]
+    gone, _ = scenario.wait_until(
+        lambda s: s.get("pods", scenario.namespace, "orphan") is None, 90)
+    assert gone, "the garbage collector did not delete the orphan while its watches were delayed"
+    log = [json.loads(line) for line in
+           (tmp_path / "proxy" / "kube-controller-manager-proxy.jsonl").read_text().splitlines()]
+    watches = [r for r in log if r["event"] == "request" and r["watch"]]
+    assert watches and all("protobuf" in r["content_type"] for r in watches), \
+        {r["content_type"] for r in watches}
+    assert any("as=PartialObjectMetadata" in r["accept"] for r in watches), \
+        "the metadata informers' own Accept reached the apiserver"
+    held = [r["held"] for r in log if r["event"] == "frame-emitted" and r["name"] == "orphan"
+            and r["type"] == "ADDED"]
+    assert held and held[0] >= 1.0, "the rule was applied to the protobuf frame"
+    pod_watches = [r for r in watches if r["path"].startswith("/api/v1/pods?")]
+    assert len(pod_watches) == 1, "its pod watch broke and was opened again: frames unreadable"

@@ -25,18 +25,38 @@ def _names(pods):
     return [p.metadata.name if not isinstance(p, tuple) else p[0].metadata.name for p in pods]
 
 
-def test_replicated_pods_are_evicted_and_special_pods_skipped():
-    result = plan([
-        _pod("web", owner="ReplicaSet"),
-        _pod("agent", owner="DaemonSet"),
-        _pod("static", annotations={"kubernetes.io/config.mirror": "x"}),
-        _pod("leaving", owner="ReplicaSet", deleting=True),
-    ], DrainOptions())
-    assert _names(result.evict) == ["web"]
-    assert dict((p.metadata.name, why) for p, why in result.skipped) == {
-        "agent": "managed by a DaemonSet", "static": "a mirror pod",
-        "leaving": "already terminating"}
-    assert result.refused == []
+def _deleting_since(name: str, seconds: float):
+    pod = _pod(name, owner="ReplicaSet", deleting=True)
+    pod.metadata.deletion_timestamp -= dt.timedelta(seconds=seconds)
+    return pod
+
+
+def test_kubectl_defaults_refuse_daemonset_pods_and_wait_for_terminating_ones():
+    """`kubectl drain NODE`: a DaemonSet pod fails the drain; a terminating pod is evicted and
+    waited for like any other; mirror pods are skipped."""
+    pods = [_pod("web", owner="ReplicaSet"), _pod("agent", owner="DaemonSet"),
+            _pod("static", annotations={"kubernetes.io/config.mirror": "x"}),
+            _deleting_since("leaving", 60)]
+    result = plan(pods, DrainOptions(), daemonsets={("ns", "o")})
+    assert _names(result.evict) == ["web", "leaving"]
+    assert [(p.metadata.name, why) for p, why in result.refused] == [
+        ("agent", "is managed by a DaemonSet (allow with ignore-daemonsets)")]
+    assert [(p.metadata.name, why) for p, why in result.skipped] == [("static", "a mirror pod")]
+
+
+def test_the_options_spelled_out_skip_daemonset_pods_and_long_terminating_ones():
+    pods = [_pod("agent", owner="DaemonSet"), _deleting_since("leaving", 60),
+            _deleting_since("fresh", 1)]
+    result = plan(pods, DrainOptions(ignore_daemonsets=True, skip_wait_for_delete_timeout=30),
+                  daemonsets={("ns", "o")})
+    assert _names(result.evict) == ["fresh"] and result.refused == []
+    assert _names(result.skipped) == ["agent", "leaving"]
+
+
+def test_a_pod_of_a_daemonset_that_is_gone_goes_only_with_force():
+    orphan = _pod("agent", owner="DaemonSet")
+    assert "which is gone" in plan([orphan], DrainOptions(ignore_daemonsets=True)).refused[0][1]
+    assert _names(plan([orphan], DrainOptions(force=True)).evict) == ["agent"]
 
 
 @pytest.mark.parametrize(("pod", "allowed_by", "reason"), [

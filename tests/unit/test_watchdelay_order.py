@@ -8,6 +8,7 @@ import time
 import pytest
 
 from aftershock.faults.watchdelay import Rule, Stream, Upstream, WatchDelay
+from aftershock.faults.watchframes import Frame, json_frame
 
 
 @pytest.fixture
@@ -18,9 +19,9 @@ def proxy(tmp_path):
     delay.stop()
 
 
-def _frame(kind: str, name: str, rv: int) -> bytes:
-    return json.dumps({"type": kind, "object": {"metadata": {
-        "name": name, "namespace": "ns", "resourceVersion": str(rv)}}}).encode()
+def _frame(kind: str, name: str, rv: int) -> Frame:
+    return json_frame(json.dumps({"type": kind, "object": {"metadata": {
+        "name": name, "namespace": "ns", "resourceVersion": str(rv)}}}).encode())
 
 
 def _drain(proxy: WatchDelay, stream: Stream, count: int) -> list[tuple[str, float]]:
@@ -62,3 +63,31 @@ def test_a_pause_holds_everything_until_resume(proxy):
     threading.Timer(0.2, proxy.resume).start()
     (_, at), = _drain(proxy, stream, 1)
     assert at >= resumed - 0.01
+
+
+def _protobuf_event(kind: str, name: str, namespace: str, rv: str) -> bytes:
+    """A WatchEvent as the apiserver frames it for a protobuf client."""
+    import struct
+
+    from aftershock.faults.watchframes import MAGIC, _field
+
+    meta = _field(1, name) + _field(3, namespace) + _field(6, rv)
+    unknown = MAGIC + _field(1, _field(1, "meta.k8s.io/v1") + _field(2, "PartialObjectMetadata")) \
+        + _field(2, _field(1, meta))
+    event = _field(1, kind) + _field(2, _field(1, unknown))
+    return struct.pack(">I", len(event)) + event
+
+
+def test_protobuf_frames_are_read_in_the_clients_encoding():
+    import io
+
+    from aftershock.faults import watchframes
+
+    data = _protobuf_event("ADDED", "cm-1", "ns", "41") + _protobuf_event("DELETED", "x", "", "42")
+    read = list(watchframes.frames(io.BufferedReader(io.BytesIO(data)), watchframes.PROTOBUF))
+    assert [(f.type, f.name, f.namespace, f.rv) for f in read] == [
+        ("ADDED", "cm-1", "ns", "41"), ("DELETED", "x", "", "42")]
+    assert b"".join(f.data for f in read) == data, "frames pass on byte for byte"
+    gone = watchframes.protobuf_frame(watchframes.expired(watchframes.PROTOBUF))
+    assert gone.type == "ERROR"
+    assert json.loads(watchframes.expired(watchframes.JSON))["object"]["code"] == 410
