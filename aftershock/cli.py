@@ -1,4 +1,5 @@
-"""The ``aftershock`` command: run | cluster up/down/list/gc | toolchain build/status | doctor."""
+"""The ``aftershock`` command: run | judge | properties | cluster up/down/list/gc |
+toolchain build/status | report | doctor."""
 
 from __future__ import annotations
 
@@ -120,6 +121,50 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_properties(args: argparse.Namespace) -> int:
+    from aftershock.properties import catalogue
+
+    features = Path(args.features) if args.features else None
+    if features is not None and not features.is_dir():
+        raise UserError("no such directory", path=args.features)
+    if args.markdown:
+        print(catalogue.markdown(features), end="")
+    else:
+        for line in catalogue.text(features):
+            print(line)
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from aftershock.properties import rejudge
+    from aftershock.report import matrix
+
+    run = Path(args.run_dir)
+    if not (run / matrix.FILE).exists():
+        raise UserError(f"not a run dir with a conformance matrix (no {matrix.FILE})",
+                        path=args.run_dir)
+    roots = [Path(p) for p in args.profiles] or [Path("profiles")]
+    result = rejudge.rejudge(run, roots)
+    for line in matrix.text(result.rows):
+        print(line)
+    changed = rejudge.differences(matrix.load(run), result.rows)
+    rebuilt = f" ({result.legacy} scenarios saved before judgements were recorded: rebuilt " \
+              "from their steps)" if result.legacy else ""
+    print(f"judged again with today's properties: {len(result.rows)} scenarios{rebuilt}")
+    if changed:
+        print(f"{len(changed)} cells differ from the matrix recorded in the run:")
+        for line in changed:
+            print(f"  {line}")
+    else:
+        print("the same matrix as recorded in the run")
+    if args.verbose:
+        for scenario, verdicts in result.verdicts.items():
+            print(f"\n{scenario}")
+            for verdict in verdicts:
+                print(f"  {verdict.property}: {verdict.status.upper()}: {verdict.summary}")
+    return 1 if changed and args.check else 0
+
+
 def cluster_option(argv: list[str]) -> str | None:
     """The --cluster value among the arguments passed on to pytest."""
     for index, arg in enumerate(argv):
@@ -175,6 +220,22 @@ def parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="a run's HTML report (allure) and matrix")
     report.add_argument("run_dir", help="reports/<run>, as printed at the end of a run")
     report.set_defaults(func=cmd_report)
+
+    props = sub.add_parser("properties", help="the catalogue of properties a step may name")
+    props.add_argument("--features", default="features",
+                       help="where to look for the features that use each (default: features)")
+    props.add_argument("--markdown", action="store_true", help="as docs/properties.md")
+    props.set_defaults(func=cmd_properties)
+
+    again = sub.add_parser("judge", help="judge a saved run again with today's properties")
+    again.add_argument("run_dir", help="reports/<run>, as printed at the end of a run")
+    again.add_argument("--profiles", action="append", default=[], metavar="DIR",
+                       help="where a run saved before judgements were recorded finds its "
+                            "profiles (default: profiles)")
+    again.add_argument("--check", action="store_true",
+                       help="exit 1 when a cell differs from the matrix recorded in the run")
+    again.add_argument("-v", "--verbose", action="store_true", help="every verdict")
+    again.set_defaults(func=cmd_judge)
 
     sub.add_parser("doctor", help="check this machine").set_defaults(func=cmd_doctor)
     return top

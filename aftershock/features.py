@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.scenario import closest_steps, match_step
+from aftershock.scenario import closest_steps, label_ids, match_step, split_label
 
 
 def parse_feature(path: Path):
@@ -29,9 +29,11 @@ def _shown(path: Path) -> str:
 
 
 def check_steps(path: Path) -> None:
-    """Raise a UserError for the first step no definition matches."""
+    """Raise a UserError for the first step no definition matches, the first phrase that is
+    not known, and the first property id that is not registered or not judged by that step."""
     feature = parse_feature(path)
     for template in feature.scenarios.values():
+        _check_expectations(path, template.line_number, {*feature.tags, *template.tags})
         contexts = [ctx for examples in template.examples for ctx in examples.as_contexts()]
         for context in contexts or [{}]:
             for step in template.render(context).steps:
@@ -39,6 +41,32 @@ def check_steps(path: Path) -> None:
                 if found is None:
                     raise unknown_step(path, step.line_number, step.keyword, step.name)
                 _check_phrases(path, step.line_number, *found)
+                _check_label(path, step.line_number, step.name, found[0])
+
+
+def _check_label(path: Path, line: int, text: str, definition) -> None:
+    from aftershock.properties import problem
+
+    label = split_label(text)[1]
+    if label is None:
+        return
+    wrong = problem(label_ids(label), definition.check)
+    if wrong:
+        raise UserError(wrong, path=_shown(path), line=line)
+
+
+def _check_expectations(path: Path, line: int, tags: set[str]) -> None:
+    """@expect-violation:<id> must name a registered property."""
+    from aftershock.properties import UnknownProperty, get, problem
+
+    for tag in sorted(tags):
+        if not tag.startswith("expect-violation:"):
+            continue
+        try:
+            get(tag.split(":", 1)[1])
+        except UnknownProperty:
+            wrong = problem([tag.split(":", 1)[1]], None)
+            raise UserError(f"@{tag}: {wrong}", path=_shown(path), line=line) from None
 
 
 def _check_phrases(path: Path, line: int, definition, arguments: dict) -> None:
@@ -49,6 +77,7 @@ def _check_phrases(path: Path, line: int, definition, arguments: dict) -> None:
         wrong = phrases.problem(known[what], str(arguments[argument]), what)
         if wrong:
             raise UserError(wrong, path=_shown(path), line=line)
+
 
 
 def unknown_step(path: Path, line: int, keyword: str, text: str) -> UserError:

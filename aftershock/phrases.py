@@ -1,6 +1,11 @@
 """The words of conditions and events inside steps ("3 pods of web are Running",
 "deployment/web got condition Available True"), each turned into a predicate over the recorded
-state. Like steps, phrases are checked at collection: a typo names the closest known phrase."""
+state. Like steps, phrases are checked at collection: a typo names the closest known phrase.
+
+A phrase is built from its words and a context (``aftershock.properties.context.Context``, or a
+live Scenario, which offers the same): the namespace, the implementation's concepts and what
+earlier steps established. Judging a saved run again rebuilds the same phrase from the same
+words and the context saved with the judgement."""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from aftershock import workloads
 from aftershock.checks.temporal import Event, Transition
 from aftershock.scenario import EXTRA_TYPES
 from aftershock.timeline.entry import SINGULAR, WATCH, Entry
-from aftershock.timeline.state import State, is_live, node_of, phase
+from aftershock.timeline.state import Query, State, is_live, is_running, node_of
 
 PLURAL = {singular: plural for plural, singular in SINGULAR.items()}
 CLUSTER_SCOPED = {"nodes", "persistentvolumes", "deviceclasses", "resourceslices", "namespaces"}
@@ -27,6 +32,8 @@ class Condition:
     description: str
     holds: Callable[[State], bool]
     resources: frozenset[str]
+    # How many objects the condition speaks of in a state: a judgement over none is not earned.
+    about: Callable[[State], int]
 
 
 @dataclass(frozen=True)
@@ -78,20 +85,20 @@ class PhraseError(ValueError):
     pass
 
 
-def build_condition(text: str, scenario) -> Condition:
+def build_condition(text: str, ctx) -> Condition:
     found = _match(CONDITIONS, text)
     if found is None:
         raise PhraseError(problem(CONDITIONS, text, "condition"))
     phrase, arguments = found
-    return phrase.build(scenario, **arguments)
+    return phrase.build(ctx, **arguments)
 
 
-def build_event(text: str, scenario) -> Event:
+def build_event(text: str, ctx) -> Event:
     found = _match(EVENTS, text)
     if found is None:
         raise PhraseError(problem(EVENTS, text, "event"))
     phrase, arguments = found
-    return phrase.build(scenario, **arguments)
+    return phrase.build(ctx, **arguments)
 
 
 def resource_of(kind: str) -> str:
@@ -99,101 +106,115 @@ def resource_of(kind: str) -> str:
     return plural
 
 
-def _namespace(scenario, resource: str) -> str:
-    return "" if resource in CLUSTER_SCOPED else scenario.namespace
+def namespace_of(ctx, resource: str) -> str:
+    return "" if resource in CLUSTER_SCOPED else ctx.namespace
 
 
-def _object(state: State, scenario, kind: str, name: str) -> dict | None:
+def _object(state: State, ctx, kind: str, name: str) -> dict | None:
     resource = resource_of(kind)
-    return state.get(resource, _namespace(scenario, resource), name)
+    return state.get(resource, namespace_of(ctx, resource), name)
 
 
-def _running_pods(state: State, scenario, name: str) -> list[dict]:
-    pods = state.live_pods(scenario.namespace, workloads.selector_labels(name))
-    return [pod for pod in pods if phase(pod) == "Running"]
+def _one(ctx, kind: str, name: str) -> Callable[[State], int]:
+    """'about' for a phrase on one object: 1 while it is recorded."""
+    return lambda state: int(_object(state, ctx, kind, name) is not None)
+
+
+def _pods(ctx, name: str) -> Callable[[State], int]:
+    """'about' for a phrase on the pods of a workload: how many there are."""
+    every = Query("pods", ctx.namespace, workloads.selector_labels(name))
+    return lambda state: state.count(every)
+
+
+def _running(ctx, name: str) -> Query:
+    return Query("pods", ctx.namespace, workloads.selector_labels(name), is_running)
+
+
+def _running_pods(state: State, query: Query) -> list[dict]:
+    return list(state.answer(query).members.values())
 
 
 # --- conditions ---------------------------------------------------------------------------
 
 
 @condition("{count:d} pods of {name} are Running")
-def pods_running(scenario, count: int, name: str) -> Condition:
+def pods_running(ctx, count: int, name: str) -> Condition:
+    running = _running(ctx, name)
     return Condition(f"{count} pods of {name} are Running",
-                     lambda s: len(_running_pods(s, scenario, name)) == count,
-                     frozenset({"pods"}))
+                     lambda s: s.count(running) == count, frozenset({"pods"}), _pods(ctx, name))
 
 
 @condition("{count:d} pods of {name} are Running on {spread:d} different nodes")
-def pods_running_spread(scenario, count: int, name: str, spread: int) -> Condition:
+def pods_running_spread(ctx, count: int, name: str, spread: int) -> Condition:
+    query = _running(ctx, name)
+
     def holds(state: State) -> bool:
-        running = _running_pods(state, scenario, name)
+        running = _running_pods(state, query)
         return len(running) == count and len({node_of(p) for p in running}) == spread
     return Condition(f"{count} pods of {name} are Running on {spread} different nodes", holds,
-                     frozenset({"pods"}))
+                     frozenset({"pods"}), _pods(ctx, name))
+
+
+def _running_elsewhere(ctx, count: int, name: str, node: str) -> Condition:
+    query = _running(ctx, name)
+
+    def holds(state: State) -> bool:
+        running = _running_pods(state, query)
+        return len(running) == count and all(node_of(p) != node for p in running)
+    return Condition(f"{count} pods of {name} are Running, none on node/{node}", holds,
+                     frozenset({"pods"}), _pods(ctx, name))
 
 
 @condition("{count:d} pods of {name} are Running, none on the drained node")
-def pods_running_elsewhere(scenario, count: int, name: str) -> Condition:
-    drained = scenario.recall("drained node")
-
-    def holds(state: State) -> bool:
-        running = _running_pods(state, scenario, name)
-        return len(running) == count and all(node_of(p) != drained for p in running)
-    return Condition(f"{count} pods of {name} are Running, none on node/{drained}", holds,
-                     frozenset({"pods"}))
+def pods_running_elsewhere(ctx, count: int, name: str) -> Condition:
+    return _running_elsewhere(ctx, count, name, ctx.recall("drained node"))
 
 
 @condition("at most {count:d} pods of {name} are live")
-def at_most_live(scenario, count: int, name: str) -> Condition:
+def at_most_live(ctx, count: int, name: str) -> Condition:
+    live = Query("pods", ctx.namespace, workloads.selector_labels(name), is_live)
     return Condition(f"at most {count} pods of {name} are live",
-                     lambda s: len(s.live_pods(scenario.namespace,
-                                               workloads.selector_labels(name))) <= count,
-                     frozenset({"pods"}))
+                     lambda s: s.count(live) <= count, frozenset({"pods"}), _pods(ctx, name))
 
 
 @condition("{count:d} pods of {name} are Running, none on node/{node:Name}")
-def pods_running_not_on(scenario, count: int, name: str, node: str) -> Condition:
-    def holds(state: State) -> bool:
-        running = _running_pods(state, scenario, name)
-        return len(running) == count and all(node_of(p) != node for p in running)
-    return Condition(f"{count} pods of {name} are Running, none on node/{node}", holds,
-                     frozenset({"pods"}))
+def pods_running_not_on(ctx, count: int, name: str, node: str) -> Condition:
+    return _running_elsewhere(ctx, count, name, node)
 
 
 @condition("pod {pod:Name} is Running elsewhere")
-def pod_running_elsewhere(scenario, pod: str) -> Condition:
-    before = scenario.recall(f"node of pod {pod}")
+def pod_running_elsewhere(ctx, pod: str) -> Condition:
+    before = ctx.recall(f"node of pod {pod}")
 
     def holds(state: State) -> bool:
-        obj = state.get("pods", scenario.namespace, pod)
-        return bool(obj) and is_live(obj) and phase(obj) == "Running" and \
-            node_of(obj) not in ("", before)
-    return Condition(f"pod/{scenario.namespace}/{pod} is Running on another node than "
-                     f"node/{before}", holds, frozenset({"pods"}))
+        obj = state.get("pods", ctx.namespace, pod)
+        return bool(obj) and is_running(obj) and node_of(obj) not in ("", before)
+    return Condition(f"pod/{ctx.namespace}/{pod} is Running on another node than "
+                     f"node/{before}", holds, frozenset({"pods"}), _one(ctx, "pod", pod))
 
 
 @condition("nothing bound to the deleted node is left")
-def deleted_node_cleared(scenario) -> Condition:
-    node = scenario.recall("deleted node")
-    bound = scenario.recall("bound to the deleted node")
+def deleted_node_cleared(ctx) -> Condition:
+    node = ctx.recall("deleted node")
+    bound = {tuple(key) for key in ctx.recall("bound to the deleted node")}
     if not any(resource == "leases" for resource, _, _ in bound):
         raise PhraseError(f"node/{node} had no recorded lease when it was deleted: nothing "
                           "to show its clean-up")
 
     def holds(state: State) -> bool:
-        return not any(key in state.objects for key in bound) and \
+        return not any(state.has(key) for key in bound) and \
             not any(node_of(p) == node for p in state.select("pods"))
     kinds = sorted({resource for resource, _, _ in bound})
     return Condition(f"none of the {len(bound)} {', '.join(kinds)} bound to node/{node} is left",
-                     holds, frozenset({"pods", "resourceslices", "leases"}))
+                     holds, frozenset({"pods", "resourceslices", "leases"}),
+                     lambda _state: len(bound))
 
 
 @condition("{count:d} pods of {name} are live")
-def pods_live(scenario, count: int, name: str) -> Condition:
+def pods_live(ctx, count: int, name: str) -> Condition:
+    live = Query("pods", ctx.namespace, workloads.selector_labels(name), is_live)
     return Condition(f"{count} pods of {name} are live",
-                     lambda s: len(s.live_pods(scenario.namespace,
-                                               workloads.selector_labels(name))) == count,
-                     frozenset({"pods"}))
+                     lambda s: s.count(live) == count, frozenset({"pods"}), _pods(ctx, name))
 
 
 def _condition_status(obj: dict | None, kind: str) -> dict | None:
@@ -204,66 +225,68 @@ def _condition_status(obj: dict | None, kind: str) -> dict | None:
 
 
 @condition("{kind:w}/{name:Name} has condition {type:w} {status:w}")
-def has_condition(scenario, kind: str, name: str, type: str, status: str) -> Condition:
+def has_condition(ctx, kind: str, name: str, type: str, status: str) -> Condition:
     def holds(state: State) -> bool:
-        found = _condition_status(_object(state, scenario, kind, name), type)
+        found = _condition_status(_object(state, ctx, kind, name), type)
         return found is not None and found.get("status") == status
     return Condition(f"{kind}/{name} has condition {type}={status}", holds,
-                     frozenset({resource_of(kind)}))
+                     frozenset({resource_of(kind)}), _one(ctx, kind, name))
 
 
 @condition("{kind:w}/{name:Name} has condition {type:w} {status:w} with reason {reason:w}")
-def has_condition_reason(scenario, kind: str, name: str, type: str, status: str,
+def has_condition_reason(ctx, kind: str, name: str, type: str, status: str,
                          reason: str) -> Condition:
     def holds(state: State) -> bool:
-        found = _condition_status(_object(state, scenario, kind, name), type)
+        found = _condition_status(_object(state, ctx, kind, name), type)
         return found is not None and found.get("status") == status and \
             found.get("reason") == reason
     return Condition(f"{kind}/{name} has condition {type}={status} (reason {reason})",
-                     holds, frozenset({resource_of(kind)}))
+                     holds, frozenset({resource_of(kind)}), _one(ctx, kind, name))
 
 
 @condition("node/{name:Name} is Ready")
-def node_ready(scenario, name: str) -> Condition:
-    return has_condition(scenario, "node", name, "Ready", "True")
+def node_ready(ctx, name: str) -> Condition:
+    return has_condition(ctx, "node", name, "Ready", "True")
 
 
 @condition("node/{name:Name} is NotReady")
-def node_not_ready(scenario, name: str) -> Condition:
+def node_not_ready(ctx, name: str) -> Condition:
     def holds(state: State) -> bool:
         found = _condition_status(state.get("nodes", "", name), "Ready")
         return found is not None and found.get("status") != "True"
-    return Condition(f"node/{name} is NotReady", holds, frozenset({"nodes"}))
+    return Condition(f"node/{name} is NotReady", holds, frozenset({"nodes"}),
+                     _one(ctx, "node", name))
 
 
 @condition("{kind:w}/{name:Name} exists")
-def exists(scenario, kind: str, name: str) -> Condition:
+def exists_phrase(ctx, kind: str, name: str) -> Condition:
     return Condition(f"{kind}/{name} exists",
-                     lambda s: _object(s, scenario, kind, name) is not None,
-                     frozenset({resource_of(kind)}))
+                     lambda s: _object(s, ctx, kind, name) is not None,
+                     frozenset({resource_of(kind)}), _one(ctx, kind, name))
 
 
 @condition("{kind:w}/{name:Name} is gone")
-def gone(scenario, kind: str, name: str) -> Condition:
+def gone(ctx, kind: str, name: str) -> Condition:
     return Condition(f"{kind}/{name} is gone",
-                     lambda s: _object(s, scenario, kind, name) is None,
-                     frozenset({resource_of(kind)}))
+                     lambda s: _object(s, ctx, kind, name) is None,
+                     frozenset({resource_of(kind)}), _one(ctx, kind, name))
 
 
 # --- events -------------------------------------------------------------------------------
 
 
-def _is(entry: Entry, scenario, resource: str, name: str | None = None) -> bool:
+def _is(entry: Entry, ctx, resource: str, name: str | None = None) -> bool:
     return (entry.kind == WATCH and entry.resource == resource
-            and entry.namespace == _namespace(scenario, resource)
+            and entry.namespace == namespace_of(ctx, resource)
             and (name is None or entry.name == name))
 
 
 @event("{kind:w}/{name:Name} was created")
-def was_created(scenario, kind: str, name: str) -> Event:
+def was_created(ctx, kind: str, name: str) -> Event:
     resource = resource_of(kind)
     return Event(f"{kind}/{name} was created",
-                 lambda e, s: _is(e, scenario, resource, name) and e.type == "ADDED")
+                 lambda e, s: _is(e, ctx, resource, name) and e.type == "ADDED",
+                 frozenset({resource}))
 
 
 @dataclass(frozen=True)
@@ -281,32 +304,49 @@ class Deletion(Event):
 
 
 @event("{kind:w}/{name:Name} was deleted")
-def was_deleted(scenario, kind: str, name: str) -> Event:
+def was_deleted(ctx, kind: str, name: str) -> Event:
     resource = resource_of(kind)
     return Deletion(f"{kind}/{name} was deleted",
-                    lambda e, _s: _is(e, scenario, resource, name))
+                    lambda e, _s: _is(e, ctx, resource, name), frozenset({resource}))
+
+
+def _labelled(entry: Entry, labels: dict[str, str]) -> bool:
+    found = ((entry.object or {}).get("metadata") or {}).get("labels") or {}
+    return all(found.get(k) == v for k, v in labels.items())
 
 
 @event("a pod of {name} was created")
-def pod_created(scenario, name: str) -> Event:
+def pod_created(ctx, name: str) -> Event:
     labels = workloads.selector_labels(name)
     return Event(f"a pod of {name} was created",
-                 lambda e, s: _is(e, scenario, "pods") and e.type == "ADDED" and
-                 all(((e.object or {}).get("metadata") or {}).get("labels", {}).get(k) == v
-                     for k, v in labels.items()))
+                 lambda e, s: _is(e, ctx, "pods") and e.type == "ADDED" and _labelled(e, labels),
+                 frozenset({"pods"}))
+
+
+@event("a pod of the replica group {name:Name} was marked for deletion")
+def group_pod_marked(ctx, name: str) -> Event:
+    from aftershock.sut.concepts import replica_group_selector
+
+    labels = replica_group_selector(ctx, name)
+
+    def of_group(entry: Entry) -> bool:
+        return _is(entry, ctx, "pods") and _labelled(entry, labels)
+    return Deletion(f"a pod of replica group {name} was marked for deletion",
+                    lambda e, _s: of_group(e), frozenset({"pods"}), of_group)
 
 
 @event("{kind:w}/{name:Name} got condition {type:w} {status:w}")
-def got_condition(scenario, kind: str, name: str, type: str, status: str) -> Event:
-    held = has_condition(scenario, kind, name, type, status)
+def got_condition(ctx, kind: str, name: str, type: str, status: str) -> Event:
+    held = has_condition(ctx, kind, name, type, status)
     return Transition(f"{kind}/{name} got condition {type}={status}",
-                      lambda e, s: held.holds(s))
+                      lambda e, s: held.holds(s), held.resources)
 
 
 @event("{condition} became true")
-def became_true(scenario, condition: str) -> Event:
-    held = build_condition(condition, scenario)
-    return Transition(f"'{held.description}' became true", lambda e, s: held.holds(s))
+def became_true(ctx, condition: str) -> Event:
+    held = build_condition(condition, ctx)
+    return Transition(f"'{held.description}' became true", lambda e, s: held.holds(s),
+                      held.resources)
 
 
 # The words of the implementation concepts (replica group, storage cluster, ...) register here.

@@ -51,6 +51,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "aftershock_shape(name): the scenario runs on a cluster of clusters/<name>.yaml")
     config.addinivalue_line(
         "markers", "aftershock_concept(name): the scenario needs a profile with this concept")
+    config.addinivalue_line(
+        "markers", "cluster: needs a running cluster (every feature's scenarios do)")
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)

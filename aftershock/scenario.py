@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
 from aftershock.faults.base import Fault, FaultRecord
+from aftershock.properties.base import Judgement
+from aftershock.properties.context import Context, plain
 from aftershock.providers.base import Capability, Cluster, MissingCapability
 from aftershock.report.redact import Redactor
 from aftershock.timeline.recorder import Recorder
@@ -34,6 +36,7 @@ class StepDefinition:
     pattern: str  # a `parse` format string: "a Deployment {name} with {replicas:d} replicas"
     func: Callable[..., Any]
     phrases: dict[str, str] = field(default_factory=dict)  # argument → "condition" | "event"
+    check: str | None = None  # the check a Then step judges by (it may name property ids)
 
     @property
     def arguments(self) -> list[str]:
@@ -56,9 +59,10 @@ _name_type.pattern = r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?"  # an object name: no spa
 EXTRA_TYPES = {"Name": _name_type}
 
 
-def _register(kind: StepKind, pattern: str, phrases: dict[str, str] | None):
+def _register(kind: StepKind, pattern: str, phrases: dict[str, str] | None,
+              check: str | None = None):
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        REGISTRY.append(StepDefinition(kind, pattern, func, phrases or {}))
+        REGISTRY.append(StepDefinition(kind, pattern, func, phrases or {}, check))
         return func
 
     return decorate
@@ -72,8 +76,10 @@ def when(pattern: str, phrases: dict[str, str] | None = None):
     return _register("when", pattern, phrases)
 
 
-def then(pattern: str, phrases: dict[str, str] | None = None):
-    return _register("then", pattern, phrases)
+def then(pattern: str, phrases: dict[str, str] | None = None, check: str | None = None):
+    """A Then step; ``check`` names the check it judges by, which lets it carry property ids
+    ("… (R1)") that the registry accepts for that check."""
+    return _register("then", pattern, phrases, check)
 
 
 def _compiled(definition: StepDefinition):
@@ -91,9 +97,22 @@ def labels_of(property: str) -> set[str]:
     return {part.strip() for part in property.split(",")}
 
 
+def label_ids(property: str) -> list[str]:
+    """'G2, G3' → ['G2', 'G3'], in the order written."""
+    return [part.strip() for part in property.split(",") if part.strip()]
+
+
 def split_label(text: str) -> tuple[str, str | None]:
     found = LABEL.search(text)
     return (text[:found.start()], found.group(1)) if found else (text, None)
+
+
+def label_problem(text: str, definition: StepDefinition) -> str | None:
+    """Why the property ids a step's text ends with ("… (R1)") cannot be judged by it."""
+    from aftershock.properties import problem
+
+    label = split_label(text)[1]
+    return None if label is None else problem(label_ids(label), definition.check)
 
 
 def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
@@ -136,13 +155,16 @@ class Scenario:
     recorder: Recorder | None = None
     expected_violations: set[str] = field(default_factory=set)
     property_label: str | None = None  # set by the runner for a Then step ending in "(R1)"
+    step: str | None = None  # the text of the step running now, set by the runner
     violations: list[Verdict] = field(default_factory=list)  # judged, not expected, went on
     verdicts: list[Verdict] = field(default_factory=list)
     faults: list[FaultRecord] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     redactor: Redactor = field(default_factory=Redactor)  # secrets seen; kept out of reports
+    # Every judgement as plain data (check, parameters, how much history it saw): what
+    # `aftershock judge` judges again, with the properties of its day.
+    judgements: list[dict[str, Any]] = field(default_factory=list)
     _cleanups: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
-    _reverts: dict[str, Callable[[], None]] = field(default_factory=dict)
     _schedules: list[Callable[[], None]] = field(default_factory=list)
 
     def __repr__(self) -> str:  # shown as a step parameter in reports: short, nothing secret
@@ -153,10 +175,26 @@ class Scenario:
         """The recorder's clock."""
         return time.monotonic()
 
-    def judge(self, verdict: Verdict) -> Verdict:
-        """Record a verdict; raise unless it held or is a violation this scenario expects."""
-        if self.property_label:
-            verdict.property = self.property_label
+    def judge(self, judgement: Judgement) -> Verdict:
+        """Judge through the property registry, for the properties the step names (or the
+        check's own); record it; raise unless it held or is a violation this scenario expects."""
+        from aftershock.properties import base as properties
+        from aftershock.timeline.entry import AUDIT_SYNC
+
+        ids = label_ids(self.property_label) if self.property_label else [judgement.check]
+        wrong = properties.problem(ids, judgement.check)
+        if wrong:
+            raise StepFailed(wrong)
+        if properties.CHECKS[judgement.check].audit:
+            caught_up = self.recorder is not None and self.recorder.sync_audit()
+            self.timeline.append(AUDIT_SYNC, detail="audit log read before a judgement",
+                                 extra={"caught_up": caught_up})
+        entries = self.timeline.entries
+        params = plain(judgement.params)
+        verdict = properties.judge(ids, Judgement(judgement.check, params), entries)
+        self.judgements.append({"ids": ids, "check": judgement.check, "params": params,
+                                "upto": len(entries), "step": self.step,
+                                "status": verdict.status, "summary": verdict.summary})
         self.verdicts.append(verdict)
         if verdict.status == PASS:
             return verdict
@@ -164,6 +202,15 @@ class Scenario:
             print(f"expected violation caught:\n{verdict.explain()}")
             return verdict
         raise PropertyViolated(verdict)
+
+    def context(self) -> Context:
+        """What the words of a step mean here, as plain data (saved with each judgement)."""
+        return Context.of(self.namespace, self.facts.get("profile"), self.facts)
+
+    def concept(self, name: str) -> dict[str, Any]:
+        from aftershock.sut.concepts import profile_concept
+
+        return profile_concept(self.facts.get("profile"), name)
 
     def caught(self) -> set[str]:
         return {label for v in self.verdicts if v.status == VIOLATED
@@ -185,6 +232,11 @@ class Scenario:
     def require(self, capability: Capability) -> None:
         if capability not in self.cluster.capabilities:
             raise MissingCapability(self.cluster.info.provider, capability)
+
+    def observe(self, key: str, produce: Callable[[], Any]) -> Any:
+        """Read something outside the timeline (a data probe's answer); ``key`` names it where
+        the step saves it, so a saved run can be judged again from the same answer."""
+        return produce()
 
     def remember(self, key: str, value: Any) -> Any:
         self.facts[key] = value
@@ -210,7 +262,7 @@ class Scenario:
         return record
 
     def _arm(self, fault: Fault) -> tuple[FaultRecord, Callable[[], None]]:
-        """Record a fault's start and make its (idempotent) revert."""
+        """Record a fault's start and make its (idempotent) revert, kept on its own record."""
         record = FaultRecord(fault.description, self.timeline.mark(
             f"fault start: {fault.description}", fault=fault.description).mono)
         self.faults.append(record)
@@ -221,7 +273,7 @@ class Scenario:
                                                   fault=fault.description).mono
                 fault.revert()
 
-        self._reverts[fault.description] = revert
+        record.revert = revert
         return record, revert
 
     def schedule(self, fault: Fault, start_after: float, duration: float) -> None:
@@ -267,10 +319,10 @@ class Scenario:
                 stop()
             except Exception as exc:
                 failures.append(repr(exc))
-        for record in self.faults:
-            if record.ended is None:
+        for record in list(self.faults):
+            if record.ended is None and record.revert is not None:
                 try:
-                    self._reverts[record.description]()
+                    record.revert()
                 except Exception as exc:
                     failures.append(f"revert {record.description}: {exc!r}")
         return failures
@@ -279,11 +331,13 @@ class Scenario:
         return [record.description for record in self.faults if record.ended is None]
 
     def end_fault(self, description: str) -> None:
-        revert = self._reverts.get(description)
-        if revert is None:
-            active = [r.description for r in self.faults if r.ended is None]
-            raise StepFailed(f"no active fault '{description}' (active: {active or 'none'})")
-        revert()
+        """End the latest active fault with this description."""
+        active = [r for r in self.faults if r.ended is None and r.revert is not None]
+        mine = [r for r in active if r.description == description]
+        if not mine:
+            names = [r.description for r in active]
+            raise StepFailed(f"no active fault '{description}' (active: {names or 'none'})")
+        mine[-1].revert()
 
     def close(self) -> list[str]:
         """Run every undo (all of them, even if some fail); return the failures."""

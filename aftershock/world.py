@@ -4,6 +4,8 @@ and its end, which always undoes everything the scenario did."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -56,11 +58,24 @@ def end(scenario: Scenario,
     return failures
 
 
+JUDGEMENTS = "judgements.jsonl"
+
+
+def report_dir_name(nodeid: str) -> str:
+    """A scenario's report dir under its run dir, from its pytest node id."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.split("::")[-1])[:120]
+
+
 def save(scenario: Scenario) -> None:
-    """timeline.jsonl (loadable with aftershock.timeline.load) and every verdict's evidence."""
+    """timeline.jsonl (loadable with aftershock.timeline.load), every verdict's evidence, and
+    every judgement as plain data (what `aftershock judge` judges again)."""
     if scenario.report_dir is None:
         return
     scenario.timeline.save(scenario.report_dir)
     if scenario.verdicts:
         text = "\n\n".join(verdict.explain() for verdict in scenario.verdicts)
         (scenario.report_dir / "verdicts.txt").write_text(text + "\n")
+    if scenario.judgements:
+        with (scenario.report_dir / JUDGEMENTS).open("w") as out:
+            for record in scenario.judgements:
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")

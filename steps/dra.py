@@ -8,6 +8,7 @@ from pathlib import Path
 from kubernetes import dynamic
 
 from aftershock import kube, workloads
+from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import dra
 from aftershock.sut.concepts import concept
@@ -49,14 +50,15 @@ def force_delete(scenario: Scenario, name: str) -> None:
     corev1.delete_namespaced_pod(placed[0], scenario.namespace, grace_period_seconds=0)
 
 
-@then("every pod was bound only after its claims were allocated for its node")
+@then("every pod was bound only after its claims were allocated for its node",
+      check="allocated_before_bind")
 def allocated_before_bind(scenario: Scenario) -> None:
-    scenario.judge(dra.allocated_before_bind(scenario.history(), scenario.namespace))
+    scenario.judge(Judgement("allocated_before_bind", {"namespace": scenario.namespace}))
 
 
-@then("no device was ever allocated to two claims at once")
+@then("no device was ever allocated to two claims at once", check="exclusive_devices")
 def exclusive_devices(scenario: Scenario) -> None:
-    scenario.judge(dra.exclusive_devices(scenario.history()))
+    scenario.judge(Judgement("exclusive_devices"))
 
 
 def _prepare_log(scenario: Scenario) -> Path:
@@ -67,19 +69,20 @@ def _prepare_log(scenario: Scenario) -> Path:
     return Path(driver["prepare_log"].format(workdir=implementation.workdir))
 
 
-@then("the driver never prepared a device for two claims at once on a node")
+@then("the driver never prepared a device for two claims at once on a node",
+      check="node_side_exclusive")
 def node_side_exclusive(scenario: Scenario) -> None:
-    history = scenario.history()
-    scenario.judge(dra.node_side_exclusive(dra.read_prepare_log(_prepare_log(scenario)),
-                                           history))
+    records = dra.read_prepare_log(_prepare_log(scenario))
+    scenario.judge(Judgement("node_side_exclusive", {"prepare_log": records}))
 
 
-@then("no claim was re-allocated or freed while in use")
+@then("no claim was re-allocated or freed while in use", check="never_deallocated_in_use")
 def never_deallocated_in_use(scenario: Scenario) -> None:
-    scenario.judge(dra.never_deallocated_in_use(scenario.history()))
+    scenario.judge(Judgement("never_deallocated_in_use"))
 
 
-@then("nothing was allocated from the deleted node's devices")
+@then("nothing was allocated from the deleted node's devices",
+      check="nothing_from_gone_slices")
 def nothing_from_deleted_node(scenario: Scenario) -> None:
-    scenario.judge(dra.nothing_from_gone_slices(scenario.history(),
-                                                scenario.recall("deleted node")))
+    scenario.judge(Judgement("nothing_from_gone_slices",
+                             {"node": scenario.recall("deleted node")}))

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from aftershock import checks, kube
+from dataclasses import asdict
+
+from aftershock import kube
 from aftershock.faults import nodes
+from aftershock.properties import Judgement
 from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import concept, set_path
-from aftershock.sut.gang import (
-    Gang,
-    at_most_terminations,
-    one_warning_per_drop_to_zero,
-    termination_timed,
-)
-from steps.history import judge_deleted_none
+from aftershock.sut.gang import Gang
+from steps.history import judge_deleted_none, never_more
 from steps.implementation import api_version, dynamic_resource, implementation_actor
 
 
@@ -84,37 +82,38 @@ def _delay(scenario: Scenario, name: str) -> float:
 
 
 @then("group {group:d} of the gang {name:Name} was terminated after its termination delay and "
-      "within {latency:d} seconds more")
+      "within {latency:d} seconds more", check="termination_timed")
 def terminated_in_time(scenario: Scenario, group: int, name: str, latency: int) -> None:
-    gang, delay, actor = Gang.of(scenario, name), _delay(scenario, name), \
-        implementation_actor(scenario)
-    scenario.recorder.sync_audit()
-    scenario.judge(termination_timed(scenario.history(), gang, group, delay, latency,
-                                     lambda user: user == actor))
+    scenario.judge(Judgement("termination_timed", {
+        "gang": asdict(Gang.of(scenario, name)), "group": group,
+        "delay": _delay(scenario, name), "latency": latency,
+        "actor": implementation_actor(scenario)}))
 
 
-@then("the gang {name:Name} was terminated at most {count:d} times")
+@then("the gang {name:Name} was terminated at most {count:d} times",
+      check="at_most_terminations")
 def terminated_at_most(scenario: Scenario, name: str, count: int) -> None:
-    scenario.judge(at_most_terminations(scenario.history(), Gang.of(scenario, name), count))
+    scenario.judge(Judgement("at_most_terminations", {
+        "gang": asdict(Gang.of(scenario, name)), "limit": count}))
 
 
-@then("the implementation deleted no pod of group {group:d} of the gang {name:Name}")
+@then("the implementation deleted no pod of group {group:d} of the gang {name:Name}",
+      check="deleted_by")
 def group_untouched(scenario: Scenario, group: int, name: str) -> None:
     actor = implementation_actor(scenario)
-    judge_deleted_none(scenario, Gang.of(scenario, name).selector(group),
-                       lambda user: user == actor, actor, f"group {group} of gang {name}")
+    judge_deleted_none(scenario, Gang.of(scenario, name).selector(group), actor, actor,
+                       f"group {group} of gang {name}", exact=True)
 
 
 @then("at no point did group {group:d} of the gang {name:Name} have more than {count:d} live "
-      "pods")
+      "pods", check="never_more_than")
 def group_never_more_than(scenario: Scenario, group: int, name: str, count: int) -> None:
-    scenario.judge(checks.never_more_than(
-        scenario.history(), count, namespace=scenario.namespace,
-        selector=Gang.of(scenario, name).selector(group),
-        what=f"live pods of group {group} of gang {name}"))
+    never_more(scenario, Gang.of(scenario, name).selector(group), count,
+               f"live pods of group {group} of gang {name}")
 
 
-@then("group {group:d} of the gang {name:Name} got one warning per drop to zero scheduled pods")
+@then("group {group:d} of the gang {name:Name} got one warning per drop to zero scheduled pods",
+      check="one_warning_per_drop")
 def warned_per_drop(scenario: Scenario, group: int, name: str) -> None:
-    scenario.judge(one_warning_per_drop_to_zero(scenario.history(), Gang.of(scenario, name),
-                                                group))
+    scenario.judge(Judgement("one_warning_per_drop", {
+        "gang": asdict(Gang.of(scenario, name)), "group": group}))

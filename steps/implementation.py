@@ -6,15 +6,13 @@ from string import Template
 
 import yaml
 
-from aftershock import checks, phrases
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
+from aftershock.properties import Judgement
 from aftershock.providers.base import Capability, MissingCapability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, set_path
-from aftershock.timeline.entry import WATCH
-from aftershock.timeline.state import selects
-from steps.history import judge_created, judge_deleted_none
+from steps.history import judge_created, judge_deleted_none, never_more
 from steps.nodes import cordon_and_drain, node_of_pod
 
 
@@ -168,33 +166,31 @@ def scale_group(scenario: Scenario, name: str, replicas: int) -> None:
         content_type="application/merge-patch+json")
 
 
-@then("at no point did the replica group {name:Name} have more than {count:d} live pods")
+@then("at no point did the replica group {name:Name} have more than {count:d} live pods",
+      check="never_more_than")
 def group_never_more_than(scenario: Scenario, name: str, count: int) -> None:
-    scenario.judge(checks.never_more_than(
-        scenario.history(), count, namespace=scenario.namespace,
-        selector=replica_group_selector(scenario, name), what=f"live pods of replica group {name}"))
+    never_more(scenario, replica_group_selector(scenario, name), count,
+               f"live pods of replica group {name}")
 
 
-@then("at no point did the replica group {name:Name} have more than 1 live head pod")
+@then("at no point did the replica group {name:Name} have more than 1 live head pod",
+      check="never_more_than")
 def head_stays_single(scenario: Scenario, name: str) -> None:
     selector = {key: value.format(name=name) for key, value in
                 concept(scenario, "replica_group").get("singleton_selector", {}).items()}
     if not selector:
         raise NoConcept(f"profile {scenario.facts['profile'].name} maps no singleton pod "
                         "selector (replica_group.singleton_selector)")
-    scenario.judge(checks.never_more_than(
-        scenario.history(), 1, namespace=scenario.namespace, selector=selector,
-        what=f"live head pods of replica group {name}"))
+    never_more(scenario, selector, 1, f"live head pods of replica group {name}")
 
 
-@then("exactly {count:d} pods of the replica group {name:Name} were marked for deletion")
+@then("exactly {count:d} pods of the replica group {name:Name} were marked for deletion",
+      check="exactly")
 def exactly_marked(scenario: Scenario, count: int, name: str) -> None:
-    selector = replica_group_selector(scenario, name)
-    marked = phrases.Deletion(
-        f"a pod of replica group {name} was marked for deletion",
-        lambda e, _s: (e.kind == WATCH and e.resource == "pods"
-                       and e.namespace == scenario.namespace and selects(selector, e.object or {})))
-    scenario.judge(checks.exactly(scenario.history(), marked, count))
+    replica_group_selector(scenario, name)  # no concept: skipped before judging
+    scenario.judge(Judgement("exactly", {
+        "event": f"a pod of the replica group {name} was marked for deletion", "count": count,
+        "context": scenario.context().to_json()}))
 
 
 class SutWatchDelay:
@@ -264,18 +260,19 @@ def implementation_actor(scenario: Scenario) -> str:
     return actor
 
 
-@then("the implementation created exactly {count:d} pods of the replica group {name:Name}")
+@then("the implementation created exactly {count:d} pods of the replica group {name:Name}",
+      check="created_by")
 def implementation_created(scenario: Scenario, count: int, name: str) -> None:
     actor = implementation_actor(scenario)
-    judge_created(scenario, replica_group_selector(scenario, name), count,
-                  lambda user: user == actor, actor, f"replica group {name}")
+    judge_created(scenario, replica_group_selector(scenario, name), count, actor, actor,
+                  f"replica group {name}", exact=True)
 
 
-@then("the implementation deleted no pod of the replica group {name:Name}")
+@then("the implementation deleted no pod of the replica group {name:Name}", check="deleted_by")
 def implementation_deleted_none(scenario: Scenario, name: str) -> None:
     actor = implementation_actor(scenario)
-    judge_deleted_none(scenario, replica_group_selector(scenario, name),
-                       lambda user: user == actor, actor, f"replica group {name}")
+    judge_deleted_none(scenario, replica_group_selector(scenario, name), actor, actor,
+                       f"replica group {name}", exact=True)
 
 
 @when("I cordon and drain the node running a pod of the replica group {name:Name}")

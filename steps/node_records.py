@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from aftershock import checks
+from dataclasses import asdict
+
+from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, then, when
-from aftershock.sut.records import NodeRecords, never_reclaimed_early, node_names
+from aftershock.sut.records import NodeRecords
+from steps.history import always, eventually
 from steps.nodes import delete_undrained
 
 # What the implementation may take to act once a record is reclaimable (a scenario bound L).
@@ -31,33 +34,23 @@ def delete_holder(scenario: Scenario, which: str) -> None:
     delete_undrained(scenario, node)
 
 
-@then("within the staleness window that node record is released or reused")
+@then("within the staleness window that node record is released or reused",
+      check="eventually")
 def released_in_time(scenario: Scenario) -> None:
     if "reclaimed record" not in scenario.facts:
         raise StepFailed("no earlier step deleted the node holding a node record")
     index, node, since = scenario.facts["reclaimed record"]
-    records = NodeRecords.of(scenario)
-    bound = records.reclaim_bound(RECLAIM_LATENCY)
-
-    def released(state) -> bool:
-        return records.holder(state, index) != node
-
-    description = f"index {index} no longer held by node/{node}"
-    scenario.wait_until(released, max(0.0, since + bound - scenario.now))
-    scenario.judge(checks.eventually(scenario.history(), released, description, start=since,
-                                     within=bound, now=scenario.now,
-                                     resources=[records.resource]))
+    bound = NodeRecords.of(scenario).reclaim_bound(RECLAIM_LATENCY)
+    eventually(scenario, f"the node record with index {index} is not held by node/{node}",
+               bound, start=since)
 
 
-@then("no node record was reclaimed early")
+@then("no node record was reclaimed early", check="never_reclaimed_early")
 def not_reclaimed_early(scenario: Scenario) -> None:
-    scenario.judge(never_reclaimed_early(scenario.history(), NodeRecords.of(scenario)))
+    scenario.judge(Judgement("never_reclaimed_early",
+                             {"records": asdict(NodeRecords.of(scenario))}))
 
 
-@then("at no point were there more node records than nodes plus {extra:d}")
+@then("at no point were there more node records than nodes plus {extra:d}", check="always")
 def records_bounded(scenario: Scenario, extra: int) -> None:
-    records = NodeRecords.of(scenario)
-    scenario.judge(checks.always(
-        scenario.history(),
-        lambda state: len(records.all(state)) <= len(node_names(state)) + extra,
-        f"node records ≤ nodes + {extra}"))
+    always(scenario, f"there are no more node records than nodes plus {extra}")

@@ -43,6 +43,11 @@ def drain_node(scenario: Scenario, node: str) -> None:
     cordon_and_drain(scenario, node, drain.DrainOptions())
 
 
+@when("I drain node {node:Name} ignoring DaemonSets")
+def drain_node_ignoring_daemonsets(scenario: Scenario, node: str) -> None:
+    cordon_and_drain(scenario, node, drain.DrainOptions(ignore_daemonsets=True))
+
+
 @when("I drain node {node:Name} deleting emptyDir data")
 def drain_node_emptydir(scenario: Scenario, node: str) -> None:
     cordon_and_drain(scenario, node, drain.DrainOptions(delete_emptydir_data=True))

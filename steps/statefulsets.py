@@ -7,10 +7,10 @@ from contextlib import suppress
 
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import checks, kube, workloads
+from aftershock import kube, workloads
+from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then
 from aftershock.sut.concepts import concept
-from aftershock.timeline.entry import WATCH
 from steps.workloads import create_workload
 
 DRIVER = "slices.aftershock.io"
@@ -80,65 +80,17 @@ def slices_published(scenario: Scenario) -> None:
         slices.create(body=body)
 
 
-@then("the claims of the removed ordinals of {name:Name} and their volumes are still there")
+@then("the claims of the removed ordinals of {name:Name} and their volumes are still there",
+      check="claims_retained")
 def removed_claims_kept(scenario: Scenario, name: str) -> None:
-    state = scenario.timeline.state()
-    statefulset = state.get("statefulsets", scenario.namespace, name)
-    if statefulset is None:
-        raise StepFailed(f"no statefulset/{scenario.namespace}/{name} recorded")
-    replicas = statefulset["spec"]["replicas"]
-    ever = {e.name for e in scenario.history() if e.kind == WATCH
-            and e.resource == "persistentvolumeclaims" and e.namespace == scenario.namespace}
-    removed = [c for c in sorted(ever) if c.startswith(f"data-{name}-")
-               and int(c.rsplit("-", 1)[1]) >= replicas]
-    if not removed:
-        raise StepFailed(f"{name} had no claims above ordinal {replicas - 1} to judge")
-
-    seen: dict[str, str | None] = {}  # claim -> its volume, once each was seen
-
-    def kept(s) -> bool:
-        for claim in removed:
-            pvc = s.get("persistentvolumeclaims", scenario.namespace, claim)
-            if pvc is None:
-                if claim in seen:
-                    return False
-                continue
-            volume = pvc.get("spec", {}).get("volumeName") or seen.get(claim)
-            seen[claim] = volume
-            if volume and s.get("persistentvolumes", "", volume) is None:
-                return False
-        return True
-
-    scenario.judge(checks.always(scenario.history(), kept,
-                                 f"claims {', '.join(removed)} and their volumes exist",
-                                 resources={"persistentvolumeclaims", "persistentvolumes"}))
-    unbound = [claim for claim in removed if not seen.get(claim)]
-    if unbound:
-        raise StepFailed(f"claims {', '.join(unbound)} were never bound to a volume: nothing "
-                         "shows their volumes survived")
+    scenario.judge(Judgement("claims_retained", {"namespace": scenario.namespace,
+                                                 "name": name}))
 
 
-@then("pod {pod:Name} kept its own claim and volume")
+@then("pod {pod:Name} kept its own claim and volume", check="own_claim_kept")
 def own_claim_kept(scenario: Scenario, pod: str) -> None:
+    scenario.judge(Judgement("own_claim_kept", {"namespace": scenario.namespace, "pod": pod}))
     claim = f"data-{pod}"
-    first: dict[str, str] = {}
-
-    def same(s) -> bool:
-        pvc = s.get("persistentvolumeclaims", scenario.namespace, claim)
-        if pvc is None:
-            return not first  # gone after it existed: lost
-        volume = pvc.get("spec", {}).get("volumeName")
-        if volume:
-            first.setdefault("volume", volume)
-        return volume in (None, first.get("volume"))
-
-    scenario.judge(checks.always(scenario.history(), same,
-                                 f"pvc/{scenario.namespace}/{claim} stays bound to one volume",
-                                 resources={"persistentvolumeclaims"}))
-    volume = first.get("volume")
-    if volume is None or scenario.timeline.state().get("persistentvolumes", "", volume) is None:
-        raise StepFailed(f"pvc/{scenario.namespace}/{claim} has no volume left (bound to "
-                         f"{volume or 'none'})")
     current = kube.core(scenario.api).read_namespaced_pod(pod, scenario.namespace)
     used = [v.persistent_volume_claim.claim_name for v in current.spec.volumes or []
             if v.persistent_volume_claim]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from aftershock.faults.drain import DrainOptions
+from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import storage
 from aftershock.sut.concepts import NoConcept, concept, get_path, set_path
@@ -100,61 +103,62 @@ def _ledger(scenario: Scenario, name: str):
     return found
 
 
-@then("destructive actions touched only removed members of the storage cluster {name:Name}")
+def _judge(scenario: Scenario, check: str, name: str, **params) -> None:
+    scenario.judge(Judgement(check, {"cluster": asdict(_cluster(scenario, name)), **params}))
+
+
+@then("destructive actions touched only removed members of the storage cluster {name:Name}",
+      check="only_removed_touched")
 def only_removed_touched(scenario: Scenario, name: str) -> None:
     found = scenario.facts.get(f"storage {name} ledger")
     inventory = _inventory(scenario, name) if found else None
-    scenario.judge(storage.only_removed_touched(
-        scenario.history(), _cluster(scenario, name), _removed(scenario, name), inventory,
-        found[1] if found else None))
+    _judge(scenario, "only_removed_touched", name, removed=_removed(scenario, name),
+           inventory=inventory, ledger=found[1] if found else None)
+
+
+def _observe(scenario: Scenario, name: str, what: str, verb: str, *args: str) -> dict:
+    """Ask the data probe; its answer is saved beside the implementation's files as
+    <what>-<name>.json (what a saved run's judgement is rebuilt from)."""
+    key = f"{what}-{name}"
+
+    def ask() -> dict:
+        command = concept(scenario, "storage_cluster")["data_probe"]
+        answer = storage.run_probe(command, _probe_values(scenario, name), verb, *args)
+        storage.save_json(implementation_of(scenario).workdir / f"{key}.json", answer)
+        return answer
+    return scenario.observe(key, ask)
 
 
 def _inventory(scenario: Scenario, name: str) -> dict:
-    command = concept(scenario, "storage_cluster")["data_probe"]
-    inventory = storage.run_probe(command, _probe_values(scenario, name), "inventory")
-    storage.save_json(implementation_of(scenario).workdir / f"inventory-{name}.json", inventory)
-    return inventory
-
-
-def _origin(scenario: Scenario) -> float:
-    history = scenario.history()
-    return history[0].mono if history else scenario.now
-
-
-def _wipes(scenario: Scenario, name: str) -> list:
-    return storage.destructive_events(scenario.history(), _cluster(scenario, name))
+    return _observe(scenario, name, "inventory", "inventory")
 
 
 @then("the node-local data of the removed members of the storage cluster {name:Name} is "
-      "still there")
+      "still there", check="data_kept")
 def data_still_there(scenario: Scenario, name: str) -> None:
     _, ledger = _ledger(scenario, name)
-    scenario.judge(storage.data_kept(_inventory(scenario, name), ledger,
-                                     _removed(scenario, name), _wipes(scenario, name),
-                                     _origin(scenario)))
+    _judge(scenario, "data_kept", name, inventory=_inventory(scenario, name), ledger=ledger,
+           removed=_removed(scenario, name))
 
 
 @then("every object written to the storage cluster {name:Name} reads back or is cleanly "
-      "not found")
+      "not found", check="reads_clean")
 def reads_back(scenario: Scenario, name: str) -> None:
     path, ledger = _ledger(scenario, name)
-    command = concept(scenario, "storage_cluster")["data_probe"]
-    results = storage.run_probe(command, _probe_values(scenario, name), "get", "--ledger",
-                                str(path))["results"]
-    storage.save_json(implementation_of(scenario).workdir / f"reads-{name}.json",
-                      {"results": results})
+    results = _observe(scenario, name, "reads", "get", "--ledger", str(path))["results"]
     lossy = concept(scenario, "storage_cluster").get("lossy_retention_values") or []
-    loss_allowed = scenario.facts.get(f"storage {name} mode") in lossy
-    scenario.judge(storage.reads_clean(results, ledger, _removed(scenario, name), loss_allowed,
-                                       _wipes(scenario, name), _origin(scenario)))
+    _judge(scenario, "reads_clean", name, results=results, ledger=ledger,
+           removed=_removed(scenario, name),
+           loss_allowed=scenario.facts.get(f"storage {name} mode") in lossy)
 
 
-@then("the storage cluster {name:Name} shrank only after its removed members were done")
+@then("the storage cluster {name:Name} shrank only after its removed members were done",
+      check="shrank_after_done")
 def shrank_after_done(scenario: Scenario, name: str) -> None:
-    scenario.judge(storage.shrank_after_done(scenario.history(), _cluster(scenario, name),
-                                             _removed(scenario, name)))
+    _judge(scenario, "shrank_after_done", name, removed=_removed(scenario, name))
 
 
-@then("at no point did the workload of the storage cluster {name:Name} shrink")
+@then("at no point did the workload of the storage cluster {name:Name} shrink",
+      check="never_shrank")
 def never_shrank(scenario: Scenario, name: str) -> None:
-    scenario.judge(storage.never_shrank(scenario.history(), _cluster(scenario, name)))
+    _judge(scenario, "never_shrank", name)

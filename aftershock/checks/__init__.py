@@ -1,6 +1,14 @@
 """Checks: small composable properties over a recorded timeline, evaluated at every event."""
 
-from aftershock.checks.attribution import actor_matches, count, pod_created, pod_deleted
+from aftershock.checks.attribution import (
+    actor_matches,
+    count,
+    created_by,
+    deleted_by,
+    pod_created,
+    pod_deleted,
+    pod_names,
+)
 from aftershock.checks.invariants import always, honest_transitions, never_more_than
 from aftershock.checks.temporal import (
     Event,
@@ -16,7 +24,7 @@ from aftershock.checks.temporal import (
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict, describe
 
 __all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "always",
-           "became_true", "count", "describe", "eventually", "exactly", "first", "happened_before",
-           "honest_transitions",
-           "never_more_than", "no_earlier_than", "occurrences", "pod_created", "pod_deleted",
+           "became_true", "count", "created_by", "deleted_by", "describe", "eventually",
+           "exactly", "first", "happened_before", "honest_transitions", "never_more_than",
+           "no_earlier_than", "occurrences", "pod_created", "pod_deleted", "pod_names",
            "stays_for"]

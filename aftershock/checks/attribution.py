@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from aftershock.checks.verdict import PASS, VIOLATED, Verdict
 from aftershock.timeline.entry import AUDIT, Entry
 
 ALIASES = {
@@ -52,3 +53,49 @@ def pod_deleted(namespace: str, names: set[str]) -> Callable[[Entry], bool]:
         evicted = entry.verb == "create" and entry.subresource == "eviction"
         return (deleted or evicted) and entry.code in (200, 201)
     return matches
+
+
+def pod_names(entries: Iterable[Entry], namespace: str, labels: dict[str, str]) -> set[str]:
+    """Every pod of ``namespace`` with these labels, seen at any time."""
+    from aftershock.timeline.entry import WATCH
+    from aftershock.timeline.state import selects
+
+    return {e.name for e in entries if e.kind == WATCH and e.resource == "pods"
+            and e.namespace == namespace and selects(labels, e.object or {})}
+
+
+def deleted_by(entries: Iterable[Entry], namespace: str, labels: dict[str, str],
+               is_actor: Callable[[str], bool], who: str, what: str,
+               name: str = "deleted_by") -> Verdict:
+    """No pod with ``labels`` was deleted or evicted by an actor ``is_actor`` accepts (by the
+    audit log); judged over every such pod the watch recorded."""
+    entries = list(entries)
+    names = pod_names(entries, namespace, labels)
+    deleting = pod_deleted(namespace, names)
+    guilty = [e for e in entries if e.kind == AUDIT and deleting(e) and is_actor(e.actor)]
+    summary = (f"{who} deleted or evicted {len(guilty)} of the {len(names)} pods of {what}"
+               if names else f"no pod of {what} was ever recorded")
+    return Verdict(name, VIOLATED if guilty else PASS, summary, guilty,
+                   entries[0].mono if entries else 0.0, subjects=len(names),
+                   reads=frozenset({"pods", "audit"}))
+
+
+def created_by(entries: Iterable[Entry], namespace: str, labels: dict[str, str], count: int,
+               is_actor: Callable[[str], bool], who: str, what: str,
+               name: str = "created_by") -> Verdict:
+    """Exactly ``count`` pods with ``labels`` were created by an actor ``is_actor`` accepts.
+    Too few is judged by absence (a log that lags would hide creations)."""
+    entries = list(entries)
+    creating = pod_created(namespace, labels)
+    made = [e for e in entries if e.kind == AUDIT and creating(e) and is_actor(e.actor)]
+    seen = len(pod_names(entries, namespace, labels))
+    status = PASS if len(made) == count else VIOLATED
+    return Verdict(name, status, f"{who} created {len(made)} pods of {what} (expected "
+                   f"exactly {count})", made if status != PASS else [],
+                   entries[0].mono if entries else 0.0, subjects=seen,
+                   by_absence=len(made) < count, reads=frozenset({"pods", "audit"}))
+
+
+def actor(words: str, exact: bool = False) -> Callable[[str], bool]:
+    """An actor given as plain data: a username (exact) or words ('the scheduler')."""
+    return (lambda user: user == words) if exact else actor_matches(words)

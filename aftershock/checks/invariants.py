@@ -2,35 +2,46 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.timeline.entry import GAP_START, WATCH, Entry
-from aftershock.timeline.state import Selector, State, is_live, replay, selects
+from aftershock.timeline.entry import GAP_END, WATCH, Entry
+from aftershock.timeline.state import Selector, State, is_live, replay
 
 
 def _origin(entries: list[Entry]) -> float:
     return entries[0].mono if entries else 0.0
 
 
+def changes(entry: Entry, resources: Iterable[str] | None) -> bool:
+    """Whether ``entry`` changes the recorded objects of ``resources`` (None: any): a watch
+    event, or the re-list that closes a gap."""
+    return entry.kind in (WATCH, GAP_END) and (resources is None or entry.resource in resources)
+
+
 def always(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,
-           resources: set[str] | None = None, name: str = "always") -> Verdict:
-    """``holds`` after every entry (of ``resources``); witness: the entry that broke it."""
+           resources: set[str] | frozenset[str] | None = None, name: str = "always",
+           about: Callable[[State], int] | None = None) -> Verdict:
+    """``holds`` after every change of ``resources``; witness: the entry that broke it.
+    ``about`` counts the objects the condition speaks of (a pass over none is not earned)."""
     entries = list(entries)
-    gap = False
+    reads = frozenset(resources or ())
+    evaluated = subjects = 0
     for entry, state in replay(entries):
-        if entry.kind == GAP_START and (resources is None or entry.resource in resources):
-            gap = True
-        if entry.kind != WATCH or (resources is not None and entry.resource not in resources):
+        if not changes(entry, resources):
             continue
+        evaluated += 1
+        if about is not None:
+            subjects = max(subjects, about(state))
         if not holds(state):
             return Verdict(name, VIOLATED, f"{description} stopped holding", [entry],
-                           _origin(entries))
-    if gap:
-        return Verdict(name, UNKNOWN, f"{description}: the history has a gap", [],
-                       _origin(entries))
-    return Verdict(name, PASS, f"{description} held at all {len(entries)} events", [],
-                   _origin(entries))
+                           _origin(entries), subjects=max(subjects, 1), reads=reads)
+    if about is None:
+        subjects = evaluated
+    summary = (f"{description} held at all {evaluated} changes" if subjects else
+               f"{description}: nothing it speaks of was ever recorded")
+    return Verdict(name, PASS, summary, [], _origin(entries), subjects=subjects, reads=reads)
 
 
 def never_more_than(entries: Iterable[Entry], limit: int, *, namespace: str | None,
@@ -42,36 +53,39 @@ def never_more_than(entries: Iterable[Entry], limit: int, *, namespace: str | No
     ``limit + 1`` most recent of the live objects became live, and the entry of the excess.
     """
     entries = list(entries)
-    became_live: dict[tuple[str, str, str], Entry] = {}
+    state = State()
+    live = state.index(resource, namespace, selector, is_live)
+    members = live.members
+    seen: set[tuple[str, str, str]] = set()
     best: list[Entry] | None = None
-    peak, gap = 0, False
-    for entry, state in replay(entries):
-        if entry.kind == GAP_START and entry.resource == resource:
-            gap = True
-        if entry.kind != WATCH or entry.resource != resource:
+    peak = 0
+    for entry in entries:
+        state.apply(entry)
+        if entry.resource != resource:
             continue
-        if namespace is not None and entry.namespace != namespace:
+        if entry.kind == WATCH:
+            key = (entry.resource, entry.namespace, entry.name)
+            if key in members:
+                seen.add(key)
+        elif entry.kind == GAP_END:  # a re-list: any of its objects may have joined
+            seen.update(members)
+        else:
             continue
-        obj = state.get(entry.resource, entry.namespace, entry.name)
-        if obj is None or not is_live(obj) or not selects(selector, obj):
-            became_live.pop(entry.key, None)
-            continue
-        became_live.setdefault(entry.key, entry)
-        count = len(became_live)
+        count = len(members)
         peak = max(peak, count)
         if count > limit:
-            latest = sorted(became_live.values(), key=lambda e: e.seq)[-(limit + 1):]
-            witness = latest if latest[-1] is entry else [*latest, entry]
+            latest = sorted(heapq.nlargest(limit + 1, (e for e in live.joined.values() if e),
+                                           key=lambda e: e.seq), key=lambda e: e.seq)
+            witness = latest if latest and latest[-1] is entry else [*latest, entry]
             if best is None or _span(witness) < _span(best):
                 best = witness
+    reads = frozenset({resource})
     if best is not None:
         return Verdict(name, VIOLATED, f"{peak} {what} at once, more than {limit}", best,
-                       _origin(entries))
-    if gap:
-        return Verdict(name, UNKNOWN, f"at most {peak} {what} seen, but the history of "
-                       f"{resource} has a gap", [], _origin(entries))
-    return Verdict(name, PASS, f"at most {peak} {what} at once (limit {limit})", [],
-                   _origin(entries))
+                       _origin(entries), subjects=len(seen), reads=reads)
+    summary = (f"at most {peak} {what} at once (limit {limit})" if seen else
+               f"no {what} were ever recorded")
+    return Verdict(name, PASS, summary, [], _origin(entries), subjects=len(seen), reads=reads)
 
 
 def _span(witness: list[Entry]) -> float:
@@ -84,8 +98,10 @@ def honest_transitions(entries: Iterable[Entry], resource: str, namespace: str, 
     """A condition's lastTransitionTime moves exactly when its status changes, to the moment
     of the change (within ``tolerance``: the API keeps whole seconds)."""
     entries = list(entries)
+    reads = frozenset({resource})
     previous: tuple[str, str] | None = None
     before: Entry | None = None
+    seen = 0
     for entry in entries:
         if entry.kind != WATCH or entry.key != (resource, namespace, name) or not entry.object:
             continue
@@ -93,6 +109,7 @@ def honest_transitions(entries: Iterable[Entry], resource: str, namespace: str, 
                       if c.get("type") == condition), None)
         if found is None:
             continue
+        seen += 1
         status, stamp = found.get("status", ""), found.get("lastTransitionTime", "")
         if previous is not None and before is not None:
             changed, moved = status != previous[0], stamp != previous[1]
@@ -103,13 +120,14 @@ def honest_transitions(entries: Iterable[Entry], resource: str, namespace: str, 
                        else "status changed but lastTransitionTime stayed" if not moved
                        else f"lastTransitionTime {stamp} is not when it changed")
                 return Verdict(prop, VIOLATED, f"condition {condition} of {entry.ref}: {why}",
-                               [before, entry], _origin(entries))
+                               [before, entry], _origin(entries), subjects=seen, reads=reads)
         previous, before = (status, stamp), entry
     if before is None:
         return Verdict(prop, UNKNOWN, f"condition {condition} of {resource}/{name} was never "
-                       "seen", [], _origin(entries))
+                       "seen", [], _origin(entries), subjects=0, reads=reads)
     return Verdict(prop, PASS, f"every change of condition {condition} moved its "
-                   "lastTransitionTime to the moment of the change", [], _origin(entries))
+                   "lastTransitionTime to the moment of the change", [], _origin(entries),
+                   subjects=seen, reads=reads)
 
 
 def _seconds(stamp: str) -> float:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from aftershock.checks.invariants import changes
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.timeline.entry import GAP_START, WATCH, Entry
+from aftershock.timeline.entry import GAP_START, Entry
 from aftershock.timeline.state import State, replay
 
 
@@ -17,6 +18,9 @@ class Event:
 
     description: str
     occurs: Callable[[Entry, State], bool]
+    resources: frozenset[str] = frozenset()  # what it reads, for the registry's rule
+    # The entries of the objects it is about (to count what a judgement judged), if known.
+    concerns: Callable[[Entry], bool] | None = None
 
     def scan(self, entries: Iterable[Entry]) -> Iterator[Entry]:
         for entry, state in replay(entries):
@@ -30,7 +34,10 @@ class Transition(Event):
 
     def scan(self, entries: Iterable[Entry]) -> Iterator[Entry]:
         before = False
+        watched = self.resources or None
         for entry, state in replay(entries):
+            if not changes(entry, watched):
+                continue
             now = self.occurs(entry, state)
             if now and not before:
                 yield entry
@@ -53,88 +60,117 @@ def _has_gap(entries: list[Entry], start: float, end: float) -> bool:
     return any(e.kind == GAP_START and start <= e.mono <= end for e in entries)
 
 
+Count = Callable[[State], int]
+
+
 def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,
                start: float, within: float, now: float, name: str = "eventually",
-               resources: Iterable[str] | None = None) -> Verdict:
-    """``holds`` already at ``start`` or after some entry up to ``start + within``.
+               resources: Iterable[str] | None = None, about: Count | None = None) -> Verdict:
+    """``holds`` already at ``start`` or after some change of ``resources`` up to
+    ``start + within``.
 
     If it never did, the witness is the last change of ``resources`` before the deadline:
-    the state the condition was judged on.
+    the state the condition was judged on. ``about`` counts the objects the condition speaks
+    of: a pass over none is not earned.
     """
     entries = list(entries)
     deadline = start + within
     watched = set(resources) if resources is not None else None
-    last: Entry | None = None
-    for entry, state in replay(entries):
+    reads = frozenset(watched or ())
+    state, last, subjects, crossed = State(), None, 0, False
+
+    def passed(summary: str, witness: list[Entry], until: float) -> Verdict:
+        return Verdict(name, PASS, summary, witness, start, subjects=subjects,
+                       window=(start, until), reads=reads)
+
+    for entry in entries:
         if entry.mono > deadline:
             break
-        if watched is None or (entry.kind == WATCH and entry.resource in watched):
-            last = entry
-        if entry.mono >= start and holds(state):
-            return Verdict(name, PASS, f"{description} after {entry.mono - start:.3f}s",
-                           [entry], start)
-    if _holds_at(entries, holds, start):
-        return Verdict(name, PASS, f"{description} already at the start", [], start)
+        if not crossed and entry.mono >= start:
+            crossed = True
+            if holds(state):
+                return passed(f"{description} already at the start", [], start)
+        state.apply(entry)
+        if not changes(entry, watched):
+            continue
+        subjects = max(subjects, about(state)) if about is not None else subjects + 1
+        last = entry
+        if crossed and holds(state):
+            return passed(f"{description} after {entry.mono - start:.3f}s", [entry], entry.mono)
+    if not crossed and holds(state):
+        return passed(f"{description} already at the start", [], start)
     if now < deadline:
         return Verdict(name, UNKNOWN, f"{description}: only {now - start:.1f}s of the "
-                       f"{within:.0f}s were observed", [], start)
-    if _has_gap(entries, start, deadline):
-        return Verdict(name, UNKNOWN, f"{description}: not seen, and the history has a gap",
-                       [], start)
+                       f"{within:.0f}s were observed", [], start, subjects=subjects,
+                       reads=reads)
     return Verdict(name, VIOLATED, f"{description} did not happen within {within:.0f}s",
-                   [last] if last else [], start)
-
-
-def _holds_at(entries: list[Entry], holds: Callable[[State], bool], moment: float) -> bool:
-    """Whether ``holds`` was true in the state as of ``moment``."""
-    result = False
-    for entry, state in replay(entries):
-        if entry.mono > moment:
-            break
-        result = holds(state)
-    return result
+                   [last] if last else [], start, subjects=subjects,
+                   window=(start, deadline), by_absence=True, reads=reads)
 
 
 def stays_for(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,
-              start: float, duration: float, now: float, name: str = "stays_for") -> Verdict:
-    """``holds`` at ``start`` and after every entry until ``start + duration``."""
+              start: float, duration: float, now: float, name: str = "stays_for",
+              resources: Iterable[str] | None = None, about: Count | None = None) -> Verdict:
+    """``holds`` at ``start`` and after every change of ``resources`` until
+    ``start + duration``."""
     entries = list(entries)
     end = start + duration
-    if not _holds_at(entries, holds, start):
-        return Verdict(name, VIOLATED, f"{description} did not hold at the start", [], start)
-    for entry, state in replay(entries):
-        if entry.mono <= start or entry.kind != WATCH:
-            continue
+    watched = set(resources) if resources is not None else None
+    reads = frozenset(watched or ())
+    state, before, subjects, crossed = State(), None, 0, False
+
+    def broke(summary: str, witness: list[Entry], at: float) -> Verdict:
+        return Verdict(name, VIOLATED, summary, witness, start, subjects=max(subjects, 1),
+                       window=(start, at), reads=reads)
+
+    for entry in entries:
+        if not crossed and entry.mono > start:
+            crossed = True
+            if not holds(state):
+                return broke(f"{description} did not hold at the start",
+                             [before] if before else [], start)
         if entry.mono > end:
             break
-        if not holds(state):
-            return Verdict(name, VIOLATED, f"{description} stopped holding after "
-                           f"{entry.mono - start:.3f}s", [entry], start)
+        state.apply(entry)
+        if not changes(entry, watched):
+            continue
+        subjects = max(subjects, about(state)) if about is not None else subjects + 1
+        before = entry
+        if crossed and not holds(state):
+            return broke(f"{description} stopped holding after {entry.mono - start:.3f}s",
+                         [entry], entry.mono)
+    if not crossed and not holds(state):
+        return broke(f"{description} did not hold at the start", [before] if before else [],
+                     start)
     if now < end:
         return Verdict(name, UNKNOWN, f"{description}: observed only {now - start:.1f}s of "
-                       f"{duration:.0f}s", [], start)
-    if _has_gap(entries, start, end):
-        return Verdict(name, UNKNOWN, f"{description}: the history has a gap", [], start)
-    return Verdict(name, PASS, f"{description} held for {duration:.0f}s", [], start)
+                       f"{duration:.0f}s", [], start, subjects=subjects, reads=reads)
+    return Verdict(name, PASS, f"{description} held for {duration:.0f}s", [], start,
+                   subjects=subjects, window=(start, end),
+                   reads=reads)
 
 
 def _earlier(x: Entry, y: Entry) -> bool:
     """Two watch events are ordered by their resourceVersions (etcd revisions, one order for
     every resource); the recorder's own order across two watch streams is only arrival."""
-    if x.kind == y.kind == WATCH and x.rv.isdigit() and y.rv.isdigit():
+    if x.kind == y.kind == "watch" and x.rv.isdigit() and y.rv.isdigit():
         return int(x.rv) < int(y.rv)
     return x.seq < y.seq
 
 
 def happened_before(entries: Iterable[Entry], a: Event, b: Event,
                     name: str = "happened_before") -> Verdict:
-    """The first ``a`` is recorded before the first ``b``; both must happen."""
+    """The first ``a`` is recorded before the first ``b``; both must happen. A violation says
+    ``a`` did not come first, which a gap could hide: it is judged by absence."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
+    reads = a.resources | b.resources
     first_a, first_b = first(entries, a), first(entries, b)
+    found = sum(1 for e in (first_a, first_b) if e)
     if first_a and first_b and _earlier(first_a, first_b):
         return Verdict(name, PASS, f"{a.description} {first_b.mono - first_a.mono:.3f}s "
-                       f"before {b.description}", [first_a, first_b], origin)
+                       f"before {b.description}", [first_a, first_b], origin, subjects=found,
+                       reads=reads)
     if first_b is None and first_a is None:
         summary = f"neither {a.description} nor {b.description} happened"
     elif first_b is None:
@@ -145,7 +181,8 @@ def happened_before(entries: Iterable[Entry], a: Event, b: Event,
         summary = f"{b.description} happened {first_a.mono - first_b.mono:.3f}s before " \
                   f"{a.description}"
     witness = sorted([e for e in (first_a, first_b) if e], key=lambda e: e.seq)
-    return Verdict(name, VIOLATED, summary, witness, origin)
+    return Verdict(name, VIOLATED, summary, witness, origin, subjects=found, by_absence=True,
+                   reads=reads)
 
 
 def no_earlier_than(entries: Iterable[Entry], event: Event, after: Event, delay: float,
@@ -153,6 +190,7 @@ def no_earlier_than(entries: Iterable[Entry], event: Event, after: Event, delay:
     """Every ``event`` comes at least ``delay`` seconds after the latest ``after`` before it."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
+    reads = event.resources | after.resources
     befores = {entry.seq for entry in after.scan(entries)}
     events = {entry.seq for entry in event.scan(entries)}
     latest_after: Entry | None = None
@@ -165,27 +203,33 @@ def no_earlier_than(entries: Iterable[Entry], event: Event, after: Event, delay:
         seen += 1
         if latest_after is None:
             return Verdict(name, VIOLATED, f"{event.description} happened before any "
-                           f"{after.description}", [entry], origin)
+                           f"{after.description}", [entry], origin, subjects=seen,
+                           by_absence=True, reads=reads)
         waited = entry.mono - latest_after.mono
         if waited < delay:
             return Verdict(name, VIOLATED, f"{event.description} came {waited:.3f}s after "
                            f"{after.description}, earlier than {delay:.1f}s",
-                           [latest_after, entry], origin)
-    return Verdict(name, PASS, f"all {seen} of {event.description} came at least {delay:.1f}s "
-                   f"after {after.description}", [], origin)
+                           [latest_after, entry], origin, subjects=seen, reads=reads)
+    summary = (f"all {seen} of {event.description} came at least {delay:.1f}s after "
+               f"{after.description}" if seen else f"{event.description} never happened")
+    return Verdict(name, PASS, summary, [], origin, subjects=seen, reads=reads)
 
 
-def exactly(entries: Iterable[Entry], event: Event, count: int, name: str = "exactly") -> Verdict:
+def exactly(entries: Iterable[Entry], event: Event, count: int, name: str = "exactly",
+            concerns: Callable[[Entry], bool] | None = None) -> Verdict:
     """``event`` happens exactly ``count`` times over the history. The witness of too many is
-    the first ``count + 1`` occurrences; of too few, those that did happen."""
+    the first ``count + 1`` occurrences; of too few, those that did happen (by absence: a gap
+    could hide the others). ``concerns`` picks the entries of the objects the event is about,
+    to count what was judged."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
+    reads = event.resources
     found = occurrences(entries, event)
+    subjects = len({e.key for e in entries if concerns(e)}) if concerns else len(found)
     if len(found) == count:
-        if any(e.kind == GAP_START for e in entries):
-            return Verdict(name, UNKNOWN, f"{event.description}: {count} times seen, but the "
-                           "history has a gap", found, origin)
-        return Verdict(name, PASS, f"{event.description}: exactly {count} times", found, origin)
-    witness = found[:count + 1]
+        return Verdict(name, PASS, f"{event.description}: exactly {count} times", found,
+                       origin, subjects=subjects, reads=reads)
+    too_few = len(found) < count
     return Verdict(name, VIOLATED, f"{event.description}: {len(found)} times, expected exactly "
-                   f"{count}", witness, origin)
+                   f"{count}", found[:count + 1], origin, subjects=subjects, by_absence=too_few,
+                   reads=reads)

@@ -16,6 +16,11 @@ class Verdict:
     summary: str
     witness: list[Entry] = field(default_factory=list)
     origin: float = 0.0  # recorder time shown as +0.000s in the witness
+    # What the judgement rests on, for the one rule of the property registry:
+    subjects: int | None = None  # objects (or occurrences) judged; 0 means nothing to judge
+    window: tuple[float, float] | None = None  # recorder times judged (None: the whole history)
+    by_absence: bool = False  # a violation that says something did NOT happen
+    reads: frozenset[str] | None = None  # resources read ("audit": the audit log)
 
     @property
     def held(self) -> bool:

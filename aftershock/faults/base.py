@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Protocol
 
 
@@ -15,8 +16,12 @@ class Fault(Protocol):
     def revert(self) -> None: ...
 
 
-@dataclass
+@dataclass(eq=False)
 class FaultRecord:
+    """One application of a fault; two faults with the same description are two records, each
+    with its own revert."""
+
     description: str
     started: float  # recorder clock
     ended: float | None = None
+    revert: Callable[[], None] | None = field(default=None, repr=False)

@@ -23,7 +23,14 @@ from typing import Any
 
 from aftershock import world
 from aftershock.errors import UserError
-from aftershock.scenario import PropertyViolated, Scenario, StepFailed, match_step, split_label
+from aftershock.scenario import (
+    PropertyViolated,
+    Scenario,
+    StepFailed,
+    label_problem,
+    match_step,
+    split_label,
+)
 
 KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
 
@@ -156,8 +163,12 @@ class Session:
                 else ""
             raise UserError(f"unknown step '{line.strip()}'{hint}")
         definition, arguments = found
+        wrong = label_problem(text, definition)
+        if wrong:
+            raise UserError(wrong)
         began = time.monotonic()
         self.scenario.property_label = split_label(text)[1]
+        self.scenario.step = f"{keyword} {text}"
         try:
             definition.func(self.scenario, **arguments)
             result = StepResult(keyword, text, "passed", time.monotonic() - began)

@@ -35,6 +35,11 @@ class Row:
     profile: str
     scenario: str
     outcomes: dict[str, str] = field(default_factory=dict)
+    # What `aftershock judge` needs to compute the row again (absent in older runs):
+    dir: str | None = None  # the scenario's report dir, relative to the run dir
+    expected: list[str] | None = None  # @expect-violation ids
+    named: list[str] | None = None  # the labels its Then steps name
+    skipped: bool = False
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -79,7 +84,9 @@ def load(run_dir: Path) -> list[Row]:
     path = run_dir / FILE
     if not path.exists():
         return []
-    return [Row(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    known = set(Row.__dataclass_fields__)
+    return [Row(**{k: v for k, v in json.loads(line).items() if k in known})
+            for line in path.read_text().splitlines() if line.strip()]
 
 
 def _natural(label: str) -> tuple[str, int]:

@@ -14,8 +14,7 @@ class NoConcept(MissingCapability):
         Exception.__init__(self, why)
 
 
-def concept(scenario, name: str) -> dict[str, Any]:
-    profile = scenario.facts.get("profile")
+def profile_concept(profile, name: str) -> dict[str, Any]:
     if profile is None:
         raise NoConcept("no implementation profile given (--profile)")
     found = profile.concept(name)
@@ -24,9 +23,14 @@ def concept(scenario, name: str) -> dict[str, Any]:
     return found
 
 
-def replica_group_selector(scenario, group: str) -> dict[str, str]:
+def concept(where, name: str) -> dict[str, Any]:
+    """The concept's mapping, from a live Scenario or a saved Context (both offer concept())."""
+    return where.concept(name)
+
+
+def replica_group_selector(where, group: str) -> dict[str, str]:
     return {key: value.format(name=group)
-            for key, value in concept(scenario, "replica_group")["pod_selector"].items()}
+            for key, value in concept(where, "replica_group")["pod_selector"].items()}
 
 
 def set_path(obj: dict, path: str, value: Any) -> dict:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.timeline.entry import MARK, WATCH, Entry
+from aftershock.timeline.entry import GAP_END, MARK, WATCH, Entry
 from aftershock.timeline.state import State, replay
 
 Device = tuple[str, str, str]  # driver, pool, device
@@ -65,6 +65,7 @@ def allocated_before_bind(entries: Iterable[Entry], namespace: str,
     origin = entries[0].mono if entries else 0.0
     claims: dict[str, list[Entry]] = {}
     bound: dict[str, Entry] = {}
+    reads = frozenset({"pods", "resourceclaims"})
     for entry in entries:
         if entry.kind != WATCH or entry.namespace != namespace:
             continue
@@ -85,14 +86,13 @@ def allocated_before_bind(entries: Iterable[Entry], namespace: str,
             problem = _not_ready_for(claim, node, pod_uid)
             if problem:
                 witness = ([earlier[-1]] if earlier else []) + [binding]
+                # With no earlier claim entry, a gap could have hidden its creation.
                 return Verdict(name, VIOLATED, f"{binding.ref} was bound to node/{node} while "
                                f"resourceclaim/{namespace}/{claim_name} {problem}", witness,
-                               origin)
-    if not judged:
-        return Verdict(name, UNKNOWN, "no bound pod with a resource claim was recorded", [],
-                       origin)
-    return Verdict(name, PASS, f"{judged} claims of {len(bound)} bound pods were allocated and "
-                   "reserved before the binding", [], origin)
+                               origin, subjects=judged, by_absence=not earlier, reads=reads)
+    summary = (f"{judged} claims of {len(bound)} bound pods were allocated and reserved before "
+               "the binding" if judged else "no bound pod with a resource claim was recorded")
+    return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
 
 
 def _not_ready_for(claim: dict[str, Any] | None, node: str, pod_uid: str) -> str | None:
@@ -111,17 +111,22 @@ def exclusive_devices(entries: Iterable[Entry], name: str = "exclusive_devices")
     """D2: at every recorded event, a device is in at most one claim's allocation."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
+    reads = frozenset({"resourceclaims"})
+    claims: set[str] = set()
     for entry, state in replay(entries):
-        if entry.kind != WATCH or entry.resource != "resourceclaims":
+        if entry.kind not in (WATCH, GAP_END) or entry.resource != "resourceclaims":
             continue
+        claims.update(f"{k[1]}/{k[2]}" for k in state.index("resourceclaims").members)
         holders = _holders(state)
         shared = {d: c for d, c in holders.items() if len(c) > 1}
         if shared:
             device, owners = next(iter(shared.items()))
             return Verdict(name, VIOLATED, f"device {'/'.join(device)} is allocated to "
                            f"{len(owners)} claims at once: {', '.join(sorted(owners))}",
-                           [entry], origin)
-    return Verdict(name, PASS, "no device was ever in two allocations", [], origin)
+                           [entry], origin, subjects=len(claims), reads=reads)
+    summary = (f"no device was ever in two allocations ({len(claims)} claims)" if claims else
+               "no resource claim was ever recorded")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(claims), reads=reads)
 
 
 def _holders(state: State) -> dict[Device, set[str]]:
@@ -163,15 +168,16 @@ def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
                 witness = as_entries([held[1], record], timeline)
                 return Verdict(name, VIOLATED, f"device {record['device']} on node/"
                                f"{record['node']} was prepared for claim {record['claim']} "
-                               f"while still prepared for {held[1]['claim']}", witness, origin)
+                               f"while still prepared for {held[1]['claim']}", witness, origin,
+                               subjects=len(records), reads=frozenset())
             prepared[key] = (record["claim_uid"], record)
         elif record["action"] == "unprepare" and prepared.get(key, ("",))[0] == \
                 record["claim_uid"]:
             del prepared[key]
-    if not records:
-        return Verdict(name, UNKNOWN, "the driver logged no prepare at all", [], origin)
     count = sum(1 for r in records if r["action"] == "prepare")
-    return Verdict(name, PASS, f"{count} prepares, never two claims on one device", [], origin)
+    summary = (f"{count} prepares, never two claims on one device" if count else
+               "the driver logged no prepare at all")
+    return Verdict(name, PASS, summary, [], origin, subjects=count, reads=frozenset())
 
 
 def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
@@ -181,6 +187,8 @@ def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
     origin = entries[0].mono if entries else 0.0
     gone_at: Entry | None = None
     allocated: dict[str, list[Device]] = {}
+    previous: dict[str, Entry] = {}
+    reads = frozenset({"nodes", "resourceclaims"})
     for entry in entries:
         if entry.kind != WATCH:
             continue
@@ -191,13 +199,18 @@ def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
         devices = allocated_devices(entry.object or {}) if entry.type != "DELETED" else []
         new = [d for d in devices if d not in allocated.get(entry.uid, [])]
         allocated[entry.uid] = devices
+        before = previous.get(entry.uid)
+        previous[entry.uid] = entry
         if gone_at is not None and any(pool == node for _, pool, _ in new):
+            witness = sorted([e for e in (before, gone_at, entry) if e], key=lambda e: e.seq)
             return Verdict(name, VIOLATED, f"{entry.ref} was allocated a device of node/{node} "
-                           "after the node was deleted", [gone_at, entry], origin)
+                           "after the node was deleted", witness, origin, subjects=1,
+                           by_absence=before is None, reads=reads)
     if gone_at is None:
-        return Verdict(name, UNKNOWN, f"node/{node} was never seen deleted", [], origin)
+        return Verdict(name, UNKNOWN, f"node/{node} was never seen deleted", [], origin,
+                       subjects=0, reads=reads)
     return Verdict(name, PASS, f"nothing was allocated from node/{node} after its deletion",
-                   [], origin)
+                   [], origin, subjects=1, reads=reads)
 
 
 def never_deallocated_in_use(entries: Iterable[Entry],
@@ -207,6 +220,7 @@ def never_deallocated_in_use(entries: Iterable[Entry],
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     last: dict[str, tuple[list[Device], set[str], Entry]] = {}
+    reads = frozenset({"resourceclaims"})
     for entry in entries:
         if entry.kind != WATCH or entry.resource != "resourceclaims":
             continue
@@ -218,14 +232,14 @@ def never_deallocated_in_use(entries: Iterable[Entry],
             if devices and devices != before[0]:
                 return Verdict(name, VIOLATED, f"{entry.ref} was re-allocated from "
                                f"{_names(before[0])} to {_names(devices)}", [before[2], entry],
-                               origin)
+                               origin, subjects=len(last), reads=reads)
             if not devices and before[1] and reserved:
                 return Verdict(name, VIOLATED, f"{entry.ref} lost its allocation while still "
                                f"reserved for {len(reserved)} consumers", [before[2], entry],
-                               origin)
+                               origin, subjects=len(last), reads=reads)
         last[entry.uid] = (devices, reserved, entry)
     return Verdict(name, PASS, f"{len(last)} claims, none re-allocated or freed while in use",
-                   [], origin)
+                   [], origin, subjects=len(last), reads=reads)
 
 
 def _names(devices: list[Device]) -> str:

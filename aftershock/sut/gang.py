@@ -91,12 +91,14 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
             breach_entry, since = entry, stamp(condition.get("lastTransitionTime"))
         if since is not None and due_pods is None and entry.wall >= since + delay:
             due_pods = {p["metadata"]["name"] for p in gang.live_pods(state, group)}
+    reads = frozenset({gang.resource, "pods", "audit"})
     if breach_entry is None or since is None:
         return Verdict(name, VIOLATED, f"group {group} of gang {gang.name} never got its "
-                       "breach condition True", [], origin)
+                       "breach condition True", [], origin, subjects=1, by_absence=True,
+                       reads=reads)
     if due_pods is None:
         return Verdict(name, UNKNOWN, f"the history ends before the {delay:g}s termination "
-                       "delay ran out", [breach_entry], origin)
+                       "delay ran out", [breach_entry], origin, reads=reads)
     deleting = pod_deleted(gang.namespace, group_pod_names(entries, gang, group))
     mine = [e for e in entries if e.kind == AUDIT and deleting(e) and is_actor(e.actor)
             and e.wall >= since]
@@ -104,21 +106,24 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
     if early:
         return Verdict(name, VIOLATED, f"group {group} was terminated "
                        f"{early[0].wall - since:.2f}s after its breach, earlier than the "
-                       f"{delay:g}s termination delay", [breach_entry, early[0]], origin)
+                       f"{delay:g}s termination delay", [breach_entry, early[0]], origin,
+                       subjects=len(due_pods), reads=reads)
     deadline = since + delay + latency
     gone = {e.name for e in mine if e.wall <= deadline}
     left = sorted(due_pods - gone)
     if left:
         return Verdict(name, VIOLATED, f"{len(left)} of the {len(due_pods)} pods of group "
                        f"{group} were not terminated within {delay + latency:g}s of the breach "
-                       f"(e.g. pod/{gang.namespace}/{left[0]})", [breach_entry], origin)
+                       f"(e.g. pod/{gang.namespace}/{left[0]})", [breach_entry], origin,
+                       subjects=len(due_pods), by_absence=True, reads=reads)
     if not mine:
         return Verdict(name, VIOLATED, f"group {group} had no pod left to terminate when its "
-                       "termination delay ran out", [breach_entry], origin)
+                       "termination delay ran out", [breach_entry], origin, subjects=1,
+                       by_absence=True, reads=reads)
     first = min(mine, key=lambda e: e.wall)
     return Verdict(name, PASS, f"group {group} terminated {first.wall - since:.2f}s after its "
                    f"breach (delay {delay:g}s, bound {delay + latency:g}s)",
-                   [breach_entry, first], origin)
+                   [breach_entry, first], origin, subjects=len(due_pods), reads=reads)
 
 
 def terminations(entries: Iterable[Entry], gang: Gang) -> list[Entry]:
@@ -131,11 +136,16 @@ def at_most_terminations(entries: Iterable[Entry], gang: Gang, limit: int,
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     found = terminations(entries, gang)
+    seen = int(any(e.kind == WATCH and e.key == (gang.resource, gang.namespace, gang.name)
+                   for e in entries))
+    reads = frozenset({"events", gang.resource})
     if len(found) > limit:
         return Verdict(name, VIOLATED, f"gang {gang.name} was terminated {len(found)} times, "
-                       f"at most {limit} allowed", found[:limit + 1], origin)
-    return Verdict(name, PASS, f"gang {gang.name} was terminated {len(found)} times", found,
-                   origin)
+                       f"at most {limit} allowed", found[:limit + 1], origin, subjects=seen,
+                       reads=reads)
+    summary = (f"gang {gang.name} was terminated {len(found)} times" if seen else
+               f"gang {gang.name} was never recorded")
+    return Verdict(name, PASS, summary, found, origin, subjects=seen, reads=reads)
 
 
 def one_warning_per_drop_to_zero(entries: Iterable[Entry], gang: Gang, group: int,
@@ -151,11 +161,14 @@ def one_warning_per_drop_to_zero(entries: Iterable[Entry], gang: Gang, group: in
             drops.append(entry)
         was_zero, last = zero, entry
     warnings = [e for e in entries if gang.is_event(e, "scheduled_zero_reason")]
+    reads = frozenset({"pods", "events"})
+    seen = len(group_pod_names(entries, gang, group))
     if last is None:
-        return Verdict(name, UNKNOWN, "nothing was recorded", [], origin)
+        return Verdict(name, UNKNOWN, "nothing was recorded", [], origin, reads=reads)
     if len(warnings) != len(drops):
         return Verdict(name, VIOLATED, f"group {group} dropped to zero scheduled pods "
                        f"{len(drops)} times and {len(warnings)} warnings were emitted",
-                       sorted(drops + warnings, key=lambda e: e.seq)[:6], origin)
+                       sorted(drops + warnings, key=lambda e: e.seq)[:6], origin,
+                       subjects=seen, by_absence=True, reads=reads)
     return Verdict(name, PASS, f"{len(drops)} drops to zero, {len(warnings)} warnings",
-                   drops + warnings, origin)
+                   drops + warnings, origin, subjects=seen, reads=reads)

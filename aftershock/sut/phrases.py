@@ -1,5 +1,6 @@
 """Condition phrases about the concepts a profile maps ("the replica group web has 3 live pods",
-"group 0 of the gang g is breached"): registered with aftershock.phrases when it loads."""
+"group 0 of the gang g is breached"): registered with aftershock.phrases when it loads. Each is
+built from a context (see aftershock.phrases)."""
 
 from __future__ import annotations
 
@@ -9,88 +10,122 @@ from aftershock.sut.dra import departed_released
 from aftershock.sut.gang import Gang
 from aftershock.sut.records import NodeRecords, node_names
 from aftershock.sut.storage import StorageCluster
-from aftershock.timeline.state import is_ready, node_of
+from aftershock.timeline.state import Query, exists, is_live, is_ready, node_of
 
 
 @condition("the replica group {name:Name} has {count:d} live pods")
-def group_live(scenario, name: str, count: int) -> Condition:
-    labels = replica_group_selector(scenario, name)
+def group_live(ctx, name: str, count: int) -> Condition:
+    labels = replica_group_selector(ctx, name)
+    live, every = Query("pods", ctx.namespace, labels, is_live), Query("pods", ctx.namespace,
+                                                                       labels)
     return Condition(f"replica group {name} has {count} live pods",
-                     lambda s: len(s.live_pods(scenario.namespace, labels)) == count,
-                     frozenset({"pods"}))
+                     lambda s: s.count(live) == count, frozenset({"pods"}),
+                     lambda s: s.count(every))
 
 
 @condition("every node holds a node record")
-def every_node_recorded(scenario) -> Condition:
-    records = NodeRecords.of(scenario)
+def every_node_recorded(ctx) -> Condition:
+    records = NodeRecords.of(ctx)
     return Condition("every node holds a node record",
                      lambda s: node_names(s) <= records.nodes_with_records(s),
-                     frozenset({"nodes", records.resource}))
+                     frozenset({"nodes", records.resource}), lambda s: len(node_names(s)))
 
 
 @condition("node {node:Name} holds a node record")
-def node_recorded(scenario, node: str) -> Condition:
-    records = NodeRecords.of(scenario)
+def node_recorded(ctx, node: str) -> Condition:
+    records = NodeRecords.of(ctx)
     return Condition(f"node/{node} holds a node record",
                      lambda s: node in records.nodes_with_records(s),
-                     frozenset({records.resource}))
+                     frozenset({records.resource}), lambda s: len(records.all(s)))
+
+
+@condition("the node record with index {index:d} is not held by node/{node:Name}")
+def record_released(ctx, index: int, node: str) -> Condition:
+    records = NodeRecords.of(ctx)
+    return Condition(f"index {index} no longer held by node/{node}",
+                     lambda s: records.holder(s, index) != node,
+                     frozenset({records.resource}), lambda s: len(records.all(s)))
+
+
+@condition("there are no more node records than nodes plus {extra:d}")
+def records_bounded(ctx, extra: int) -> Condition:
+    records = NodeRecords.of(ctx)
+    return Condition(f"node records ≤ nodes + {extra}",
+                     lambda s: len(records.all(s)) <= len(node_names(s)) + extra,
+                     frozenset({"nodes", records.resource}), lambda s: len(records.all(s)))
+
+
+def _members(cluster: StorageCluster):
+    return lambda s: sum(1 for pod in s.select("pods", cluster.namespace)
+                         if cluster.ordinal(pod["metadata"]["name"]) is not None)
 
 
 @condition("the storage cluster {name:Name} has {count:d} Ready members")
-def storage_ready(scenario, name: str, count: int) -> Condition:
-    cluster = StorageCluster.of(scenario, name)
+def storage_ready(ctx, name: str, count: int) -> Condition:
+    cluster = StorageCluster.of(ctx, name)
     return Condition(f"storage cluster {name} has {count} Ready members",
-                     lambda s: len(cluster.ready_members(s)) == count, frozenset({"pods"}))
+                     lambda s: len(cluster.ready_members(s)) == count, frozenset({"pods"}),
+                     _members(cluster))
 
 
 @condition("member {ordinal:d} of the storage cluster {name:Name} is Ready")
-def storage_member_ready(scenario, ordinal: int, name: str) -> Condition:
-    cluster = StorageCluster.of(scenario, name)
+def storage_member_ready(ctx, ordinal: int, name: str) -> Condition:
+    cluster = StorageCluster.of(ctx, name)
     return Condition(f"member {ordinal} of storage cluster {name} is Ready",
-                     lambda s: ordinal in cluster.ready_members(s), frozenset({"pods"}))
+                     lambda s: ordinal in cluster.ready_members(s), frozenset({"pods"}),
+                     _members(cluster))
 
 
 @condition("the storage cluster {name:Name} lists its Ready members")
-def storage_lists_ready(scenario, name: str) -> Condition:
-    cluster = StorageCluster.of(scenario, name)
+def storage_lists_ready(ctx, name: str) -> Condition:
+    cluster = StorageCluster.of(ctx, name)
     return Condition(f"storage cluster {name} lists exactly its Ready members",
                      lambda s: cluster.listed_members(s) == cluster.ready_members(s),
-                     frozenset({"pods", cluster.resource}))
+                     frozenset({"pods", cluster.resource}),
+                     lambda s: int(cluster.obj(s) is not None))
+
+
+def _gang_seen(gang: Gang):
+    return lambda s: int(s.get(gang.resource, gang.namespace, gang.name) is not None)
 
 
 @condition("group {group:d} of the gang {name:Name} is breached")
-def gang_breached(scenario, group: int, name: str) -> Condition:
-    gang = Gang.of(scenario, name)
+def gang_breached(ctx, group: int, name: str) -> Condition:
+    gang = Gang.of(ctx, name)
     return Condition(f"group {group} of gang {name} has {gang.mapping['breach_condition']}=True",
-                     lambda s: gang.breached(s, group), frozenset({gang.resource}))
+                     lambda s: gang.breached(s, group), frozenset({gang.resource}),
+                     _gang_seen(gang))
 
 
 @condition("group {group:d} of the gang {name:Name} is not breached")
-def gang_not_breached(scenario, group: int, name: str) -> Condition:
-    gang = Gang.of(scenario, name)
+def gang_not_breached(ctx, group: int, name: str) -> Condition:
+    gang = Gang.of(ctx, name)
     return Condition(f"group {group} of gang {name} has {gang.mapping['breach_condition']}=False",
                      lambda s: (gang.breach(s, group) or {}).get("status") == "False",
-                     frozenset({gang.resource}))
+                     frozenset({gang.resource}), _gang_seen(gang))
 
 
 @condition("group {group:d} of the gang {name:Name} has {count:d} scheduled pods")
-def gang_scheduled(scenario, group: int, name: str, count: int) -> Condition:
-    gang = Gang.of(scenario, name)
+def gang_scheduled(ctx, group: int, name: str, count: int) -> Condition:
+    gang = Gang.of(ctx, name)
     return Condition(f"group {group} of gang {name} has {count} scheduled pods",
                      lambda s: sum(1 for p in gang.live_pods(s, group) if node_of(p)) == count,
-                     frozenset({"pods"}))
+                     frozenset({"pods"}),
+                     lambda s: s.count("pods", gang.namespace, gang.selector(group), exists))
 
 
 @condition("the gang {name:Name} has {count:d} Ready pods")
-def gang_ready(scenario, name: str, count: int) -> Condition:
-    gang = Gang.of(scenario, name)
+def gang_ready(ctx, name: str, count: int) -> Condition:
+    gang = Gang.of(ctx, name)
     return Condition(f"gang {name} has {count} Ready pods",
                      lambda s: sum(1 for p in gang.live_pods(s) if is_ready(p)) == count,
-                     frozenset({"pods"}))
+                     frozenset({"pods"}),
+                     lambda s: s.count("pods", gang.namespace, gang.selector(), exists))
 
 
 @condition("every claim of a departed pod is released")
-def departed_claims_released(scenario) -> Condition:
+def departed_claims_released(ctx) -> Condition:
     return Condition("no claim is reserved for, or generated for, a pod that is gone",
-                     lambda s: departed_released(s, scenario.namespace),
-                     frozenset({"pods", "resourceclaims"}))
+                     lambda s: departed_released(s, ctx.namespace),
+                     frozenset({"pods", "resourceclaims"}),
+                     lambda s: len(s.select("resourceclaims", ctx.namespace)))

@@ -10,7 +10,7 @@ from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
-from aftershock.timeline.entry import GAP_START, WATCH, Entry
+from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import State, replay
 
 
@@ -69,7 +69,7 @@ class NodeRecords:
 
 
 def node_names(state: State) -> set[str]:
-    return {name for (resource, _, name) in state.objects if resource == "nodes"}
+    return state.names("nodes")
 
 
 def _release(records: NodeRecords, entry: Entry, before: dict[str, Any] | None):
@@ -88,40 +88,46 @@ def never_reclaimed_early(entries: Iterable[Entry], records: NodeRecords,
     record has not been touched for the staleness window."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
-    last_seen: dict[str, dict[str, Any]] = {}
+    reads = frozenset({"nodes", records.resource})
+    last_seen: dict[str, tuple[dict[str, Any], Entry]] = {}
     node_gone_at: dict[str, Entry] = {}
     reclaims = 0
+    seen: set[str] = set()
     for entry, state in replay(entries):
         if entry.kind == WATCH and entry.resource == "nodes" and entry.type == "DELETED":
             node_gone_at[entry.name] = entry
-        released = _release(records, entry, last_seen.get(entry.name))
+        earlier = last_seen.get(entry.name)
+        released = _release(records, entry, earlier[0] if earlier else None)
         if entry.kind == WATCH and entry.resource == records.resource \
                 and entry.namespace == records.namespace:
+            seen.add(entry.name)
             if entry.type == "DELETED":  # a later ADDED is a new record, not a hand-over
                 last_seen.pop(entry.name, None)
             else:
-                last_seen[entry.name] = entry.object or {}
+                last_seen[entry.name] = (entry.object or {}, entry)
         if released is None:
             continue
         reclaims += 1
         node, before = released
+        prior = earlier[1] if earlier else entry  # what it was released from, as last seen
         touched = records.touched(before)
         if node in node_names(state):
             return Verdict(name, VIOLATED, f"{entry.ref} was released from node/{node} while "
-                           f"node/{node} still existed", [entry], origin)
+                           f"node/{node} still existed", [prior, entry], origin,
+                           subjects=len(seen), reads=reads)
         if touched is None:
             return Verdict(name, UNKNOWN, f"{entry.ref} was released but carries no "
                            f"{records.touched_path}: its freshness cannot be judged", [entry],
-                           origin)
+                           origin, reads=reads)
         # The recorder sees a release after it happened, so this never makes a correct
         # implementation look early; the touch time is the implementation's own stamp.
         fresh_for = entry.wall - touched
         if fresh_for < records.staleness:
-            witness = [e for e in (node_gone_at.get(node), entry) if e is not None]
+            witness = sorted({id(e): e for e in (prior, node_gone_at.get(node), entry)
+                              if e is not None}.values(), key=lambda e: e.seq)
             return Verdict(name, VIOLATED, f"{entry.ref} was released {fresh_for:.2f}s after "
                            f"its last touch, before the {records.staleness:g}s staleness window",
-                           witness, origin)
-    if any(e.kind == GAP_START for e in entries):
-        return Verdict(name, UNKNOWN, "the history of records has a gap", [], origin)
-    return Verdict(name, PASS, f"{reclaims} releases, each of a stale record of a vanished "
-                   "node", [], origin)
+                           witness, origin, subjects=len(seen), reads=reads)
+    summary = (f"{reclaims} releases, each of a stale record of a vanished node" if seen else
+               "no node record was ever recorded")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(seen), reads=reads)

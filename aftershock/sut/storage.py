@@ -75,6 +75,12 @@ class StorageCluster:
         obj = self.obj(state)
         return set(get_path(obj, self.mapping["terminal_path"]) or []) if obj else set()
 
+    def members_seen(self, entries: Iterable[Entry]) -> set[int]:
+        """The members whose pods the history recorded at any time."""
+        return {ordinal for e in entries if e.kind == WATCH and e.resource == "pods"
+                and e.namespace == self.namespace
+                and (ordinal := self.ordinal(e.name)) is not None}
+
     def workload_replicas(self, state: State) -> int | None:
         workload = state.get("statefulsets", self.namespace, self.workload)
         return get_path(workload, "spec.replicas") if workload else None
@@ -144,12 +150,14 @@ def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, remo
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     actions = destructive_events(entries, cluster)
+    members = cluster.members_seen(entries)
+    reads = frozenset({"events", "pods"})
     wrong = [e for e in actions if member_of(e, cluster) not in removed]
     if wrong:
-        members = sorted({member_of(e, cluster) for e in wrong})
+        touched = sorted({member_of(e, cluster) for e in wrong})
         return Verdict(name, VIOLATED, f"{len(wrong)} destructive actions touched members "
-                       f"{members}, which were not being removed (removed: {sorted(removed)})",
-                       wrong[:5], origin)
+                       f"{touched}, which were not being removed (removed: {sorted(removed)})",
+                       wrong[:5], origin, subjects=len(members), reads=reads)
     if inventory is not None and ledger is not None:
         present = objects_on_disk(inventory)
         short = {m: (present.get(m, 0), n) for m, n in written_to(ledger).items()
@@ -157,20 +165,25 @@ def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, remo
         if short:
             detail = ", ".join(f"member {m}: {have} of {want} objects"
                                for m, (have, want) in sorted(short.items()))
+            # Proven on disk, by the data probe: no recorded state is needed for it.
             return Verdict(name, VIOLATED, f"members that stay lost data ({detail}), with no "
-                           "destructive action announced", actions[:5], origin)
-    return Verdict(name, PASS, f"{len(actions)} destructive actions, all on removed members "
-                   f"{sorted(removed)}", actions[:5], origin)
+                           "destructive action announced", actions[:5], origin,
+                           subjects=len(short), reads=frozenset())
+    summary = (f"{len(actions)} destructive actions, all on removed members {sorted(removed)}"
+               if members else f"no member of storage cluster {cluster.name} was recorded")
+    return Verdict(name, PASS, summary, actions[:5], origin, subjects=len(members),
+                   reads=reads)
 
 
 def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[int],
               evidence: list[Entry], origin: float, name: str = "data_kept") -> Verdict:
     """S2: every object written to a removed member is still in that member's node-local dir."""
     written = {m: n for m, n in written_to(ledger).items() if m in removed}
+    reads: frozenset[str] = frozenset()  # the data probe's inventory, not the timeline
     if not written:
-        return Verdict(name, VIOLATED, f"nothing was written to the removed members "
+        return Verdict(name, PASS, f"nothing was written to the removed members "
                        f"{sorted(removed)}: the scenario cannot show their data was kept",
-                       [], origin)
+                       [], origin, subjects=0, reads=reads)
     present = objects_on_disk(inventory)
     short = {m: (present.get(m, 0), count) for m, count in written.items()
              if present.get(m, 0) < count}
@@ -178,9 +191,10 @@ def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[in
         detail = ", ".join(f"member {m}: {have} of {want} objects" for m, (have, want)
                            in sorted(short.items()))
         return Verdict(name, VIOLATED, f"node-local data of removed members is gone ({detail})",
-                       evidence, origin)
+                       evidence, origin, subjects=len(written), reads=reads)
     return Verdict(name, PASS, f"the data of removed members {sorted(removed)} is all there "
-                   f"({sum(written.values())} objects)", [], origin)
+                   f"({sum(written.values())} objects)", [], origin, subjects=len(written),
+                   reads=reads)
 
 
 def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: set[int],
@@ -190,9 +204,11 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
     the removed members' data go; never a server error."""
     member = {item["object"]: item["member"] for item in ledger["written"]}
     unread = set(member) - {r["object"] for r in results}
+    reads: frozenset[str] = frozenset()  # the data probe's reads, not the timeline
     if unread:
         return Verdict(name, VIOLATED, f"{len(unread)} of {len(member)} objects written were "
-                       f"not read back at all (e.g. {sorted(unread)[0]})", evidence, origin)
+                       f"not read back at all (e.g. {sorted(unread)[0]})", evidence, origin,
+                       subjects=len(member), reads=reads)
     errors = [r for r in results if r["status"] not in ("ok", "not_found")]
     lost = [r for r in results if r["status"] == "not_found"
             and not (loss_allowed and member.get(r["object"]) in removed)]
@@ -205,10 +221,10 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
             parts.append(f"{len(lost)} objects lost that the mode keeps (e.g. "
                          f"{lost[0]['object']})")
         return Verdict(name, VIOLATED, f"of {len(results)} objects read back: "
-                       + "; ".join(parts), evidence, origin)
+                       + "; ".join(parts), evidence, origin, subjects=len(results), reads=reads)
     ok = sum(1 for r in results if r["status"] == "ok")
     return Verdict(name, PASS, f"{ok} of {len(results)} objects read back intact, the rest "
-                   "cleanly not found", [], origin)
+                   "cleanly not found", [], origin, subjects=len(results), reads=reads)
 
 
 def _revision(entry: Entry) -> int:
@@ -221,6 +237,7 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
     """S5: the workload drops each removed ordinal only after that member is recorded done."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
+    reads = frozenset({"statefulsets", cluster.resource})
     for ordinal in sorted(removed, reverse=True):
         done = first(entries, Event(f"member {ordinal} of {cluster.name} finished its removal",
                                     lambda _e, s, o=ordinal: o in cluster.finished(s)))
@@ -230,14 +247,16 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
             and cluster.workload_replicas(s) <= o))
         if shrunk is None:
             return Verdict(name, VIOLATED, f"{cluster.workload} never shrank below "
-                           f"{ordinal + 1} replicas", [], origin)
+                           f"{ordinal + 1} replicas", [], origin, subjects=len(removed),
+                           by_absence=True, reads=reads)
         if done is None or _revision(shrunk) < _revision(done):
             when = "never" if done is None else "only after it"
             return Verdict(name, VIOLATED, f"{cluster.workload} shrank below {ordinal + 1} "
                            f"replicas while member {ordinal} had not finished its removal "
-                           f"({when} finished)", [e for e in (shrunk, done) if e], origin)
+                           f"({when} finished)", [e for e in (shrunk, done) if e], origin,
+                           subjects=len(removed), by_absence=True, reads=reads)
     return Verdict(name, PASS, f"the workload shrank only after members {sorted(removed)} "
-                   "were done", [], origin)
+                   "were done", [], origin, subjects=len(removed), reads=reads)
 
 
 def never_shrank(entries: Iterable[Entry], cluster: StorageCluster,
@@ -257,13 +276,15 @@ def never_shrank(entries: Iterable[Entry], cluster: StorageCluster,
         if before is not None and replicas < before:
             return Verdict(name, VIOLATED, f"statefulset/{cluster.namespace}/{cluster.workload} "
                            f"shrank from {before} to {replicas} replicas", [highest, entry],
-                           origin)
+                           origin, subjects=1, reads=frozenset({"statefulsets"}))
         if before is None or replicas > before:
             highest = entry
     if highest is None:
         return Verdict(name, UNKNOWN, f"statefulset/{cluster.namespace}/{cluster.workload} was "
-                       "never recorded", [], origin)
-    return Verdict(name, PASS, f"{cluster.workload} never shrank", [], origin)
+                       "never recorded", [], origin, subjects=0,
+                       reads=frozenset({"statefulsets"}))
+    return Verdict(name, PASS, f"{cluster.workload} never shrank", [], origin, subjects=1,
+                   reads=frozenset({"statefulsets"}))
 
 
 def save_json(path: Path, document: dict[str, Any]) -> Path:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 # Entry kinds
 WATCH = "watch"  # an object event from a watch (type ADDED/MODIFIED/DELETED) or initial SYNC
-GAP_START = "gap-start"  # history of `resource` unknown from here (410 Gone, watch lost)
-GAP_END = "gap-end"  # re-listed: history of `resource` known again
+GAP_START = "gap-start"  # history of `resource` unknown from here (410 Gone, a failed list)
+# Re-listed: history of `resource` known again. The differences the re-list found are applied
+# at once (extra["changes"]), so no state between the old and the new one is ever judged.
+GAP_END = "gap-end"
 AUDIT = "audit"  # an apiserver audit event: who did what
 MARK = "mark"  # something the harness did (a step, a fault), for reports and ordering
+ERROR = "error"  # the recorder failed on `resource` (a watch broke, a list failed)
+ANOMALY = "anomaly"  # the stream of `resource` is not the history it claims (order broken)
+# The audit log was read before a judgement: extra["caught_up"] says whether it reached that
+# moment (a judgement of who-did-what over a log that lags is not earned).
+AUDIT_SYNC = "audit-sync"
 
 
 @dataclass
@@ -45,14 +52,22 @@ class Entry:
             f"{singular}/{self.name}"
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        return {key: value for key, value in data.items() if value not in ("", None, 0, {})
-                or key in ("seq", "mono", "wall", "kind")}
+        """The fields that say something (shallow: a history is large, copies cost)."""
+        data: dict[str, Any] = {"seq": self.seq, "mono": self.mono, "wall": self.wall,
+                                "kind": self.kind}
+        for name in OPTIONAL:
+            value = getattr(self, name)
+            if value:
+                data[name] = value
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
         return cls(**data)
 
+
+OPTIONAL = ("resource", "namespace", "name", "uid", "rv", "type", "object", "actor", "verb",
+            "subresource", "code", "detail", "extra")
 
 SINGULAR = {
     "pods": "pod", "nodes": "node", "leases": "lease", "events": "event",

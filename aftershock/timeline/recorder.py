@@ -1,8 +1,10 @@
 """The recorder: lists then watches every relevant resource directly on the apiserver (never
 through a fault proxy) and appends each event to the timeline with the recorder's clock.
 
-On 410 Gone (or a watch that cannot resume) it records an explicit gap, re-lists, records the
-differences, and closes the gap: a check spanning the gap answers "unknown", never "pass".
+On 410 Gone (or a list that failed) it records an explicit gap, re-lists, and closes the gap with
+one entry that carries every difference the re-list found, applied at once: no state between the
+old and the new one is ever judged. A check spanning the gap answers "unknown", never "pass".
+Its own failures and anomalies are entries of the timeline too, so the judges see them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import urllib3
 from kubernetes import client, config
 
 from aftershock.timeline.audit import AuditTail
-from aftershock.timeline.entry import GAP_END, GAP_START, WATCH
+from aftershock.timeline.entry import ANOMALY, ERROR, GAP_END, GAP_START, WATCH
 from aftershock.timeline.resources import DEFAULT_RESOURCES, Resource
 from aftershock.timeline.store import Timeline
 
@@ -79,6 +81,15 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("metadata") or {}
 
 
+def _trimmed(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object without managedFields: who wrote which field is the audit log's to say, and
+    they are most of an object's size."""
+    meta = obj.get("metadata")
+    if meta and "managedFields" in meta:
+        obj = {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+    return obj
+
+
 class Recorder:
     def __init__(self, timeline: Timeline, kubeconfig: Path | str, context: str | None = None,
                  resources: Iterable[Resource] = DEFAULT_RESOURCES,
@@ -91,6 +102,7 @@ class Recorder:
         self._threads: list[threading.Thread] = []
         self._responses: dict[str, urllib3.BaseHTTPResponse] = {}
         self._last_rv: dict[str, int] = {}
+        self._versions: dict[str, str] = {}  # where each watch resumes, carried through errors
         self.anomalies: list[str] = []
         self.errors: list[str] = []
 
@@ -99,24 +111,32 @@ class Recorder:
     def start(self) -> Recorder:
         """List every resource (in parallel), then watch each from its list's version.
         Returns once every list is recorded, so nothing done after start() is missed."""
-        versions: dict[str, tuple[Resource, str]] = {}
+        versions: dict[str, tuple[Resource, str | None]] = {}
         listers = [threading.Thread(target=self._initial_list, args=(r, versions), daemon=True)
                    for r in self.resources]
         for thread in listers:
             thread.start()
         for thread in listers:
             thread.join()
+        self.timeline.mark("recording", recording={
+            r.name: versions[r.name][0].group_version for r in self.resources
+            if r.name in versions},
+            audit=self.audit is not None)
         for wanted in self.resources:
             if wanted.name not in versions:
                 continue  # not served by this cluster (e.g. a CRD not installed yet)
-            resource, version = versions[wanted.name]
-            thread = threading.Thread(target=self._watch_loop, name=f"watch-{resource.name}",
-                                      args=(resource, version), daemon=True)
-            thread.start()
-            self._threads.append(thread)
+            self._follow(*versions[wanted.name])
         if self.audit:
             self.audit.start()
         return self
+
+    def _follow(self, resource: Resource, version: str | None) -> None:
+        """Watch from ``version``; None (the list failed) re-lists first, inside a gap."""
+        self._versions[resource.name] = version or ""
+        thread = threading.Thread(target=self._watch_loop, name=f"watch-{resource.name}",
+                                  args=(resource, version is None), daemon=True)
+        thread.start()
+        self._threads.append(thread)
 
     def watch(self, resource: Resource) -> None:
         """Record one more resource from now on (e.g. a CRD the implementation installed):
@@ -124,16 +144,15 @@ class Recorder:
         if any(r.name == resource.name and r.group_version == resource.group_version
                for r in self.resources):
             return
-        versions: dict[str, tuple[Resource, str]] = {}
+        versions: dict[str, tuple[Resource, str | None]] = {}
         self._initial_list(resource, versions)
         if resource.name not in versions:
             raise RuntimeError(f"the cluster does not serve {resource.path}")
         self.resources.append(resource)
         served, version = versions[resource.name]
-        thread = threading.Thread(target=self._watch_loop, name=f"watch-{resource.name}",
-                                  args=(served, version), daemon=True)
-        thread.start()
-        self._threads.append(thread)
+        self.timeline.mark(f"recording {resource.name}",
+                           recording={resource.name: served.group_version})
+        self._follow(served, version)
 
     def stop(self) -> None:
         self._stop.set()
@@ -155,6 +174,10 @@ class Recorder:
             return self.audit.read_until(time.time())
         return False
 
+    def _error(self, resource: Resource, text: str) -> None:
+        self.errors.append(f"{resource.name}: {text}")
+        self.timeline.append(ERROR, resource=resource.name, detail=text)
+
     # --- listing --------------------------------------------------------------------------
 
     def _list_all(self, resource: Resource) -> tuple[list[dict[str, Any]], str]:
@@ -170,16 +193,19 @@ class Recorder:
                 return items, page["metadata"]["resourceVersion"]
 
     def _initial_list(self, wanted: Resource,
-                      versions: dict[str, tuple[Resource, str]]) -> None:
-        """List the first served of the resource's versions; versions[name] says which."""
+                      versions: dict[str, tuple[Resource, str | None]]) -> None:
+        """List the first served of the resource's versions; versions[name] says which, with
+        the version to watch from, or None when the list failed: its history is a gap until a
+        re-list succeeds."""
         for resource in wanted.candidates():
             try:
                 items, version = self._list_all(resource)
-            except RuntimeError as exc:
-                if "HTTP 404" not in str(exc):
-                    self.errors.append(f"list {resource.name}: {exc}")
-                    return
-                continue
+            except Exception as exc:
+                if "HTTP 404" in str(exc):
+                    continue
+                self._error(resource, f"list failed: {exc}")
+                versions[resource.name] = (resource, None)
+                return
             for item in items:
                 self._record(resource, "SYNC", item)
             versions[resource.name] = (resource, version)
@@ -187,20 +213,26 @@ class Recorder:
 
     # --- watching -------------------------------------------------------------------------
 
-    def _watch_loop(self, resource: Resource, version: str) -> None:
+    def _watch_loop(self, resource: Resource, relist_first: bool) -> None:
+        if relist_first:
+            self._relist(resource, "the list failed")
         while not self._stop.is_set():
             try:
-                version = self._watch_once(resource, version)
+                self._watch_once(resource)
             except Gone:
-                version = self._relist(resource, "410 Gone")
+                self._relist(resource, "410 Gone")
             except Exception as exc:
                 if self._stop.is_set():
                     return
-                self.errors.append(f"watch {resource.name}: {exc!r}")
-                self._stop.wait(0.2)  # connection lost: resume from the last version
+                # Connection lost: resume from the last version recorded, never from where
+                # this watch started (that would record its events twice).
+                self._error(resource, f"watch broke, resuming at "
+                            f"{self._versions[resource.name]}: {exc!r}")
+                self._stop.wait(0.2)
 
-    def _watch_once(self, resource: Resource, version: str) -> str:
-        response = self.api.open_watch(resource.path, resourceVersion=version,
+    def _watch_once(self, resource: Resource) -> None:
+        response = self.api.open_watch(resource.path,
+                                       resourceVersion=self._versions[resource.name],
                                        allowWatchBookmarks="true", timeoutSeconds=WATCH_SECONDS)
         self._responses[resource.name] = response
         try:
@@ -215,22 +247,23 @@ class Recorder:
                     if obj.get("code") == 410:
                         raise Gone(resource.name)
                     raise RuntimeError(obj.get("message", "watch error"))
-                version = _meta(obj).get("resourceVersion", version)
                 if kind != "BOOKMARK":
                     self._record(resource, kind, obj)
-            return version
+                version = _meta(obj).get("resourceVersion")
+                if version:
+                    self._versions[resource.name] = version
         finally:
             self._responses.pop(resource.name, None)
             response.release_conn()
 
-    def _record(self, resource: Resource, kind: str, obj: dict[str, Any], **extra: Any) -> None:
+    def _record(self, resource: Resource, kind: str, obj: dict[str, Any]) -> None:
+        obj = _trimmed(obj)
         meta = _meta(obj)
         rv = meta.get("resourceVersion", "")
-        if not extra.get("relisted"):
-            self._check_order(resource, kind, rv)
+        self._check_order(resource, kind, rv)
         self.timeline.append(WATCH, resource=resource.name, namespace=meta.get("namespace", ""),
                              name=meta.get("name", ""), uid=meta.get("uid", ""), rv=rv,
-                             type=kind, object=obj, extra=extra)
+                             type=kind, object=obj)
 
     def _check_order(self, resource: Resource, kind: str, rv: str) -> None:
         """Watch events of one resource arrive in increasing resourceVersion; anything else
@@ -240,33 +273,39 @@ class Recorder:
         number = int(rv)
         last = self._last_rv.get(resource.name, 0)
         if number <= last:
-            self.anomalies.append(f"{resource.name}: resourceVersion {number} after {last}")
+            text = f"resourceVersion {number} after {last}"
+            self.anomalies.append(f"{resource.name}: {text}")
+            self.timeline.append(ANOMALY, resource=resource.name, detail=text)
         self._last_rv[resource.name] = max(last, number)
 
-    def _relist(self, resource: Resource, why: str) -> str:
-        """Record a gap, re-list, record what changed meanwhile, close the gap."""
+    def _relist(self, resource: Resource, why: str) -> None:
+        """Record a gap, re-list, and close the gap with every difference at once."""
         self.timeline.append(GAP_START, resource=resource.name, detail=why)
         while not self._stop.is_set():
             try:
                 items, version = self._list_all(resource)
                 break
             except Exception as exc:
-                self.errors.append(f"relist {resource.name}: {exc!r}")
+                self._error(resource, f"re-list failed: {exc!r}")
                 self._stop.wait(0.5)
         else:
-            return ""
+            return
         known = {key: obj for key, obj in self.timeline.snapshot().items()
                  if key[0] == resource.name}
-        for item in items:
+        changes = []
+        for item in map(_trimmed, items):
             meta = _meta(item)
-            key = (resource.name, meta.get("namespace", ""), meta.get("name", ""))
-            before = known.pop(key, None)
+            before = known.pop((resource.name, meta.get("namespace", ""), meta.get("name", "")),
+                               None)
             if before is None:
-                self._record(resource, "ADDED", item, relisted=True)
+                changes.append({"type": "ADDED", "object": item})
             elif _meta(before).get("resourceVersion") != meta.get("resourceVersion"):
-                self._record(resource, "MODIFIED", item, relisted=True)
-        for obj in known.values():
-            self._record(resource, "DELETED", obj, relisted=True)
+                changes.append({"type": "MODIFIED", "object": item})
+        # Deletions first: a reader going through the changes one by one never sees an old
+        # object beside its replacement.
+        changes[:0] = [{"type": "DELETED", "object": obj} for obj in known.values()]
+        self._versions[resource.name] = version
         self._last_rv[resource.name] = int(version) if version.isdigit() else 0
-        self.timeline.append(GAP_END, resource=resource.name, detail=f"re-listed at {version}")
-        return version
+        self.timeline.append(GAP_END, resource=resource.name, rv=version,
+                             detail=f"re-listed at {version}: {len(changes)} changes",
+                             extra={"changes": changes})

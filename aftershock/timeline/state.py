@@ -1,13 +1,20 @@
-"""The cluster as the recorded history says it was at one point: replayed entry by entry."""
+"""The cluster as the recorded history says it was at one point: replayed entry by entry.
+
+Judges ask the same questions after every entry ("how many live pods of web?"), so a State keeps
+an index per question it has been asked: each entry updates the indexes of its resource, and an
+answer costs no scan of every object.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
 
 Selector = dict[str, str]
+Key = tuple[str, str, str]
+Predicate = Callable[[dict[str, Any]], bool]
 
 
 def parse_selector(text: str) -> Selector:
@@ -20,7 +27,10 @@ def selects(selector: Selector | None, obj: dict[str, Any]) -> bool:
     if not selector:
         return True
     labels = (obj.get("metadata") or {}).get("labels") or {}
-    return all(labels.get(key) == value for key, value in selector.items())
+    for key, value in selector.items():  # noqa: SIM110 (a loop: no generator per object)
+        if labels.get(key) != value:
+            return False
+    return True
 
 
 def is_live(obj: dict[str, Any]) -> bool:
@@ -35,6 +45,14 @@ def is_ready(pod: dict[str, Any]) -> bool:
                                 for c in conditions)
 
 
+def is_running(pod: dict[str, Any]) -> bool:
+    return is_live(pod) and phase(pod) == "Running"
+
+
+def exists(_obj: dict[str, Any]) -> bool:
+    return True
+
+
 def phase(obj: dict[str, Any]) -> str:
     return (obj.get("status") or {}).get("phase", "")
 
@@ -43,37 +61,156 @@ def node_of(obj: dict[str, Any]) -> str:
     return (obj.get("spec") or {}).get("nodeName") or ""
 
 
+def changes_of(entry: Entry) -> list[tuple[Key, dict[str, Any] | None]]:
+    """What a re-list found, as (key, object or None when deleted), from a GAP_END entry."""
+    found = []
+    for change in (entry.extra or {}).get("changes") or []:
+        obj = change["object"]
+        meta = obj.get("metadata") or {}
+        key = (entry.resource, meta.get("namespace", ""), meta.get("name", ""))
+        found.append((key, None if change["type"] == "DELETED" else obj))
+    return found
+
+
+class Query:
+    """A question asked of every state: the objects of a resource (and namespace) that a
+    selector and a predicate admit. Made once and asked often, it is answered from an index."""
+
+    __slots__ = ("index", "key", "namespace", "predicate", "resource", "selector", "state")
+
+    def __init__(self, resource: str, namespace: str | None = None,
+                 selector: Selector | None = None, predicate: Predicate = exists):
+        self.resource, self.namespace, self.selector, self.predicate = (
+            resource, namespace, selector, predicate)
+        self.key = (resource, namespace, tuple(sorted((selector or {}).items())), predicate)
+        self.state: State | None = None  # the state it was last answered in, and its index
+        self.index: Index | None = None
+
+
+class Index:
+    """The objects of one resource (and namespace) that a selector and a predicate admit, with
+    the entry at which each one was last admitted."""
+
+    __slots__ = ("joined", "members", "namespace", "predicate", "selector")
+
+    def __init__(self, namespace: str | None, selector: Selector | None, predicate: Predicate):
+        self.namespace, self.selector, self.predicate = namespace, selector, predicate
+        self.members: dict[Key, dict[str, Any]] = {}
+        self.joined: dict[Key, Entry | None] = {}
+
+    def update(self, key: Key, obj: dict[str, Any] | None, entry: Entry | None) -> None:
+        namespace = self.namespace
+        if namespace is not None and key[1] != namespace:
+            return
+        members = self.members
+        if obj is not None and (not self.selector or selects(self.selector, obj)) \
+                and self.predicate(obj):
+            if key not in members:
+                self.joined[key] = entry
+            members[key] = obj
+        elif key in members:
+            del members[key]
+            del self.joined[key]
+
+
 class State:
     """Objects by (resource, namespace, name), updated one entry at a time."""
 
     def __init__(self) -> None:
-        self.objects: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.gaps: set[str] = set()  # resources whose history is unknown right now
         self.last: Entry | None = None
+        self._by_resource: dict[str, dict[Key, dict[str, Any]]] = {}
+        self._indexes: dict[tuple, Index] = {}
+        self._indexes_of: dict[str, list[Index]] = {}
+        self._asked: dict[int, tuple[Query, Index]] = {}  # by id; the query is kept alive
 
     def apply(self, entry: Entry) -> None:
         self.last = entry
         if entry.kind == WATCH and entry.object is not None:
-            if entry.type == "DELETED":
-                self.objects.pop(entry.key, None)
-            else:
-                self.objects[entry.key] = entry.object
+            self.put((entry.resource, entry.namespace, entry.name),
+                     None if entry.type == "DELETED" else entry.object, entry)
         elif entry.kind == GAP_START:
             self.gaps.add(entry.resource)
         elif entry.kind == GAP_END:
+            for key, obj in changes_of(entry):
+                self.put(key, obj, entry)
             self.gaps.discard(entry.resource)
+
+    def put(self, key: Key, obj: dict[str, Any] | None, entry: Entry | None = None) -> None:
+        """Set (or, with None, remove) one object, keeping the indexes up to date."""
+        of_resource = self._by_resource.get(key[0])
+        if of_resource is None:
+            of_resource = self._by_resource[key[0]] = {}
+        if obj is None:
+            of_resource.pop(key, None)
+        else:
+            of_resource[key] = obj
+        indexes = self._indexes_of.get(key[0])
+        if indexes:
+            for index in indexes:
+                index.update(key, obj, entry)
+
+    @property
+    def objects(self) -> dict[Key, dict[str, Any]]:
+        """Every object now, by (resource, namespace, name): a copy, to read."""
+        return {key: obj for of_resource in self._by_resource.values()
+                for key, obj in of_resource.items()}
+
+    def names(self, resource: str) -> set[str]:
+        return {name for _, _, name in self._by_resource.get(resource, {})}
+
+    def index(self, resource: str, namespace: str | None = None,
+              selector: Selector | None = None, predicate: Predicate = exists) -> Index:
+        """The index answering this question, built from the objects now and kept up to date
+        by every later entry."""
+        return self.answer(Query(resource, namespace, selector, predicate), remember=False)
+
+    def answer(self, query: Query, remember: bool = True) -> Index:
+        """The index for ``query``; a query asked again (``remember``) is found by identity."""
+        if query.state is self:
+            return query.index
+        asked = self._asked.get(id(query))
+        if asked is not None and asked[0] is query:
+            return asked[1]
+        found = self._indexes.get(query.key)
+        if found is None:
+            found = self._indexes[query.key] = Index(query.namespace, query.selector,
+                                                     query.predicate)
+            for key, obj in self._by_resource.get(query.resource, {}).items():
+                found.update(key, obj, None)
+            self._indexes_of.setdefault(query.resource, []).append(found)
+        if remember:
+            self._asked[id(query)] = (query, found)
+            query.state, query.index = self, found
+        return found
+
+    def count(self, query: Query | str, namespace: str | None = None,
+              selector: Selector | None = None, predicate: Predicate = exists) -> int:
+        """How many objects a query admits (a Query made once is the fast way to ask)."""
+        if not isinstance(query, Query):
+            return len(self.index(query, namespace, selector, predicate).members)
+        return len(self.answer(query).members)
 
     def select(self, resource: str, namespace: str | None = None,
                selector: Selector | None = None) -> list[dict[str, Any]]:
-        return [obj for (res, ns, _), obj in self.objects.items()
-                if res == resource and (namespace is None or ns == namespace)
-                and selects(selector, obj)]
+        return [obj for (_, ns, _), obj in self._by_resource.get(resource, {}).items()
+                if (namespace is None or ns == namespace) and selects(selector, obj)]
 
     def get(self, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
-        return self.objects.get((resource, namespace, name))
+        return self._by_resource.get(resource, {}).get((resource, namespace, name))
+
+    def has(self, key: Key) -> bool:
+        return key in self._by_resource.get(key[0], {})
 
     def live_pods(self, namespace: str | None, selector: Selector | None) -> list[dict[str, Any]]:
-        return [pod for pod in self.select("pods", namespace, selector) if is_live(pod)]
+        return list(self.index("pods", namespace, selector, is_live).members.values())
+
+    def copy(self) -> State:
+        """The same objects, without the indexes."""
+        fresh = State()
+        fresh._by_resource = {resource: dict(of) for resource, of in self._by_resource.items()}
+        fresh.gaps = set(self.gaps)
+        return fresh
 
 
 def replay(entries: Iterable[Entry]) -> Iterator[tuple[Entry, State]]:

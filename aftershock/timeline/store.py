@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import json
+import contextlib
+import gc
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from aftershock.timeline.entry import MARK, Entry
 from aftershock.timeline.state import State
@@ -48,13 +51,12 @@ class Timeline:
 
     def snapshot(self) -> dict[tuple[str, str, str], dict[str, Any]]:
         with self._changed:
-            return dict(self._state.objects)
+            return self._state.objects
 
     def state(self) -> State:
         """A copy of the recorded state as of now."""
-        copy = State()
-        copy.objects = self.snapshot()
-        return copy
+        with self._changed:
+            return self._state.copy()
 
     def wait_until(self, holds: Callable[[State], bool],
                    timeout: float) -> tuple[bool, Entry | None]:
@@ -75,10 +77,23 @@ class Timeline:
     def save(self, directory: Path) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / FILE_NAME
-        with path.open("w") as out:
+        with path.open("wb") as out:
             for entry in self.entries:
-                out.write(json.dumps(entry.to_json(), separators=(",", ":")) + "\n")
+                out.write(orjson.dumps(entry.to_json()) + b"\n")
         return path
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """A long history is millions of small containers: the cyclic collector, run again and
+    again over all of them while a history is read or judged, costs more than the work."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def load(path: str | Path) -> list[Entry]:
@@ -86,5 +101,5 @@ def load(path: str | Path) -> list[Entry]:
     path = Path(path)
     if path.is_dir():
         path = path / FILE_NAME
-    with path.open() as lines:
-        return [Entry.from_json(json.loads(line)) for line in lines if line.strip()]
+    with collector_paused(), path.open("rb") as lines:
+        return [Entry.from_json(orjson.loads(line)) for line in lines if line.strip()]

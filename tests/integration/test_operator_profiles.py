@@ -15,10 +15,21 @@ pytestmark = pytest.mark.cluster
 
 
 def _run(profile: str, *selection: str, where: str = "features/operator"):
-    return subprocess.run(
+    """Run as a user would; then judge the saved run again (`aftershock judge --check`): the
+    matrix from its recorded judgements must be the one the run printed."""
+    import tempfile
+
+    run = Path(tempfile.mkdtemp(prefix=f"{profile}-"))
+    result = subprocess.run(
         [sys.executable, "-m", "aftershock.cli", "run", where, "--profile",
-         f"profiles/{profile}.yaml", "-p", "no:cacheprovider", *selection],
-        capture_output=True, text=True, cwd=REPO, timeout=900)
+         f"profiles/{profile}.yaml", "-p", "no:cacheprovider", "--run-dir", str(run),
+         *selection], capture_output=True, text=True, cwd=REPO, timeout=900)
+    again = subprocess.run([sys.executable, "-m", "aftershock.cli", "judge", str(run),
+                            "--check"], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert again.returncode == 0 and "the same matrix as recorded" in again.stdout, \
+        again.stdout[-2000:] + again.stderr[-2000:]
+    assert "rebuilt from their steps" not in again.stdout, "judgements were recorded as data"
+    return result
 
 
 N_FEATURE = "features/operator/node_record_reclaim.feature"

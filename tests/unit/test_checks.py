@@ -1,11 +1,14 @@
-"""Checks over synthetic timelines: event-precise, gaps make 'unknown', minimal witnesses."""
+"""Checks over synthetic timelines: event-precise, gaps make 'unknown' (through the registry's
+one rule), minimal witnesses."""
 
 from __future__ import annotations
 
 import pytest
 
-from aftershock import checks
+from aftershock import checks, properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.properties.rule import settle
 from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, WATCH, Entry
 from aftershock.timeline.state import State
 
@@ -45,7 +48,12 @@ class History:
 
 
 def _never(history: History, limit: int = 3):
-    return checks.never_more_than(history.entries, limit, namespace=NS, selector=APP)
+    return properties.judge(["R1"], Judgement("never_more_than", {
+        "namespace": NS, "selector": APP, "limit": limit}), history.entries)
+
+
+def _settled(verdict, history: History):
+    return settle(verdict, properties.History(history.entries))
 
 
 def test_never_more_than_passes_when_the_count_stays_within():
@@ -260,7 +268,8 @@ def test_exactly_counts_each_deletion_once_and_shows_the_surplus():
     history.pod(1.0, "a", "MODIFIED", deleting=True)
     history.pod(1.1, "a", "MODIFIED", deleting=True)  # still the same deletion
     history.pod(1.2, "b", "MODIFIED", deleting=True)
-    marked = Deletion("a pod was marked for deletion", lambda e, _s: e.resource == "pods")
+    marked = Deletion("a pod was marked for deletion", lambda e, _s: e.resource == "pods",
+                      frozenset({"pods"}))
     assert checks.exactly(history.entries, marked, 2).status == PASS
     history.pod(2.0, "c", "DELETED")
     verdict = checks.exactly(history.entries, marked, 2)
@@ -268,7 +277,7 @@ def test_exactly_counts_each_deletion_once_and_shows_the_surplus():
     assert [e.name for e in verdict.witness] == ["a", "b", "c"]
     assert checks.exactly(history.entries, marked, 4).status == VIOLATED
     history.gap(3.0)
-    assert checks.exactly(history.entries, marked, 3).status == UNKNOWN
+    assert _settled(checks.exactly(history.entries, marked, 3), history).status == UNKNOWN
 
 
 def test_happened_before_orders_two_watch_streams_by_resource_version():

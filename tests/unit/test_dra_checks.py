@@ -132,14 +132,14 @@ def test_claims_of_departed_pods_must_be_released():
     from aftershock.timeline.state import State
 
     state = State()
-    state.objects[("pods", NS, "p")] = {"metadata": {"name": "p", "uid": "uid-p"}}
+    state.put(("pods", NS, "p"), {"metadata": {"name": "p", "uid": "uid-p"}})
     owned = {"metadata": {"name": "c", "ownerReferences": [{"kind": "Pod", "uid": "uid-p"}]},
              "status": {"reservedFor": [{"uid": "uid-p"}]}}
-    state.objects[("resourceclaims", NS, "c")] = owned
+    state.put(("resourceclaims", NS, "c"), owned)
     assert departed_released(state, NS)
-    del state.objects[("pods", NS, "p")]
+    state.put(("pods", NS, "p"), None)
     assert not departed_released(state, NS), "reserved for, and generated for, a gone pod"
     owned["status"] = {}
     assert not departed_released(state, NS), "a generated claim outliving its pod"
-    del state.objects[("resourceclaims", NS, "c")]
+    state.put(("resourceclaims", NS, "c"), None)
     assert departed_released(state, NS)
