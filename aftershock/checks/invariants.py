@@ -32,8 +32,8 @@ def always(entries: Iterable[Entry], holds: Callable[[State], bool], description
         if not changes(entry, resources):
             continue
         evaluated += 1
-        if about is not None:
-            subjects = max(subjects, about(state))
+        if about is not None and not subjects:  # whether there was anything: once is enough
+            subjects = about(state)
         if not holds(state):
             return Verdict(name, VIOLATED, f"{description} stopped holding", [entry],
                            _origin(entries), subjects=max(subjects, 1), reads=reads)

@@ -93,7 +93,10 @@ def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], descrip
         state.apply(entry)
         if not changes(entry, watched):
             continue
-        subjects = max(subjects, about(state)) if about is not None else subjects + 1
+        if about is None:
+            subjects += 1
+        elif not subjects:  # the rule asks only whether there was anything: once is enough
+            subjects = about(state)
         last = entry
         if crossed and holds(state):
             return passed(f"{description} after {entry.mono - start:.3f}s", [entry], entry.mono)
@@ -134,7 +137,10 @@ def stays_for(entries: Iterable[Entry], holds: Callable[[State], bool], descript
         state.apply(entry)
         if not changes(entry, watched):
             continue
-        subjects = max(subjects, about(state)) if about is not None else subjects + 1
+        if about is None:
+            subjects += 1
+        elif not subjects:
+            subjects = about(state)
         before = entry
         if crossed and not holds(state):
             return broke(f"{description} stopped holding after {entry.mono - start:.3f}s",

@@ -20,7 +20,7 @@ ANOMALY = "anomaly"  # the stream of `resource` is not the history it claims (or
 AUDIT_SYNC = "audit-sync"
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     seq: int
     mono: float  # the recorder's clock (seconds, monotonic): every judgement uses this
@@ -51,24 +51,24 @@ class Entry:
         return f"{singular}/{self.namespace}/{self.name}" if self.namespace else \
             f"{singular}/{self.name}"
 
-    def to_json(self) -> dict[str, Any]:
-        """The fields that say something (shallow: a history is large, copies cost)."""
-        data: dict[str, Any] = {"seq": self.seq, "mono": self.mono, "wall": self.wall,
-                                "kind": self.kind}
-        for name in OPTIONAL:
-            value = getattr(self, name)
-            if value:
-                data[name] = value
-        return data
+    def row(self) -> list[Any]:
+        """Every field, in FIELDS' order (how timeline.jsonl keeps it)."""
+        return [self.seq, self.mono, self.wall, self.kind, self.resource, self.namespace,
+                self.name, self.uid, self.rv, self.type, self.object, self.actor, self.verb,
+                self.subresource, self.code, self.detail, self.extra]
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
-        return cls(**data)
+        get = data.get  # positional: a long history is a million of these
+        return cls(data["seq"], data["mono"], data["wall"], data["kind"], get("resource", ""),
+                   get("namespace", ""), get("name", ""), get("uid", ""), get("rv", ""),
+                   get("type", ""), get("object"), get("actor", ""), get("verb", ""),
+                   get("subresource", ""), get("code", 0), get("detail", ""),
+                   get("extra") or {})
 
 
-OPTIONAL = ("resource", "namespace", "name", "uid", "rv", "type", "object", "actor", "verb",
-            "subresource", "code", "detail", "extra")
-
+FIELDS = ("seq", "mono", "wall", "kind", "resource", "namespace", "name", "uid", "rv", "type",
+          "object", "actor", "verb", "subresource", "code", "detail", "extra")
 SINGULAR = {
     "pods": "pod", "nodes": "node", "leases": "lease", "events": "event",
     "deployments": "deployment", "replicasets": "replicaset", "statefulsets": "statefulset",

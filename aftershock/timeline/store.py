@@ -12,10 +12,11 @@ from typing import Any
 
 import orjson
 
-from aftershock.timeline.entry import MARK, Entry
+from aftershock.timeline.entry import FIELDS, MARK, Entry
 from aftershock.timeline.state import State
 
 FILE_NAME = "timeline.jsonl"
+FORMAT = 2  # 1: an object per line
 
 
 class Timeline:
@@ -75,11 +76,14 @@ class Timeline:
                 self._changed.wait(remaining)
 
     def save(self, directory: Path) -> Path:
+        """timeline.jsonl: a header naming the fields, then one JSON array per entry (an
+        array costs far less to read back than an object: a history may be millions long)."""
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / FILE_NAME
         with path.open("wb") as out:
+            out.write(orjson.dumps({"timeline": FORMAT, "fields": list(FIELDS)}) + b"\n")
             for entry in self.entries:
-                out.write(orjson.dumps(entry.to_json()) + b"\n")
+                out.write(orjson.dumps(entry.row()) + b"\n")
         return path
 
 
@@ -97,9 +101,18 @@ def collector_paused() -> Iterator[None]:
 
 
 def load(path: str | Path) -> list[Entry]:
-    """A saved timeline (a scenario report dir or its timeline.jsonl) as a list of entries."""
+    """A saved timeline (a scenario report dir or its timeline.jsonl) as a list of entries;
+    the lines of a timeline saved before the array format (one object each) load too."""
     path = Path(path)
     if path.is_dir():
         path = path / FILE_NAME
+    parse = orjson.loads
     with collector_paused(), path.open("rb") as lines:
-        return [Entry.from_json(orjson.loads(line)) for line in lines if line.strip()]
+        first = next(lines, b"")
+        header = parse(first) if first.strip() else {}
+        if header.get("timeline") != FORMAT:
+            rest = [first, *lines]
+            return [Entry.from_json(parse(line)) for line in rest if not line.isspace()]
+        if header["fields"] != list(FIELDS):
+            raise ValueError(f"{path}: fields {header['fields']} are not {list(FIELDS)}")
+        return [Entry(*parse(line)) for line in lines if not line.isspace()]
