@@ -1,4 +1,5 @@
-"""Registers the step and fixture modules for features/ (the pytest11 plugin does the same for
-projects that install aftershock; registering twice is harmless)."""
+"""This repository's own steps and fixtures, beside aftershock's built-in ones (the pytest11
+plugin loads those)."""
 
-pytest_plugins = ["fixtures.cluster", "fixtures.bdd"]
+import fixtures  # noqa: F401
+import steps  # noqa: F401

@@ -1,5 +1,5 @@
-"""The ``aftershock`` command: run | judge | properties | cluster up/down/list/gc |
-toolchain build/status | report | doctor."""
+"""The ``aftershock`` command: run | judge | properties | steps | init | cluster
+up/down/list/gc | toolchain build/status | report | doctor."""
 
 from __future__ import annotations
 
@@ -165,6 +165,25 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 1 if changed and args.check else 0
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from aftershock.project import init
+
+    target = Path(args.directory)
+    written = init(target)
+    _say(f"made {len(written)} files in {target}: features/, steps/, fixtures/, clusters/, "
+         "profiles/, reports/, conftest.py, pyproject.toml")
+    _say(f"next: cd {target} && aftershock run features")
+    return 0
+
+
+def cmd_steps(args: argparse.Namespace) -> int:
+    from aftershock.project import catalogue
+
+    for line in catalogue(Path(args.project)):
+        print(line)
+    return 0
+
+
 def cluster_option(argv: list[str]) -> str | None:
     """The --cluster value among the arguments passed on to pytest."""
     for index, arg in enumerate(argv):
@@ -236,6 +255,15 @@ def parser() -> argparse.ArgumentParser:
                        help="exit 1 when a cell differs from the matrix recorded in the run")
     again.add_argument("-v", "--verbose", action="store_true", help="every verdict")
     again.set_defaults(func=cmd_judge)
+
+    start = sub.add_parser("init", help="a new conformance project with aftershock's layout")
+    start.add_argument("directory", help="where (absent or empty)")
+    start.set_defaults(func=cmd_init)
+
+    vocabulary = sub.add_parser("steps", help="every step a feature may use")
+    vocabulary.add_argument("--project", default=".",
+                            help="the project whose own steps/ join the built-in ones")
+    vocabulary.set_defaults(func=cmd_steps)
 
     sub.add_parser("doctor", help="check this machine").set_defaults(func=cmd_doctor)
     return top

@@ -10,7 +10,7 @@ import pytest
 
 from aftershock.errors import UserError
 
-FIXTURE_MODULES = ("fixtures.report", "fixtures.cluster", "fixtures.bdd")
+FIXTURE_MODULES = ("aftershock.bdd.reporting", "aftershock.bdd.fixtures", "aftershock.bdd.runner")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -53,10 +53,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "aftershock_concept(name): the scenario needs a profile with this concept")
     config.addinivalue_line(
         "markers", "cluster: needs a running cluster (every feature's scenarios do)")
+    from aftershock import shape
+
+    shape.PROJECT[:] = [Path(config.rootpath)]
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)
-    from fixtures.report import configure
+    from aftershock.bdd.reporting import configure
 
     configure(config)
     _validate_inputs(config)
@@ -186,7 +189,7 @@ def aftershock_repeat(request: pytest.FixtureRequest) -> int:
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     """The clusters the run used (version per run); with --repeat, how often each scenario
     passed, so a flaky one stands out."""
-    from fixtures.cluster import POOL_KEY
+    from aftershock.bdd.fixtures import POOL_KEY
 
     pool = config.stash.get(POOL_KEY, None)
     if pool is not None:
@@ -215,12 +218,14 @@ class FeatureFile(pytest.Module):
     def _getobj(self):
         from pytest_bdd import scenarios
 
+        from aftershock.bdd.runner import register_steps
         from aftershock.features import check_steps
 
         check_steps(self.path)
         module = types.ModuleType(f"features.{self.path.stem}")
         module.__file__ = str(self.path)
         namespace = module.__dict__
+        register_steps(namespace)
         namespace["__scenarios__"] = scenarios
         exec(compile(f"__scenarios__({str(self.path)!r})", str(self.path), "exec"), namespace)
         for name, value in list(namespace.items()):

@@ -1,5 +1,6 @@
 """Choosing and opening the clusters a test session runs on: the one the options name, and one
-per cluster shape a feature asks for with `@shape:<name>` (clusters/<name>.yaml)."""
+per cluster shape a feature asks for with `@shape:<name>` (the project's clusters/<name>.yaml;
+the project is pytest's rootdir)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ from typing import Any
 from aftershock import kube
 from aftershock.errors import UserError
 from aftershock.providers.existing import open_existing
-from aftershock.shape import default_shape, load_shape
-
-SHAPES = Path(__file__).resolve().parent.parent / "clusters"
+from aftershock.shape import default_shape, load_shape, project_shapes
 
 
 def shape_file(name: str) -> Path:
     """clusters/<name>.yaml for a `@shape:<name>` tag; a clear error when there is none."""
-    path = SHAPES / f"{name}.yaml"
+    shapes = project_shapes()
+    path = shapes / f"{name}.yaml"
     if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in SHAPES.glob("*.yaml")))
-        raise UserError(f"tag @shape:{name}: no clusters/{name}.yaml (known shapes: {known})")
+        known = ", ".join(sorted(p.stem for p in shapes.glob("*.yaml"))) or "none"
+        raise UserError(f"tag @shape:{name}: no clusters/{name}.yaml in {shapes.parent} "
+                        f"(known shapes: {known})")
     return path
 
 

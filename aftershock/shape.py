@@ -215,12 +215,18 @@ def load_shape(path: str | Path) -> Shape:
     return parse(load(path))
 
 
-DEFAULT_FILE = Path(__file__).resolve().parent.parent / "clusters" / "three-nodes.yaml"
+PROJECT: list[Path] = []  # pytest's rootdir, once a session knows it; else the working dir
+
+
+def project_shapes() -> Path:
+    """The project's cluster shapes: clusters/ under pytest's rootdir (or the working dir)."""
+    return (PROJECT[0] if PROJECT else Path.cwd()) / "clusters"
 
 
 def default_shape() -> Shape:
-    """clusters/three-nodes.yaml; the same nodes built in where the repo's shapes are absent."""
-    if DEFAULT_FILE.is_file():
-        return load_shape(DEFAULT_FILE)
+    """The project's clusters/three-nodes.yaml; the same nodes built in where it has none."""
+    path = project_shapes() / "three-nodes.yaml"
+    if path.is_file():
+        return load_shape(path)
     return Shape(name="three-nodes",
                  nodes=tuple(NodeSpec(f"node-{i}", devices=1) for i in (1, 2, 3)))

@@ -1,16 +1,4 @@
-"""Step definitions: the words of the features, mapped onto engine calls. Importing this package
-registers every step in ``aftershock.scenario.REGISTRY``."""
-
-from steps import (  # noqa: F401  (registration by import)
-    cluster,
-    dra,
-    gang,
-    history,
-    implementation,
-    node_records,
-    nodes,
-    secrets,
-    statefulsets,
-    storage,
-    workloads,
-)
+"""This repository's own steps, beside aftershock's built-in step library
+(``aftershock.bdd.steps``). Its features use only built-in steps so far; a step defined here
+with ``from aftershock.scenario import given, when, then`` joins them (conftest.py imports this
+package), exactly as in a project made by ``aftershock init``."""

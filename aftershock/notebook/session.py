@@ -74,7 +74,7 @@ class Session:
     def __init__(self, shape: str | Path | None = None, profile: str | Path | None = None,
                  kubernetes_version: str | None = None, cluster: Any = None,
                  report_dir: str | Path | None = None, name: str = "notebook"):
-        import steps  # noqa: F401  (the features' step library fills the registry)
+        import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
         from aftershock.sut.profile import load_profile
 
         self.profile = load_profile(profile) if profile else None

@@ -22,7 +22,7 @@ FAMILIES = {
 def uses(features: Path) -> dict[str, list[str]]:
     """Property id → the feature files (relative to ``features``' parent) that name it, or,
     for a check, that have a step judged by it."""
-    import steps  # noqa: F401  (fills the step registry)
+    import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
     from aftershock.features import parse_feature
     from aftershock.scenario import label_ids, match_step, split_label
 

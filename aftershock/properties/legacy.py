@@ -166,7 +166,7 @@ def facts_before(scenario: SavedScenario, steps: list[SavedStep], moment: float)
 
 def _deleted(scenario: SavedScenario, node: str, mark: Entry) -> None:
     """The step deleted ``node`` right after this mark; what was bound to it, as recorded."""
-    from steps.nodes import bound_to_node
+    from aftershock.bdd.steps.nodes import bound_to_node
 
     scenario.facts["deleted node"] = node
     scenario.facts["bound to the deleted node"] = bound_to_node(
@@ -259,7 +259,7 @@ def reconstruct(run_dir: Path, scenario_dir: Path, entries: list[Entry], profile
                 tests: list[dict[str, Any]] | None = None) -> list[Record]:
     """Every judgement the scenario's Then steps made, rebuilt; an error names what is
     missing (the verdict is then unknown)."""
-    import steps  # noqa: F401  (fills the step registry)
+    import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
     from aftershock.scenario import label_ids, match_step, split_label
 
     test = matching_test(tests if tests is not None else allure_tests(run_dir), entries)

@@ -1,7 +1,8 @@
 """Build and cache the control-plane binaries from Go modules (no release archives here).
 
-Three Go modules live in ``toolchain/``: ``kubernetes`` (kube-apiserver, kube-controller-manager,
-kube-scheduler, and kubectl when the machine has none), ``etcd`` and ``kwok`` (kwok, kwokctl).
+Three Go modules live in ``aftershock/toolchain/`` (package data, copied into the cache to build):
+``kubernetes`` (kube-apiserver, kube-controller-manager, kube-scheduler, and kubectl when the
+machine has none), ``etcd`` and ``kwok`` (kwok, kwokctl).
 They are separate modules so each binary is built with exactly its upstream's dependency set.
 Another Kubernetes patch or minor is built from a go.mod generated from that tag's own go.mod.
 Binaries land in ``<cache>/bin/<key>/`` where the key names every version, written to a temp
@@ -24,8 +25,7 @@ from pathlib import Path
 
 from aftershock.errors import ToolchainMissing, UserError
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TOOLCHAIN_DIR = REPO_ROOT / "toolchain"
+TOOLCHAIN_DIR = Path(__file__).resolve().parents[1] / "toolchain"  # go.mod files: package data
 KUBE_SERVERS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
 ALL_BINARIES = (*KUBE_SERVERS, "etcd", "kwok", "kwokctl")
 VERSION_RE = re.compile(r"^v?(1)\.([0-9]+)\.([0-9]+)$")
@@ -178,10 +178,22 @@ def _go(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     return result.stdout
 
 
+def pinned_module(name: str) -> Path:
+    """A committed module (package data) copied into the cache to build in: go may write to
+    go.sum, and an installed package's files are not the build's to change."""
+    source = TOOLCHAIN_DIR / name
+    target = _ensure(cache_root() / "src" / f"pinned-{name}")
+    for file in ("go.mod", "go.sum"):
+        content = (source / file).read_bytes()
+        if not (target / file).is_file() or (target / file).read_bytes() != content:
+            (target / file).write_bytes(content)
+    return target
+
+
 def kubernetes_module_dir(version: str, progress: Progress) -> Path:
     """The committed module for the pinned version, or one generated for another tag."""
     if version == pinned_kubernetes():
-        return TOOLCHAIN_DIR / "kubernetes"
+        return pinned_module("kubernetes")
     target = cache_root() / "src" / f"kubernetes-v{version}"
     if (target / "go.sum").is_file():
         return target
@@ -240,9 +252,9 @@ def plan(versions: Versions, with_kubectl: bool, progress: Progress) -> list[Bui
         BuildStep(f"kubernetes v{versions.kubernetes} ({', '.join(kube_tools)})", kube_dir,
                   tuple(f"k8s.io/kubernetes/cmd/{tool}" for tool in kube_tools),
                   kubernetes_ldflags(versions.kubernetes)),
-        BuildStep(f"etcd v{versions.etcd}", TOOLCHAIN_DIR / "etcd",
+        BuildStep(f"etcd v{versions.etcd}", pinned_module("etcd"),
                   ("go.etcd.io/etcd/server/v3",), "-s -w"),
-        BuildStep(f"kwok v{versions.kwok} (kwok, kwokctl)", TOOLCHAIN_DIR / "kwok",
+        BuildStep(f"kwok v{versions.kwok} (kwok, kwokctl)", pinned_module("kwok"),
                   ("sigs.k8s.io/kwok/cmd/kwok", "sigs.k8s.io/kwok/cmd/kwokctl"), kwok_flags),
     ]
 

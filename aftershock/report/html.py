@@ -12,9 +12,19 @@ from pathlib import Path
 from aftershock.errors import UserError
 from aftershock.report import matrix
 
-REPO = Path(__file__).resolve().parents[2]
-ALLURE = REPO / "node_modules" / ".bin" / "allure"
+REPO = Path(__file__).resolve().parents[2]  # a source checkout of aftershock
+ALLURE_VERSION = "3.18.0"
 RESULTS, OUTPUT = "allure-results", "html"
+
+
+def allure() -> Path | None:
+    """allure 3: the project's node_modules, aftershock's checkout's, or on PATH."""
+    for base in (Path.cwd(), REPO):
+        found = base / "node_modules" / ".bin" / "allure"
+        if found.exists():
+            return found
+    on_path = shutil.which("allure")
+    return Path(on_path) if on_path else None
 
 
 def _category(name: str, statuses: list[str], verdict: str | None = None,
@@ -65,15 +75,16 @@ def generate(run: Path) -> Path:
     results = run / RESULTS
     if not results.is_dir() or not any(results.glob("*-result.json")):
         raise UserError(f"no allure results in {results}: is this a run dir of aftershock run?")
-    if not ALLURE.exists():
-        raise UserError(f"allure is not installed ({ALLURE} missing): run `make report-tools` "
-                        "(npm ci from the committed package-lock.json)")
+    tool = allure()
+    if tool is None:
+        raise UserError(f"allure is not installed: `npm install allure@{ALLURE_VERSION}` in "
+                        "the project (in aftershock's checkout: make report-tools)")
     matrix.write(run)
     lines = [f"{key}={value}" for key, value in environment(run).items()]
     (results / "environment.properties").write_text("\n".join(lines) + "\n")
     (run / "allurerc.json").write_text(json.dumps(config(f"aftershock {run.name}"), indent=2))
     shutil.rmtree(run / OUTPUT, ignore_errors=True)
-    done = subprocess.run([str(ALLURE), "generate", RESULTS, "--config", "allurerc.json"],
+    done = subprocess.run([str(tool), "generate", RESULTS, "--config", "allurerc.json"],
                           cwd=run, capture_output=True, text=True)
     index = run / OUTPUT / "index.html"
     if done.returncode != 0 or not index.exists():

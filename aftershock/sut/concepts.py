@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.providers.base import MissingCapability
+from aftershock.sut.placeholders import fill
 
 
 class NoConcept(MissingCapability):
@@ -29,7 +30,7 @@ def concept(where, name: str) -> dict[str, Any]:
 
 
 def replica_group_selector(where, group: str) -> dict[str, str]:
-    return {key: value.format(name=group)
+    return {key: fill(value, {"name": group})
             for key, value in concept(where, "replica_group")["pod_selector"].items()}
 
 

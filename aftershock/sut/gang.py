@@ -11,6 +11,7 @@ from typing import Any
 from aftershock.checks.attribution import pod_deleted
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
+from aftershock.sut.placeholders import fill
 from aftershock.timeline.entry import AUDIT, WATCH, Entry
 from aftershock.timeline.state import State, replay, selects
 
@@ -30,7 +31,7 @@ class Gang:
         return self.mapping["resource"]["plural"]
 
     def selector(self, group: int | None = None) -> dict[str, str]:
-        labels = {k: v.format(name=self.name) for k, v in self.mapping["pod_selector"].items()}
+        labels = {k: fill(v, {"name": self.name}) for k, v in self.mapping["pod_selector"].items()}
         if group is not None:
             labels[self.mapping["group_label"]] = str(group)
         return labels

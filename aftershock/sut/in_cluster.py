@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from string import Template
 from typing import Any
 
 import yaml
@@ -16,6 +15,7 @@ from kubernetes import client, watch
 
 from aftershock.providers import kind_commands as cmd
 from aftershock.sut import grants
+from aftershock.sut.placeholders import fill
 from aftershock.sut.profile import Helm, InCluster, Profile
 from aftershock.sut.runner import apply_manifest
 
@@ -57,13 +57,13 @@ def build_command(profile: Profile, engine: str) -> list[str] | None:
 
 
 def rendered_manifests(profile: Profile, namespace: str) -> list[dict[str, Any]]:
-    """Every document of every manifest, $namespace, $image and $service_account replaced."""
+    """Every document of every manifest, {namespace}, {image} and {service_account} filled in."""
     spec = profile.in_cluster
     assert spec is not None
     values = placeholders(spec, namespace)
     documents = []
     for manifest in spec.manifests:
-        text = Template(profile.resolve(manifest).read_text()).safe_substitute(values)
+        text = fill(profile.resolve(manifest).read_text(), values)
         documents += [doc for doc in yaml.safe_load_all(text) if doc]
     return documents
 
@@ -130,8 +130,7 @@ class InClusterImplementation:
             self.helm, chart, self.release, str(local) if local.exists() else chart.chart,
             self.namespace, self.cluster.info.kubeconfig, self.cluster.info.context or "",
             [self.profile.resolve(path) for path in chart.values],
-            {key: Template(value).safe_substitute(values)
-             for key, value in chart.settings.items()},
+            {key: fill(value, values) for key, value in chart.settings.items()},
             self.spec.ready_timeout)
 
     def uninstall(self) -> None:

@@ -32,7 +32,7 @@ CONCEPTS = {
         "singleton_selector": Field("map", items=Field(str)),
         "head_path": Field(str, expected="a dotted path switching the singleton (head) pod on"),
         "finalizer_path": Field(str, expected="a dotted path to a finalizer the pods carry"),
-        "manifest": Field(str, expected="a YAML file with $name and $replicas placeholders"),
+        "manifest": Field(str, expected="a YAML file with {name} and {replicas} placeholders"),
     }),
     "storage_cluster": Field("map", schema={
         "resource": RESOURCE,
@@ -114,8 +114,8 @@ SCHEMA = {
             "dockerfile": Field(str, expected="a Dockerfile, relative to the repo"),
         }),
         "manifests": Field("list", items=Field(str),
-                           expected="a list of file paths ($namespace, $image and "
-                                    "$service_account are replaced)"),
+                           expected="a list of file paths ({namespace}, {image} and "
+                                    "{service_account} are filled in)"),
         "helm": Field("map", schema={
             "chart": Field(str, required=True, expected="a chart directory or a chart name"),
             "repo": Field(str, expected="the chart repository URL"),
@@ -199,8 +199,13 @@ class Profile:
         return self.concepts.get(name)
 
     def resolve(self, relative: str) -> Path:
-        """Paths in a profile are relative to the repository (the profile's parent dir)."""
-        return (self.path.parent.parent / relative).resolve()
+        """Paths in a profile are relative to the profile file (wherever it is kept)."""
+        return (self.path.parent / relative).resolve()
+
+    @property
+    def workdir(self) -> Path:
+        """Where the implementation's commands (its start, a data probe) run."""
+        return self.resolve(self.start.cwd) if self.start else self.path.parent
 
 
 def load_profile(path: str | Path) -> Profile:

@@ -16,6 +16,7 @@ from kubernetes import client, utils
 
 from aftershock.providers import processes
 from aftershock.sut import grants
+from aftershock.sut.placeholders import fill_all
 from aftershock.sut.profile import Profile
 
 
@@ -76,11 +77,12 @@ class Implementation:
         start = self.profile.start
         values = {"kubeconfig": str(kubeconfig or self.kubeconfig), "namespace": self.namespace,
                   "python": sys.executable, "workdir": str(self.workdir)}
-        command = [part.format(**values) for part in start.command]
+        command = fill_all(start.command, values)
         cwd = self.profile.resolve(start.cwd)
         offset = self.log.stat().st_size if self.log.exists() else 0
+        env = {key: fill_all([value], values)[0] for key, value in start.env.items()}
         self.process, self.record = processes.spawn(self.profile.name, command, self.log,
-                                                    env=start.env, cwd=cwd)
+                                                    env=env, cwd=cwd)
         self.starts.append(time.monotonic())
         self._wait_ready(offset)
 

@@ -15,6 +15,7 @@ from typing import Any
 from aftershock.checks.temporal import Event, first
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
+from aftershock.sut.placeholders import fill, fill_all
 from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import State, is_ready
 
@@ -43,10 +44,10 @@ class StorageCluster:
 
     @property
     def workload(self) -> str:
-        return self.mapping["workload"]["name"].format(name=self.name)
+        return fill(self.mapping["workload"]["name"], {"name": self.name})
 
     def pod(self, ordinal: int) -> str:
-        return self.mapping["member_pod"].format(name=self.name, ordinal=ordinal)
+        return fill(self.mapping["member_pod"], {"name": self.name, "ordinal": ordinal})
 
     def ordinal(self, pod: str) -> int | None:
         """The member a pod name stands for, or None if it is not one of this cluster's."""
@@ -86,10 +87,13 @@ class StorageCluster:
         return get_path(workload, "spec.replicas") if workload else None
 
 
-def run_probe(command: list[str], values: dict[str, str], *args: str) -> dict[str, Any]:
-    """Run the profile's data probe with a verb; its one JSON document on stdout."""
-    argv = [part.format(python=sys.executable, **values) for part in command] + list(args)
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+def run_probe(command: list[str], values: dict[str, str], *args: str,
+              cwd: Path | None = None) -> dict[str, Any]:
+    """Run the profile's data probe with a verb (in ``cwd``, where the implementation's own
+    commands run); its one JSON document on stdout."""
+    argv = fill_all(command, {"python": sys.executable, **values}) + list(args)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
+                            cwd=cwd)
     if result.returncode != 0:
         raise ProbeFailed(f"data probe {' '.join(args)} exited {result.returncode}: "
                           f"{(result.stderr or result.stdout)[-800:]}")

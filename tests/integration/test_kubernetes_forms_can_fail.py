@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.bdd.steps.history import within
+from aftershock.bdd.steps.nodes import bound_to_node
+from aftershock.bdd.steps.statefulsets import (
+    a_stateful_set,
+    a_stateful_set_with_claims,
+    removed_claims_kept,
+)
+from aftershock.bdd.steps.workloads import scale
 from aftershock.scenario import PropertyViolated
 from aftershock.sut.profile import load_profile
-from steps.history import within
-from steps.nodes import bound_to_node
-from steps.statefulsets import a_stateful_set, a_stateful_set_with_claims, removed_claims_kept
-from steps.workloads import scale
 
 pytestmark = pytest.mark.cluster
 PROFILE = Path(__file__).resolve().parents[2] / "profiles" / "kube-statefulset.yaml"

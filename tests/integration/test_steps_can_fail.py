@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from aftershock import kube, workloads
+from aftershock.bdd.steps.history import within
+from aftershock.bdd.steps.workloads import a_spread_deployment
 from aftershock.scenario import PropertyViolated
-from steps.history import within
-from steps.workloads import a_spread_deployment
 
 pytestmark = pytest.mark.cluster
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-import steps  # noqa: F401  (fills the registry)
+import aftershock.bdd.steps  # noqa: F401  (fills the registry)
 from aftershock.errors import UserError
 from aftershock.features import check_steps
 from aftershock.scenario import REGISTRY, match_step

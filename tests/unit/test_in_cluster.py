@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from aftershock.bdd.steps.implementation import runs_in_cluster
 from aftershock.providers.base import Capability, MissingCapability
 from aftershock.pytest_plugin import _cannot_install
 from aftershock.sut.in_cluster import (
@@ -16,7 +17,6 @@ from aftershock.sut.in_cluster import (
     rolled_out,
 )
 from aftershock.sut.profile import Helm, load_profile
-from steps.implementation import runs_in_cluster
 
 PROFILE = """name: demo
 install_in_cluster:
@@ -32,9 +32,9 @@ metadata: {name: demo}
 spec:
   template:
     spec:
-      serviceAccountName: $service_account
+      serviceAccountName: "{service_account}"
       containers:
-      - {name: manager, image: $image, args: [--namespace=$namespace, --price=$$5]}
+      - {name: manager, image: "{image}", args: ["--namespace={namespace}", --price=$5, "{other}"]}
 ---
 """
 
@@ -42,7 +42,7 @@ spec:
 @pytest.fixture
 def profile(tmp_path):
     (tmp_path / "profiles").mkdir()
-    (tmp_path / "deploy.yaml").write_text(DEPLOY)
+    (tmp_path / "profiles" / "deploy.yaml").write_text(DEPLOY)  # paths: from the profile file
     path = tmp_path / "profiles" / "demo.yaml"
     path.write_text(PROFILE)
     return load_profile(path)
@@ -63,7 +63,7 @@ def test_helm_installs_the_chart_into_the_scenario_namespace_and_waits():
 
 
 def test_the_image_is_built_from_the_profiles_context(profile, tmp_path):
-    context = tmp_path / "images" / "demo"
+    context = tmp_path / "profiles" / "images" / "demo"
     assert build_command(profile, "docker") == [
         "docker", "build", "--tag", "acme/demo:dev", "--file", str(context / "Dockerfile"),
         str(context)]
@@ -74,7 +74,8 @@ def test_manifests_get_the_namespace_image_and_service_account(profile):
     pod = deployment["spec"]["template"]["spec"]
     assert pod["serviceAccountName"] == "implementation"
     assert pod["containers"][0]["image"] == "acme/demo:dev"
-    assert pod["containers"][0]["args"] == ["--namespace=ns-1", "--price=$5"]
+    assert pod["containers"][0]["args"] == ["--namespace=ns-1", "--price=$5", "{other}"], \
+        "a literal $ and a placeholder the harness does not fill stay as written"
 
 
 @pytest.mark.parametrize(("status", "generation", "done"), [

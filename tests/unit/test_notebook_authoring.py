@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-import steps  # noqa: F401  (fills the step registry)
+import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
 from aftershock.errors import UserError
 from aftershock.notebook.authoring import scenario_block, write_feature
 from aftershock.notebook.execute import inject

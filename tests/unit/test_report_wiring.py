@@ -4,8 +4,7 @@ configuration and the merged environment."""
 import json
 from types import SimpleNamespace
 
-from aftershock.report import html
-from fixtures.report import (
+from aftershock.bdd.reporting import (
     CAUGHT,
     CRASHED,
     HARNESS,
@@ -16,6 +15,7 @@ from fixtures.report import (
     classify,
     progress_line,
 )
+from aftershock.report import html
 
 
 def _scenario(violations=(), expected=(), caught=(), crashed=False):

@@ -42,7 +42,7 @@ def test_consumer_module_replaces_each_staging_module_with_its_v0_tag():
 
 
 def test_committed_module_is_what_the_generator_makes():
-    committed = (REPO / "toolchain/kubernetes/go.mod").read_text()
+    committed = (REPO / "aftershock/toolchain/kubernetes/go.mod").read_text()
     version = toolchain.pinned_kubernetes()
     assert version.startswith("1.34.")
     replaces = _block(committed, "replace")
@@ -53,7 +53,7 @@ def test_committed_module_is_what_the_generator_makes():
         line.split()[0] for line in replaces}
     assert _block(committed, "tool") == sorted(
         f"k8s.io/kubernetes/cmd/{tool}" for tool in (*toolchain.KUBE_SERVERS, "kubectl"))
-    assert (REPO / "toolchain/kubernetes/go.sum").stat().st_size > 0
+    assert (REPO / "aftershock/toolchain/kubernetes/go.sum").stat().st_size > 0
 
 
 def test_staging_modules_are_read_from_the_tag_go_mod():

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from aftershock.bdd.steps.implementation import api_version, dynamic_resource, implementation_of
+from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_named_pod
 from aftershock.faults.drain import DrainOptions
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import storage
 from aftershock.sut.concepts import NoConcept, concept, get_path, set_path
-from steps.implementation import api_version, dynamic_resource, implementation_of
-from steps.nodes import cordon_and_drain, node_of_named_pod
 
 
 def _cluster(scenario: Scenario, name: str) -> storage.StorageCluster:
@@ -60,7 +60,7 @@ def _probe_values(scenario: Scenario, name: str) -> dict[str, str]:
 def write_objects(scenario: Scenario, count: int, name: str) -> None:
     command = concept(scenario, "storage_cluster")["data_probe"]
     ledger = storage.run_probe(command, _probe_values(scenario, name), "put", "--objects",
-                               str(count))
+                               str(count), cwd=scenario.facts["profile"].workdir)
     if len(ledger.get("written", [])) != count:
         raise StepFailed(f"the data probe wrote {len(ledger.get('written', []))} of {count} "
                          "objects")
@@ -123,7 +123,8 @@ def _observe(scenario: Scenario, name: str, what: str, verb: str, *args: str) ->
 
     def ask() -> dict:
         command = concept(scenario, "storage_cluster")["data_probe"]
-        answer = storage.run_probe(command, _probe_values(scenario, name), verb, *args)
+        answer = storage.run_probe(command, _probe_values(scenario, name), verb, *args,
+                                   cwd=scenario.facts["profile"].workdir)
         storage.save_json(implementation_of(scenario).workdir / f"{key}.json", answer)
         return answer
     return scenario.observe(key, ask)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from aftershock.bdd.steps.history import always, eventually
+from aftershock.bdd.steps.nodes import delete_undrained
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, then, when
 from aftershock.sut.records import NodeRecords
-from steps.history import always, eventually
-from steps.nodes import delete_undrained
 
 # What the implementation may take to act once a record is reclaimable (a scenario bound L).
 RECLAIM_LATENCY = 3.0

@@ -8,12 +8,13 @@ from pathlib import Path
 from kubernetes import dynamic
 
 from aftershock import kube, workloads
+from aftershock.bdd.steps.implementation import implementation_of
+from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import dra
 from aftershock.sut.concepts import concept
-from steps.implementation import implementation_of
-from steps.workloads import create_workload
+from aftershock.sut.placeholders import fill
 
 
 def _resource(scenario: Scenario, kind: str):
@@ -66,7 +67,7 @@ def _prepare_log(scenario: Scenario) -> Path:
     implementation = implementation_of(scenario)
     if implementation is None:
         raise StepFailed("the driver's prepare log needs a started driver")
-    return Path(driver["prepare_log"].format(workdir=implementation.workdir))
+    return Path(fill(driver["prepare_log"], {"workdir": implementation.workdir}))
 
 
 @then("the driver never prepared a device for two claims at once on a node",

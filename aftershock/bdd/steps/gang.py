@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from aftershock import kube
+from aftershock.bdd.steps.history import judge_deleted_none, never_more
+from aftershock.bdd.steps.implementation import api_version, dynamic_resource, implementation_actor
 from aftershock.faults import nodes
 from aftershock.properties import Judgement
 from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import concept, set_path
 from aftershock.sut.gang import Gang
-from steps.history import judge_deleted_none, never_more
-from steps.implementation import api_version, dynamic_resource, implementation_actor
 
 
 @given("a gang {name:Name} of {groups:d} groups of {size:d} pods with minAvailable {minimum:d} "

@@ -160,7 +160,7 @@ def _rule(what: str, seconds: float):
 @when("the {what:w} watch of the {component} is delayed by {seconds:d} seconds")
 def delay_watch(scenario: Scenario, what: str, component: str, seconds: int) -> None:
     if component.strip() == "implementation":
-        from steps.implementation import delay_implementation
+        from aftershock.bdd.steps.implementation import delay_implementation
 
         return delay_implementation(scenario, _rule(what, seconds))
     scenario.inject(_delay_fault(scenario, what, component, [_rule(what, seconds)]))

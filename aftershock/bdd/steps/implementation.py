@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from string import Template
-
 import yaml
 
+from aftershock.bdd.steps.history import judge_created, judge_deleted_none, never_more
+from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.properties import Judgement
 from aftershock.providers.base import Capability, MissingCapability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, set_path
-from steps.history import judge_created, judge_deleted_none, never_more
-from steps.nodes import cordon_and_drain, node_of_pod
+from aftershock.sut.placeholders import fill
 
 
 def implementation_of(scenario: Scenario):
@@ -113,8 +112,9 @@ def _create_group(scenario: Scenario, name: str, replicas: int,
     group = concept(scenario, "replica_group")
     resource = group["resource"]
     if group.get("manifest"):
-        template = Template(scenario.facts["profile"].resolve(group["manifest"]).read_text())
-        body = yaml.safe_load(template.substitute(name=name, replicas=replicas))
+        text = scenario.facts["profile"].resolve(group["manifest"]).read_text()
+        body = yaml.safe_load(fill(text, {"name": name, "replicas": replicas,
+                                          "namespace": scenario.namespace}))
     else:
         body = {"apiVersion": api_version(resource), "kind": resource["kind"],
                 "metadata": {"name": name}}
@@ -176,7 +176,7 @@ def group_never_more_than(scenario: Scenario, name: str, count: int) -> None:
 @then("at no point did the replica group {name:Name} have more than 1 live head pod",
       check="never_more_than")
 def head_stays_single(scenario: Scenario, name: str) -> None:
-    selector = {key: value.format(name=name) for key, value in
+    selector = {key: fill(value, {"name": name}) for key, value in
                 concept(scenario, "replica_group").get("singleton_selector", {}).items()}
     if not selector:
         raise NoConcept(f"profile {scenario.facts['profile'].name} maps no singleton pod "

@@ -8,10 +8,10 @@ from contextlib import suppress
 from kubernetes.client.exceptions import ApiException
 
 from aftershock import kube, workloads
+from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then
 from aftershock.sut.concepts import concept
-from steps.workloads import create_workload
 
 DRIVER = "slices.aftershock.io"
 OWNER_LABEL = kube.OWNER_LABEL  # cluster-scoped objects name their scenario's namespace

@@ -1,0 +1,78 @@
+"""`aftershock init DIR`: a conformance project with aftershock's own layout (features/,
+steps/, fixtures/, clusters/, profiles/, reports/, conftest.py, pyproject.toml), its example
+feature using a built-in step and one of its own; and `aftershock steps`: the step catalogue,
+built-in and the project's own."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from aftershock.errors import UserError
+from aftershock.sut.placeholders import fill
+
+TEMPLATE = Path(__file__).resolve().parent / "templates" / "project"
+
+
+def init(target: Path) -> list[Path]:
+    """Write the project into ``target`` (absent or empty); returns the files written."""
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UserError("not an empty directory: aftershock init writes a new project",
+                        path=str(target))
+    values = {"project": target.resolve().name, "version": _version()}
+    written = []
+    for source in sorted(p for p in TEMPLATE.rglob("*") if p.is_file()):
+        if "__pycache__" in source.parts:
+            continue
+        relative = source.relative_to(TEMPLATE)
+        name, text = relative.name, source.read_text()
+        if name.endswith(".in"):  # the project's own name and version go in; nothing else
+            name, text = name.removesuffix(".in"), fill(text, values)
+        destination = target / relative.parent / name.replace("dot-", ".", 1)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_text(text)
+        written.append(destination)
+    return written
+
+
+def _version() -> str:
+    try:
+        return metadata.version("aftershock")
+    except metadata.PackageNotFoundError:
+        return "0.1.0"
+
+
+def load_project_steps(root: Path) -> None:
+    """The project's own steps/ (as its conftest.py imports them), if it has any."""
+    if (root / "steps" / "__init__.py").is_file():
+        sys.path.insert(0, str(root))
+        try:
+            importlib.import_module("steps")
+        finally:
+            sys.path.remove(str(root))
+
+
+def catalogue(root: Path) -> list[str]:
+    """Every step: its words, the check it judges by, where it comes from, what it does."""
+    import aftershock.bdd.steps  # noqa: F401  (the built-in steps)
+    from aftershock.scenario import REGISTRY
+
+    load_project_steps(root)
+    lines = []
+    for definition in sorted(REGISTRY, key=lambda d: (_origin(d), d.example)):
+        judged = f"  [judges by {definition.check}; may name properties]" if definition.check \
+            else ""
+        lines.append(f"{definition.kind.capitalize()} {definition.example}{judged}")
+        doc = inspect.getdoc(definition.func)
+        detail = doc.splitlines()[0] if doc else ""
+        lines.append(f"    {_origin(definition)}{': ' + detail if detail else ''}")
+    return lines
+
+
+def _origin(definition) -> str:
+    module = definition.func.__module__
+    return f"built-in ({module.rsplit('.', 1)[-1]})" if module.startswith("aftershock.") \
+        else f"this project ({module})"

@@ -1,0 +1,87 @@
+"""aftershock as a library in someone else's repository: the wheel, installed into a fresh
+venv in an empty directory, installs nothing at top level but ``aftershock``; `aftershock init`
+makes a project, and a feature with a built-in step and two of the project's own passes on the
+embedded cluster."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.cluster
+REPO = Path(__file__).resolve().parents[2]
+OWN_STEP = '''
+
+@then("the ConfigMap {name:Name} holds {key}={value}")
+def config_map_holds(scenario: Scenario, name: str, key: str, value: str) -> None:
+    found = kube.core(scenario.api).read_namespaced_config_map(name, scenario.namespace)
+    assert found.data == {key: value}, found.data
+'''
+FEATURE = """Feature: mine
+  Scenario: a built-in step and the project's own
+    Given a ConfigMap settings holding mode=strict
+    And a Deployment web with 1 replicas
+    Then within 60 seconds 1 pods of web are Running
+    And the ConfigMap settings holds mode=strict
+"""
+
+
+def _run(*argv, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _source(into: Path) -> Path:
+    """The checkout's files (tracked, or new and not ignored), copied: a build in the checkout
+    itself would leave a build/ that a later wheel could take stale modules from."""
+    listed = _run("git", "ls-files", "--cached", "--others", "--exclude-standard", "-z",
+                  cwd=REPO).stdout.split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    return into
+
+
+def test_the_wheel_in_a_fresh_venv_runs_a_projects_own_steps(tmp_path):
+    source = _source(tmp_path / "source")
+    built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                 tmp_path / "dist", source, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("aftershock-*.whl")
+    home = tmp_path / "empty"
+    home.mkdir()
+    assert _run(sys.executable, "-m", "venv", "venv", cwd=home).returncode == 0
+    python = home / "venv" / "bin" / "python"
+    installed = _run(python, "-m", "pip", "install", "-q", "--no-compile", "-c",
+                     REPO / "constraints.txt", wheel, cwd=home, timeout=900)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                     cwd=home).stdout.strip())
+    assert not (site / "steps").exists() and not (site / "fixtures").exists(), \
+        sorted(p.name for p in site.iterdir())
+
+    aftershock = home / "venv" / "bin" / "aftershock"
+    made = _run(aftershock, "init", "project", cwd=home)
+    assert made.returncode == 0, made.stderr
+    project = home / "project"
+    with (project / "steps" / "__init__.py").open("a") as steps:
+        steps.write(OWN_STEP)
+    text = (project / "steps" / "__init__.py").read_text()
+    (project / "steps" / "__init__.py").write_text(text.replace(
+        "from aftershock.scenario import Scenario, given",
+        "from aftershock.scenario import Scenario, given, then"))
+    (project / "features" / "mine.feature").write_text(FEATURE)
+    listed = _run(aftershock, "steps", cwd=project)
+    assert "Then the ConfigMap <name> holds <key>=<value>" in listed.stdout
+    assert "this project (steps)" in listed.stdout
+
+    ran = _run(aftershock, "run", "features/mine.feature", "-p", "no:cacheprovider",
+               cwd=project)
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    assert "1 passed" in ran.stdout
