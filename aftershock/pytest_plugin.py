@@ -78,7 +78,11 @@ def _validate_inputs(config: pytest.Config) -> None:
         if config.option.aftershock_shape:
             load_shape(config.option.aftershock_shape)
         for path in config.option.aftershock_profile:
-            load_profile(path)
+            profile = load_profile(path)
+            if profile.build is not None and not hasattr(config, "workerinput"):
+                from aftershock.sut.gobuild import ensure
+
+                ensure(profile.build)  # built once, before any scenario, with progress
     except UserError as exc:
         raise pytest.UsageError(str(exc)) from None
 

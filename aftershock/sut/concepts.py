@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.providers.base import MissingCapability
+from aftershock.sut import paths
 from aftershock.sut.placeholders import fill
 
 
@@ -35,20 +36,11 @@ def replica_group_selector(where, group: str) -> dict[str, str]:
 
 
 def set_path(obj: dict, path: str, value: Any) -> dict:
-    """Set ``spec.replicas``-style dotted paths, creating the maps on the way."""
-    *parents, last = path.split(".")
-    node = obj
-    for part in parents:
-        node = node.setdefault(part, {})
-    node[last] = value
-    return obj
+    """Set a profile's path (``spec.replicas``, ``spec.groups[name=w].replicas``): maps are
+    made on the way (see aftershock.sut.paths)."""
+    return paths.put(obj, path, value)
 
 
 def get_path(obj: dict, path: str) -> Any:
-    """The value at a dotted path, or None where any part is missing."""
-    node: Any = obj
-    for part in path.split("."):
-        if not isinstance(node, dict):
-            return None
-        node = node.get(part)
-    return node
+    """The value at a profile's path, or None where any part is missing."""
+    return paths.get(obj, path)

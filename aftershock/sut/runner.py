@@ -15,7 +15,7 @@ import yaml
 from kubernetes import client, utils
 
 from aftershock.providers import processes
-from aftershock.sut import grants
+from aftershock.sut import grants, readiness
 from aftershock.sut.placeholders import fill_all
 from aftershock.sut.profile import Profile
 
@@ -44,14 +44,15 @@ class Implementation:
 
     def install(self) -> None:
         for manifest in self.profile.manifests:
-            for doc in yaml.safe_load_all(self.profile.resolve(manifest).read_text()):
+            text = self.profile.resolve(manifest).read_text()
+            for doc in yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
                 if doc:
                     apply_manifest(self.api, doc, self.namespace)
         self._service_account()
 
     def _service_account(self) -> None:
         name = self.profile.start.service_account
-        grants.grant(self.api, self.namespace, name, self.profile.rbac, self.profile.cluster_rbac)
+        grants.grant(self.api, self.namespace, name, self.profile.rbac, self.cluster_rules)
         self.token = token = client.CoreV1Api(self.api).create_namespaced_service_account_token(
             name, self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
         self.kubeconfig = self.workdir / f"{self.profile.name}.kubeconfig"
@@ -66,8 +67,19 @@ class Implementation:
             "current-context": "c"}))
         self.kubeconfig.chmod(0o600)
 
+    @property
+    def cluster_rules(self) -> tuple[dict[str, Any], ...]:
+        """The profile's cluster-wide rules, and those of the RBAC manifests it names (an
+        operator's own ClusterRole)."""
+        from_files = []
+        for manifest in self.profile.rbac_from:
+            for doc in yaml.safe_load_all(self.profile.resolve(manifest).read_text()):
+                if doc and doc.get("kind") in ("ClusterRole", "Role"):
+                    from_files += doc.get("rules") or []
+        return (*self.profile.cluster_rbac, *from_files)
+
     def uninstall(self) -> None:
-        if self.profile.cluster_rbac:
+        if self.cluster_rules:
             grants.revoke_cluster_rules(self.api, self.namespace,
                                         self.profile.start.service_account)
 
@@ -76,7 +88,12 @@ class Implementation:
         it says it is ready."""
         start = self.profile.start
         values = {"kubeconfig": str(kubeconfig or self.kubeconfig), "namespace": self.namespace,
-                  "python": sys.executable, "workdir": str(self.workdir)}
+                  "python": sys.executable, "workdir": str(self.workdir),
+                  **self.profile.module_values()}
+        if self.profile.build is not None:
+            from aftershock.sut.gobuild import ensure
+
+            values["binary"] = str(ensure(self.profile.build))
         command = fill_all(start.command, values)
         cwd = self.profile.resolve(start.cwd)
         offset = self.log.stat().st_size if self.log.exists() else 0
@@ -84,24 +101,23 @@ class Implementation:
         self.process, self.record = processes.spawn(self.profile.name, command, self.log,
                                                     env=env, cwd=cwd)
         self.starts.append(time.monotonic())
-        self._wait_ready(offset)
+        self._wait_ready(offset, values)
 
-    def _wait_ready(self, offset: int) -> None:
+    def _wait_ready(self, offset: int, values: dict[str, str]) -> None:
         start = self.profile.start
         deadline = time.monotonic() + start.ready_timeout
+        missing = ["a first look"]
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.profile.name} exited with {self.process.returncode}: "
                                    + self.log.read_text()[-2000:])
-            if start.ready_log is None:
+            missing = readiness.waiting_for(start, self.log, offset, self.api, self.namespace,
+                                            values)
+            if not missing:
                 return
-            with self.log.open("rb") as log:
-                log.seek(offset)
-                if start.ready_log.encode() in log.read():
-                    return
-            time.sleep(0.05)  # a log file has no event to wait on
-        raise RuntimeError(f"{self.profile.name} did not log '{start.ready_log}' within "
-                           f"{start.ready_timeout:.0f}s")
+            time.sleep(0.05)  # a log, a URL or a lease of another process: nothing to wait on
+        raise RuntimeError(f"{self.profile.name} was not ready within "
+                           f"{start.ready_timeout:.0f}s: no {'; no '.join(missing)}")
 
     def stop(self) -> None:
         if self.record is not None:
@@ -114,11 +130,13 @@ class Implementation:
 def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
     if doc.get("kind") == "CustomResourceDefinition":
         extensions = client.ApiextensionsV1Api(api)
+        doc = _hashed(doc)
         try:
             extensions.create_custom_resource_definition(doc)
         except client.exceptions.ApiException as exc:
             if exc.status != 409:
                 raise
+            _replace_crd(extensions, doc)
         _wait_established(extensions, doc["metadata"]["name"])
         return
     try:
@@ -127,6 +145,32 @@ def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -
         # Cluster-scoped parts stay installed from an earlier scenario.
         if any(error.status != 409 for error in exc.api_exceptions):
             raise
+
+
+SPEC_HASH = "aftershock.io/spec-hash"
+
+
+def _hashed(doc: dict[str, Any]) -> dict[str, Any]:
+    """The CRD, annotated with a hash of its spec (to tell a same one from another version)."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(doc.get("spec"), sort_keys=True).encode()).hexdigest()
+    meta = doc.get("metadata") or {}
+    return {**doc, "metadata": {**meta, "annotations": {**(meta.get("annotations") or {}),
+                                                         SPEC_HASH: digest[:16]}}}
+
+
+def _replace_crd(extensions: client.ApiextensionsV1Api, doc: dict[str, Any]) -> None:
+    """A CRD outlives a scenario: another version of the implementation (another profile in
+    the same run) brings its own, which replaces the one installed."""
+    name = doc["metadata"]["name"]
+    current = extensions.read_custom_resource_definition(name)
+    wanted = doc["metadata"]["annotations"][SPEC_HASH]
+    if (current.metadata.annotations or {}).get(SPEC_HASH) == wanted:
+        return
+    doc["metadata"]["resourceVersion"] = current.metadata.resource_version
+    extensions.replace_custom_resource_definition(name, doc)
 
 
 def _wait_established(extensions: client.ApiextensionsV1Api, name: str) -> None:

@@ -67,7 +67,7 @@ Feature: R - replica groups under a stale cache
     Given the pod watch of the implementation is delayed by <delay> seconds
     And a replica group web with 6 replicas
     And within 30 seconds the replica group web has 6 live pods
-    When I cordon and drain the node running a pod of the replica group web
+    When I cordon and drain the node running a pod of the replica group web, deleting emptyDir data
     And <settle> seconds pass
     Then at no point did the replica group web have more than 6 live pods (R6)
     And within 30 seconds the replica group web has 6 live pods (R6)

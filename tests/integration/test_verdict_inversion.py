@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,45 @@ def test_a_capability_missing_halfway_fails_and_keeps_what_was_judged(tmp_path):
     assert "R5: PASS" in result.stdout
     rows = [json.loads(line) for line in (run / "matrix.jsonl").read_text().splitlines()]
     assert rows and rows[0]["outcomes"] == {"R5": "pass"}, rows
+
+
+TYPO = """@concept:replica_group
+Feature: a profile whose path the API does not know
+  Scenario: the harness's own write fails
+    Given the implementation under test is running
+    And a replica group web with 3 replicas
+    Then within 30 seconds the replica group web has 3 live pods (R5)
+"""
+
+
+def test_a_write_the_api_refuses_is_a_harness_error_never_a_violation(tmp_path):
+    """replicas_path spec.replica (a typo): sent with fieldValidation=Strict the create is
+    refused, and the scenario ends as a harness error, with R5 not judged. Without strict
+    validation the field was pruned and R5 'violated' against a ReplicaSet never asked for 3."""
+    import json
+
+    from aftershock.bdd.reporting import HARNESS
+
+    repo = Path(__file__).resolve().parents[2]
+    profile = (repo / "profiles" / "kube-replicaset.yaml").read_text().replace(
+        "replicas_path: spec.replicas", "replicas_path: spec.replica").replace(
+        "manifest: ../implementations/kube/replicaset.yaml",
+        f"manifest: {repo / 'implementations' / 'kube' / 'replicaset.yaml'}")
+    (tmp_path / "typo.yaml").write_text(profile)
+    path = tmp_path / "x.feature"
+    path.write_text(TYPO)
+    run = tmp_path / "run"
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "--rootdir", str(tmp_path), str(path), "--profile",
+                             str(tmp_path / "typo.yaml"), "--run-dir", str(run)],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "harness error: the API refused the create of replicaset/" in result.stdout
+    assert 'unknown field "spec.replica"' in result.stdout, result.stdout[-2000:]
+    assert "VIOLATED" not in result.stdout
+    rows = [json.loads(line) for line in (run / "matrix.jsonl").read_text().splitlines()]
+    assert rows[0]["outcomes"] == {"R5": "unknown"}, rows
+    labels = [label for f in (run / "allure-results").glob("*-result.json")
+              for label in json.loads(f.read_text()).get("labels", [])
+              if label["name"] == "verdict"]
+    assert labels == [{"name": "verdict", "value": HARNESS}], labels

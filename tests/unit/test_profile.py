@@ -21,6 +21,7 @@ concepts:
 def _write(tmp_path, text):
     path = tmp_path / "p.yaml"
     path.write_text(text)
+    (tmp_path / "crd.yaml").write_text("{}\n")  # the manifests a profile names must exist
     return path
 
 
@@ -38,7 +39,8 @@ def test_a_good_profile_loads(tmp_path):
      "is required: a dotted path like spec.replicas"),
     ('  command: ["python", "-m", "demo", "--kubeconfig", "{kubeconfig}"]', "  command: python",
      3, "field 'start.command' must be a list of strings (the command and its arguments)"),
-    ("    log: started", "    log: 3", 5, "field 'start.ready.log' must be a string, got int 3"),
+    ("    log: started", "    log: 3", 5,
+     "field 'start.ready.log' must be a line its log prints once it is ready, got int 3"),
     ("  replica_group:", "  replica_groop:", 7, "(did you mean 'replica_group'?)"),
 ])
 def test_profile_errors_name_file_line_field_and_expectation(tmp_path, old, new, line,
@@ -111,7 +113,8 @@ def test_an_in_cluster_profile_loads_with_a_helm_chart_next_to_a_start_form(tmp_
      "field 'install_in_cluster' needs either 'manifests' or 'helm' (exactly one)"),
     ("  build: {context: ., dockerfile: images/demo.Dockerfile}",
      "  build: {dockerfile: images/demo.Dockerfile}", 6,
-     "field 'install_in_cluster.build.context' is required: a directory, relative to the repo"),
+     "field 'install_in_cluster.build.context' is required: a directory, relative to the "
+     "profile file"),
     ("  ready_timeout_seconds: 90", "  ready_timeout_seconds: soon", 10,
      "field 'install_in_cluster.ready_timeout_seconds' must be a whole number or a number, "
      "got str 'soon'"),
@@ -125,3 +128,52 @@ def test_in_cluster_errors_name_file_line_field_and_expectation(tmp_path, old, n
     message = str(caught.value)
     assert message.startswith(f"{path}:{line}: "), message
     assert fragment in message, message
+
+
+CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: rayclusters.ray.io}
+spec:
+  group: ray.io
+  names: {kind: RayCluster, plural: rayclusters}
+  versions:
+    - name: v1
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                workerGroupSpecs:
+                  type: array
+                  items:
+                    type: object
+                    properties:
+                      groupName: {type: string}
+                      replicas: {type: integer}
+"""
+RAY = """name: ray
+install:
+  manifests: [crd.yaml]
+concepts:
+  replica_group:
+    resource: {group: ray.io, version: v1, plural: rayclusters, kind: RayCluster}
+    replicas_path: %s
+    pod_selector: {ray.io/cluster: "{name}"}
+"""
+
+
+def test_a_path_into_a_list_element_loads_and_one_the_crd_cannot_hold_is_refused(tmp_path):
+    (tmp_path / "ray.yaml").write_text(RAY % "spec.workerGroupSpecs[groupName=workers].replicas")
+    (tmp_path / "crd.yaml").write_text(CRD)
+    assert load_profile(tmp_path / "ray.yaml").concept("replica_group")
+    (tmp_path / "ray.yaml").write_text(RAY % "spec.workerGroupSpecs.replicas")
+    with pytest.raises(UserError) as refused:
+        load_profile(tmp_path / "ray.yaml")
+    assert str(refused.value).endswith(
+        "ray.yaml:7: field 'concepts.replica_group.replicas_path' "
+        "(spec.workerGroupSpecs.replicas): the CRD rayclusters.ray.io (v1) cannot hold it: "
+        "'spec.workerGroupSpecs' is a list: name one element, as in "
+        "spec.workerGroupSpecs[0].replicas or spec.workerGroupSpecs[<field>=<value>].replicas"
+    ), str(refused.value)

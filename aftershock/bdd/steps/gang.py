@@ -11,6 +11,7 @@ from aftershock.faults import nodes
 from aftershock.properties import Judgement
 from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
+from aftershock.sut import writes
 from aftershock.sut.concepts import concept, set_path
 from aftershock.sut.gang import Gang
 
@@ -23,13 +24,14 @@ def a_gang(scenario: Scenario, name: str, groups: int, size: int, minimum: int,
     resource = mapping["resource"]
     body = {"apiVersion": api_version(resource), "kind": resource["kind"],
             "metadata": {"name": name}}
-    for path, value in ((mapping["groups_path"], groups), (mapping["replicas_path"], size),
-                        (mapping["min_available_path"], minimum),
-                        (mapping["termination_delay_path"], delay)):
+    wanted = {mapping["groups_path"]: groups, mapping["replicas_path"]: size,
+              mapping["min_available_path"]: minimum, mapping["termination_delay_path"]: delay}
+    for path, value in wanted.items():
         set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
                            f"{groups}x{size} pods, minAvailable {minimum}, delay {delay}s")
-    dynamic_resource(scenario, resource).create(body=body, namespace=scenario.namespace)
+    writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
+                  confirm=wanted)
     scenario.remember(f"gang {name} termination delay", delay)
 
 

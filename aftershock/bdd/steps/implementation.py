@@ -11,6 +11,7 @@ from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.properties import Judgement
 from aftershock.providers.base import Capability, MissingCapability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
+from aftershock.sut import writes
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, set_path
 from aftershock.sut.placeholders import fill
 
@@ -118,11 +119,12 @@ def _create_group(scenario: Scenario, name: str, replicas: int,
     else:
         body = {"apiVersion": api_version(resource), "kind": resource["kind"],
                 "metadata": {"name": name}}
-    set_path(body, group["replicas_path"], replicas)
-    for path, value in (extra or {}).items():
+    wanted = {group["replicas_path"]: replicas, **(extra or {})}
+    for path, value in wanted.items():
         set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
-    dynamic_resource(scenario, resource).create(body=body, namespace=scenario.namespace)
+    writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
+                  confirm=wanted)
 
 
 def _group_field(scenario: Scenario, field: str, what: str) -> str:
@@ -140,9 +142,11 @@ def a_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
 
 @given("a replica group {name:Name} with {replicas:d} replicas and a head pod")
 def a_replica_group_with_head(scenario: Scenario, name: str, replicas: int) -> None:
+    """The head pod is switched on where the profile maps a switch (head_path); where it maps
+    none, the implementation always makes one (a RayCluster's head)."""
     _group_field(scenario, "singleton_selector", "singleton pod selector")
-    _create_group(scenario, name, replicas,
-                  {_group_field(scenario, "head_path", "head pod switch"): True})
+    switch = concept(scenario, "replica_group").get("head_path")
+    _create_group(scenario, name, replicas, {switch: True} if switch else None)
 
 
 @given("a replica group {name:Name} with {replicas:d} replicas whose pods are held by a "
@@ -160,10 +164,8 @@ def scale_group(scenario: Scenario, name: str, replicas: int) -> None:
     resource = group["resource"]
     scenario.timeline.mark(f"scale {resource['kind'].lower()}/{scenario.namespace}/{name} "
                            f"to {replicas}")
-    dynamic_resource(scenario, resource).patch(
-        name=name, namespace=scenario.namespace, body=set_path({}, group["replicas_path"],
-                                                                replicas),
-        content_type="application/merge-patch+json")
+    writes.set_field(dynamic_resource(scenario, resource), name, scenario.namespace,
+                     group["replicas_path"], replicas)
 
 
 @then("at no point did the replica group {name:Name} have more than {count:d} live pods",
@@ -260,17 +262,23 @@ def implementation_actor(scenario: Scenario) -> str:
     return actor
 
 
+def group_pod_actor(scenario: Scenario) -> str:
+    """Who makes the group's pods: the profile's pod_actor (an operator whose Deployment's
+    ReplicaSet does it), else the implementation itself."""
+    return concept(scenario, "replica_group").get("pod_actor") or implementation_actor(scenario)
+
+
 @then("the implementation created exactly {count:d} pods of the replica group {name:Name}",
       check="created_by")
 def implementation_created(scenario: Scenario, count: int, name: str) -> None:
-    actor = implementation_actor(scenario)
+    actor = group_pod_actor(scenario)
     judge_created(scenario, replica_group_selector(scenario, name), count, actor, actor,
                   f"replica group {name}", exact=True)
 
 
 @then("the implementation deleted no pod of the replica group {name:Name}", check="deleted_by")
 def implementation_deleted_none(scenario: Scenario, name: str) -> None:
-    actor = implementation_actor(scenario)
+    actor = group_pod_actor(scenario)
     judge_deleted_none(scenario, replica_group_selector(scenario, name), actor, actor,
                        f"replica group {name}", exact=True)
 
@@ -279,3 +287,12 @@ def implementation_deleted_none(scenario: Scenario, name: str) -> None:
 def drain_node_of_group(scenario: Scenario, name: str) -> None:
     node = node_of_pod(scenario, name, replica_group_selector(scenario, name))
     cordon_and_drain(scenario, node, DrainOptions())
+
+
+@when("I cordon and drain the node running a pod of the replica group {name:Name}, deleting "
+      "emptyDir data")
+def drain_node_of_group_emptydir(scenario: Scenario, name: str) -> None:
+    """kubectl drain --delete-emptydir-data: pods that keep scratch data (a Ray node's logs)
+    go too."""
+    node = node_of_pod(scenario, name, replica_group_selector(scenario, name))
+    cordon_and_drain(scenario, node, DrainOptions(delete_emptydir_data=True))

@@ -9,7 +9,7 @@ from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_named_pod
 from aftershock.faults.drain import DrainOptions
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import storage
+from aftershock.sut import storage, writes
 from aftershock.sut.concepts import NoConcept, concept, get_path, set_path
 
 
@@ -25,16 +25,18 @@ def _create(scenario: Scenario, name: str, size: int, mode: str, autoscale: bool
     resource = mapping["resource"]
     body = {"apiVersion": api_version(resource), "kind": resource["kind"],
             "metadata": {"name": name}}
-    set_path(body, mapping["size_path"], size)
-    set_path(body, mapping["retention_path"], mode)
+    wanted: dict[str, object] = {mapping["size_path"]: size, mapping["retention_path"]: mode}
     if autoscale:
         if not mapping.get("autoscale_path"):
             raise NoConcept(f"profile {scenario.facts['profile'].name} maps no autoscaling "
                             "(storage_cluster.autoscale_path)")
-        set_path(body, mapping["autoscale_path"], True)
+        wanted[mapping["autoscale_path"]] = True
+    for path, value in wanted.items():
+        set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name} "
                            f"({size} members, {mode})")
-    dynamic_resource(scenario, resource).create(body=body, namespace=scenario.namespace)
+    writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
+                  confirm=wanted)
     scenario.remember(f"storage {name} mode", mode)
 
 
@@ -84,9 +86,7 @@ def scale_storage(scenario: Scenario, name: str, size: int) -> None:
     scenario.remember(f"storage {name} removed", set(range(size, before or 0)))
     scenario.timeline.mark(f"scale storagecluster/{scenario.namespace}/{name} from {before} "
                            f"to {size}")
-    client.patch(name=name, namespace=scenario.namespace,
-                 body=set_path({}, mapping["size_path"], size),
-                 content_type="application/merge-patch+json")
+    writes.set_field(client, name, scenario.namespace, mapping["size_path"], size)
 
 
 def _removed(scenario: Scenario, name: str) -> set[int]:

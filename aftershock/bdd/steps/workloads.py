@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from aftershock import kube, workloads
 from aftershock.scenario import Scenario, StepFailed, given, suppress_not_found, when
+from aftershock.sut import writes
 
 
 def create_workload(scenario: Scenario, manifest: dict) -> None:
+    """Create a workload as written: strict field validation, read back (see sut.writes)."""
     kind, name = manifest["kind"], manifest["metadata"]["name"]
-    scenario.timeline.mark(f"create {kind.lower()}/{scenario.namespace}/{name}")
-    namespace = scenario.namespace
-    if kind == "Deployment":
-        kube.apps(scenario.api).create_namespaced_deployment(namespace, manifest)
-    elif kind == "StatefulSet":
-        kube.apps(scenario.api).create_namespaced_stateful_set(namespace, manifest)
-    elif kind == "Job":
-        kube.batch(scenario.api).create_namespaced_job(namespace, manifest)
-    elif kind == "Pod":
-        kube.core(scenario.api).create_namespaced_pod(namespace, manifest)
-    else:
+    if kind not in ("Deployment", "StatefulSet", "Job", "Pod"):
         raise StepFailed(f"cannot create a {kind}")
+    scenario.timeline.mark(f"create {kind.lower()}/{scenario.namespace}/{name}")
+    resource = _resource(scenario, manifest["apiVersion"], kind)
+    writes.create(resource, manifest, scenario.namespace)
+
+
+def _resource(scenario: Scenario, api_version: str, kind: str):
+    from aftershock.bdd.steps.implementation import dynamic_resource
+
+    group, _, version = api_version.rpartition("/")
+    return dynamic_resource(scenario, {"group": group, "version": version, "kind": kind})
 
 
 @given("a Deployment {name} with {replicas:d} replicas")
@@ -99,15 +101,11 @@ def a_labelled_pod(scenario: Scenario, name: str, key: str, value: str) -> None:
 
 @when("I scale the {kind:w} {name:Name} to {replicas:d}")
 def scale(scenario: Scenario, kind: str, name: str, replicas: int) -> None:
-    scenario.timeline.mark(f"scale {kind.lower()}/{scenario.namespace}/{name} to {replicas}")
-    body = {"spec": {"replicas": replicas}}
-    apps = kube.apps(scenario.api)
-    if kind == "Deployment":
-        apps.patch_namespaced_deployment_scale(name, scenario.namespace, body)
-    elif kind == "StatefulSet":
-        apps.patch_namespaced_stateful_set_scale(name, scenario.namespace, body)
-    else:
+    if kind not in ("Deployment", "StatefulSet"):
         raise StepFailed(f"cannot scale a {kind}: Deployment or StatefulSet")
+    scenario.timeline.mark(f"scale {kind.lower()}/{scenario.namespace}/{name} to {replicas}")
+    writes.set_field(_resource(scenario, "apps/v1", kind), name, scenario.namespace,
+                     "spec.replicas", replicas)
 
 
 @when("I delete the {kind:w} {name:Name}")

@@ -1,0 +1,186 @@
+"""Paths into an object, as profiles name them: dotted keys, and list elements by index or by
+key, e.g. ``spec.replicas``, ``spec.replicatedJobs[0].replicas``,
+``spec.workerGroupSpecs[groupName=workers].replicas``. Read, set (creating maps on the way),
+turned into a JSON patch against the object as it is, and checked against a CRD's schema."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+SEGMENT = re.compile(r"([^.\[\]]+)((?:\[[^\]]*\])*)")
+SELECTOR = re.compile(r"\[(?:(\d+)|([A-Za-z0-9_.-]+)=([^\]]*))\]")
+
+
+class PathError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+
+
+@dataclass(frozen=True)
+class Index:
+    position: int
+
+
+@dataclass(frozen=True)
+class Match:
+    key: str
+    value: str
+
+
+Step = Key | Index | Match
+
+
+def parse(path: str) -> list[Step]:
+    """'a.b[0].c[name=x].d' → [Key a, Key b, Index 0, Key c, Match name=x, Key d]."""
+    steps: list[Step] = []
+    for part in path.split(".") if path else []:
+        found = SEGMENT.fullmatch(part)
+        if not found:
+            raise PathError(f"'{path}': cannot read '{part}' (expected key, key[0] or "
+                            "key[field=value])")
+        steps.append(Key(found.group(1)))
+        selectors = found.group(2)
+        matched = SELECTOR.findall(selectors)
+        if "".join(f"[{i or f'{k}={v}'}]" for i, k, v in matched) != selectors:
+            raise PathError(f"'{path}': cannot read '{selectors}' (expected [0] or "
+                            "[field=value])")
+        for index, key, value in matched:
+            steps.append(Index(int(index)) if index else Match(key, value))
+    if not steps:
+        raise PathError("an empty path")
+    return steps
+
+
+def _element(items: list, step: Index | Match) -> int | None:
+    if isinstance(step, Index):
+        return step.position if step.position < len(items) else None
+    for position, item in enumerate(items):
+        if isinstance(item, dict) and str(item.get(step.key)) == step.value:
+            return position
+    return None
+
+
+def get(obj: Any, path: str) -> Any:
+    """The value at ``path``, or None where any part is missing."""
+    node = obj
+    for step in parse(path):
+        if isinstance(step, Key):
+            if not isinstance(node, dict):
+                return None
+            node = node.get(step.name)
+        else:
+            if not isinstance(node, list):
+                return None
+            position = _element(node, step)
+            if position is None:
+                return None
+            node = node[position]
+    return node
+
+
+def put(obj: dict, path: str, value: Any) -> dict:
+    """Set ``value`` at ``path``, creating maps on the way; an element selected by key that
+    is not there yet is appended (with that key), one selected by index must exist (or be the
+    next one)."""
+    steps = parse(path)
+    node: Any = obj
+    for step, after in zip(steps, [*steps[1:], None], strict=True):
+        last = after is None
+        fresh: Any = [] if isinstance(after, Index | Match) else {}
+        if isinstance(step, Key):
+            if not isinstance(node, dict):
+                raise PathError(f"'{path}': '{step.name}' is not in a map")
+            if last:
+                node[step.name] = value
+            else:
+                node = node.setdefault(step.name, fresh)
+            continue
+        if not isinstance(node, list):
+            raise PathError(f"'{path}': a list was expected before {_shown(step)}")
+        position = _element(node, step)
+        if position is None:
+            position = _append(node, step, path)
+        if last:
+            node[position] = value
+        else:
+            if not isinstance(node[position], dict | list):
+                node[position] = fresh
+            node = node[position]
+    return obj
+
+
+def _append(items: list, step: Index | Match, path: str) -> int:
+    if isinstance(step, Index) and step.position != len(items):
+        raise PathError(f"'{path}': no element {step.position} (the list has {len(items)})")
+    items.append({step.key: step.value} if isinstance(step, Match) else {})
+    return len(items) - 1
+
+
+def _shown(step: Step) -> str:
+    return f"[{step.position}]" if isinstance(step, Index) else \
+        f"[{step.key}={step.value}]" if isinstance(step, Match) else step.name
+
+
+def pointer(obj: dict, path: str) -> tuple[str, list[dict[str, Any]]]:
+    """The JSON pointer of ``path`` in ``obj`` as it is now, and the JSON patch tests that
+    pin each element selected by key (so a list reordered meanwhile makes the patch fail
+    rather than change the wrong element)."""
+    parts: list[str] = []
+    tests: list[dict[str, Any]] = []
+    node: Any = obj
+    for step in parse(path):
+        if isinstance(step, Key):
+            parts.append(step.name.replace("~", "~0").replace("/", "~1"))
+            node = node.get(step.name) if isinstance(node, dict) else None
+            continue
+        position = _element(node, step) if isinstance(node, list) else None
+        if position is None:
+            raise PathError(f"'{path}': {_shown(step)} selects nothing in the object as it is")
+        parts.append(str(position))
+        if isinstance(step, Match):
+            tests.append({"op": "test", "path": "/" + "/".join([*parts, step.key]),
+                          "value": node[position].get(step.key)})
+        node = node[position]
+    return "/" + "/".join(parts), tests
+
+
+def patch(obj: dict, path: str, value: Any) -> list[dict[str, Any]]:
+    """A JSON patch that sets ``path`` to ``value`` in ``obj`` as it is now."""
+    where, tests = pointer(obj, path)
+    op = "replace" if get(obj, path) is not None else "add"
+    return [*tests, {"op": op, "path": where, "value": value}]
+
+
+def schema_problem(schema: dict[str, Any], path: str) -> str | None:
+    """Why a CRD's openAPIV3Schema cannot address ``path``, or None."""
+    node = schema
+    walked = ""
+    for step in parse(path):
+        if node.get("x-kubernetes-preserve-unknown-fields"):
+            return None
+        if isinstance(step, Key):
+            properties = node.get("properties") or {}
+            if node.get("type") == "array":
+                return f"'{walked}' is a list: name one element, as in {walked}[0].{step.name} " \
+                       f"or {walked}[<field>=<value>].{step.name}"
+            if step.name in properties:
+                node = properties[step.name]
+            elif isinstance(node.get("additionalProperties"), dict):
+                node = node["additionalProperties"]
+            else:
+                known = ", ".join(sorted(properties)) or "none"
+                return f"the schema has no field '{step.name}' under '{walked or '.'}' " \
+                       f"(fields there: {known})"
+            walked = f"{walked}.{step.name}" if walked else step.name
+        else:
+            if node.get("type") != "array":
+                return f"'{walked}' is not a list in the schema: {_shown(step)} cannot apply"
+            node = node.get("items") or {}
+            walked += _shown(step)
+    return None

@@ -1,0 +1,77 @@
+"""The paths a profile names, checked when it loads: each is readable (``spec.replicas``,
+``spec.groups[0].replicas``, ``spec.groups[name=w].replicas``), each manifest it installs
+exists, and where it installs the CRD of a concept's resource, every path of that concept is
+one the CRD's schema can address. A wrong one is a UserError naming file:line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aftershock.sut import paths
+from aftershock.sut.placeholders import fill
+from aftershock.yamlsrc import Located
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # an operator's CRDs can be megabytes
+NOT_PATHS = {"data_probe", "manifest", "prepare_log"}  # fields ending like paths, not paths
+
+
+def check(doc: Located, directory: Path) -> None:
+    raw = doc.data
+    values = _module_values(doc)
+    manifests = [fill(m, values) for m in (raw.get("install") or {}).get("manifests") or []]
+    for position, manifest in enumerate(manifests):
+        if not (directory / manifest).is_file():
+            raise doc.error(f"field 'install.manifests' names {manifest}, which is not a file "
+                            f"(paths are relative to the profile file)", "install",
+                            "manifests", position)
+    schemas = crd_schemas([directory / m for m in manifests])
+    for concept, mapping in (raw.get("concepts") or {}).items():
+        resource = mapping.get("resource") or {}
+        versions = schemas.get((resource.get("group"), resource.get("plural")), {})
+        schema = versions.get(resource.get("version"))
+        for field, value in mapping.items():
+            if not field.endswith("_path") or field in NOT_PATHS or not isinstance(value, str):
+                continue
+            where = ("concepts", concept, field)
+            try:
+                paths.parse(value)
+            except paths.PathError as exc:
+                raise doc.error(f"field 'concepts.{concept}.{field}': {exc}", *where) from None
+            problem = paths.schema_problem(schema, value) if schema is not None else None
+            if problem:
+                crd = f"{resource.get('plural')}.{resource.get('group')}"
+                raise doc.error(f"field 'concepts.{concept}.{field}' ({value}): the CRD "
+                                f"{crd} ({resource.get('version')}) cannot hold it: {problem}",
+                                *where)
+
+
+def _module_values(doc: Located) -> dict[str, str]:
+    """{module_dir} of a profile built from a Go module (downloaded into the module cache)."""
+    go = (doc.data.get("build") or {}).get("go")
+    if not go:
+        return {}
+    from aftershock.sut.gobuild import GoBuild, module_dir
+
+    try:
+        return {"module_dir": str(module_dir(GoBuild.parse(go)))}
+    except ValueError as exc:
+        raise doc.error(f"field 'build.go': {exc}", "build", "go") from None
+
+
+def crd_schemas(files: list[Path]) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:
+    """(group, plural) → version → openAPIV3Schema, of every CRD in these manifests."""
+    found: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for path in files:
+        for doc in yaml.load_all(path.read_text(), Loader=LOADER):
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = doc.get("spec") or {}
+            key = (spec.get("group"), (spec.get("names") or {}).get("plural"))
+            for version in spec.get("versions") or []:
+                schema = (version.get("schema") or {}).get("openAPIV3Schema")
+                if schema:
+                    found.setdefault(key, {})[version.get("name")] = schema
+    return found

@@ -1,0 +1,149 @@
+"""What a profile may say: the schema its YAML is validated against (errors name file:line,
+the field and what was expected)."""
+
+from __future__ import annotations
+
+from aftershock.schema import Field
+
+STRINGS = Field("list", items=Field(str), expected="a list of strings")
+STRING_MAP = Field("map", items=Field((str, int, float)), expected="a mapping of strings")
+RESOURCE = Field("map", required=True, schema={
+    "group": Field(str, required=True), "version": Field(str, required=True),
+    "plural": Field(str, required=True), "kind": Field(str, required=True),
+}, expected="group, version, plural and kind")
+
+CONCEPTS = {
+    "replica_group": Field("map", schema={
+        "resource": RESOURCE,
+        "replicas_path": Field(str, required=True, expected="a dotted path like spec.replicas"),
+        "pod_selector": Field("map", required=True, items=Field(str),
+                              expected="labels; {name} is the group's name"),
+        "singleton_selector": Field("map", items=Field(str)),
+        "head_path": Field(str, expected="a dotted path switching the singleton (head) pod on"),
+        "finalizer_path": Field(str, expected="a dotted path to a finalizer the pods carry"),
+        "manifest": Field(str, expected="a YAML file with {name} and {replicas} placeholders"),
+        "pod_actor": Field(str, expected="the username that creates and deletes the group's "
+                                         "pods, when not the implementation itself (e.g. the "
+                                         "replicaset controller under a Deployment)"),
+    }),
+    "storage_cluster": Field("map", schema={
+        "resource": RESOURCE,
+        "size_path": Field(str, required=True),
+        "retention_path": Field(str, required=True),
+        "retention_values": Field("list", required=True, items=Field(str)),
+        "lossy_retention_values": Field("list", items=Field(str),
+                                        expected="the modes in which removed data may go"),
+        "autoscale_path": Field(str),
+        "members_path": Field(str, required=True, expected="a dotted path to the Ready members"),
+        "terminal_path": Field(str, required=True,
+                               expected="a dotted path to the members whose removal finished"),
+        "workload": Field("map", required=True, schema={
+            "kind": Field(str, required=True, choices=("StatefulSet",)),
+            "name": Field(str, required=True, expected="a name; {name} is the cluster's"),
+        }),
+        "member_pod": Field(str, required=True, expected="a pod name with {name} and {ordinal}"),
+        "destructive_reasons": Field("list", required=True, items=Field(str),
+                                     expected="the Event reasons of destructive actions"),
+        "data_probe": Field("list", required=True, items=Field(str),
+                            expected="a command (a list of strings)"),
+    }),
+    "stateful_set": Field("map", schema={"resource": RESOURCE}),
+    "gang": Field("map", schema={
+        "resource": RESOURCE,
+        "groups_path": Field(str, required=True, expected="a dotted path to the gang replicas"),
+        "replicas_path": Field(str, required=True, expected="a dotted path to pods per group"),
+        "min_available_path": Field(str, required=True),
+        "termination_delay_path": Field(str, required=True),
+        "group_status_path": Field(str, required=True,
+                                   expected="a dotted path to the list of group statuses"),
+        "group_label": Field(str, required=True, expected="the pod label holding the group"),
+        "pod_selector": Field("map", required=True, items=Field(str),
+                              expected="labels; {name} is the gang's name"),
+        "breach_condition": Field(str, required=True),
+        "breach_reasons": Field("list", required=True, items=Field(str)),
+        "termination_reason": Field(str, required=True, expected="an Event reason"),
+        "scheduled_zero_reason": Field(str, required=True, expected="an Event reason"),
+    }),
+    "device_driver": Field("map", schema={
+        "driver": Field(str, required=True),
+        "device_class": Field(str, required=True),
+        "prepare_log": Field(str, required=True,
+                             expected="the driver's prepare/unprepare log; {workdir} allowed"),
+    }),
+    "node_records": Field("map", schema={
+        "resource": RESOURCE,
+        "index_path": Field(str, required=True),
+        "node_path": Field(str, required=True),
+        "touched_path": Field(str, required=True, expected="a dotted path to the last touch"),
+        "staleness_seconds": Field((int, float), required=True),
+        "poll_seconds": Field((int, float), required=True),
+        "slots": Field(int, required=True, expected="how many indexes (0 to slots-1)"),
+    }),
+}
+
+SCHEMA = {
+    "name": Field(str, required=True),
+    "description": Field(str),
+    "build": Field("map", schema={
+        "go": Field(str, required=True,
+                    expected="a pinned Go package, module/path/cmd@vX.Y.Z (go install)"),
+        "binary": Field(str, expected="the program it makes (default: the package's name)"),
+    }),
+    "rbac_from": Field("list", items=Field(str),
+                       expected="RBAC manifests (ClusterRole or Role) whose rules it is granted "
+                                "cluster-wide, e.g. {module_dir}/config/rbac/role.yaml"),
+    "install": Field("map", schema={
+        "manifests": Field("list", items=Field(str), expected="a list of file paths"),
+        "commands": Field("list", items=STRINGS, expected="a list of commands"),
+    }),
+    "start": Field("map", schema={
+        "command": Field("list", required=True, items=Field(str),
+                         expected="a list of strings (the command and its arguments)"),
+        "env": STRING_MAP,
+        "cwd": Field(str),
+        "ready": Field("map", schema={
+            "log": Field(str, expected="a line its log prints once it is ready"),
+            "http": Field(str, expected="a URL that answers 2xx once it is ready"),
+            "lease": Field(str, expected="a Lease in the scenario's namespace it holds "
+                                         "(leader election)"),
+            "condition": Field("map", schema={
+                "resource": RESOURCE, "name": Field(str, required=True),
+                "type": Field(str, required=True)},
+                expected="an object in the scenario's namespace whose condition turns True"),
+            "timeout_seconds": Field((int, float))}),
+        "stop_grace_seconds": Field((int, float)),
+        "service_account": Field(str),
+    }),
+    "install_in_cluster": Field("map", schema={
+        "image": Field(str, required=True,
+                       expected="the image the manifests or chart run, loaded into the nodes"),
+        "build": Field("map", schema={
+            "context": Field(str, required=True,
+                             expected="a directory, relative to the profile file"),
+            "dockerfile": Field(str, expected="a Dockerfile, relative to the profile file"),
+        }),
+        "manifests": Field("list", items=Field(str),
+                           expected="a list of file paths ({namespace}, {image} and "
+                                    "{service_account} are filled in)"),
+        "helm": Field("map", schema={
+            "chart": Field(str, required=True, expected="a chart directory or a chart name"),
+            "repo": Field(str, expected="the chart repository URL"),
+            "version": Field(str),
+            "release": Field(str),
+            "values": Field("list", items=Field(str), expected="a list of values files"),
+            "set": STRING_MAP,
+        }),
+        "deployment": Field(str, required=True,
+                            expected="the name of the Deployment running the implementation"),
+        "container": Field(str, expected="its container (default: the first)"),
+        "service_account": Field(str),
+        "ready_timeout_seconds": Field((int, float)),
+    }),
+    "actor": Field(str, expected="the username its API calls carry (built-in controllers)"),
+    "watch_delay_target": Field(str, choices=("kube-controller-manager", "kube-scheduler"),
+                                expected="the component a watch delay restarts"),
+    "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),
+    "cluster_rbac": Field("list", items=Field("map", items=None),
+                          expected="a list of RBAC PolicyRules granted cluster-wide"),
+    "concepts": Field("map", required=True, schema=CONCEPTS),
+}

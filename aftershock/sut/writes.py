@@ -1,0 +1,91 @@
+"""Every write the harness makes, checked: sent with fieldValidation=Strict (an unknown field is
+refused, not silently pruned), then read back — the values it set are there, and a change to
+the spec moved the generation. When not, the scenario ends as a harness error: the
+implementation was never asked, so nothing it did can be judged against it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubernetes.client.exceptions import ApiException
+
+from aftershock.scenario import StepFailed
+from aftershock.sut import paths
+
+STRICT = [("fieldValidation", "Strict")]
+JSON_PATCH = "application/json-patch+json"
+
+
+class HarnessWriteFailed(StepFailed):
+    """The harness could not make a change it meant to make: a harness error."""
+
+
+def _ref(kind: str, namespace: str | None, name: str) -> str:
+    return f"{kind.lower()}/{namespace}/{name}" if namespace else f"{kind.lower()}/{name}"
+
+
+def _refused(what: str, exc: ApiException) -> HarnessWriteFailed:
+    import json
+
+    try:
+        message = json.loads(exc.body or "{}").get("message") or exc.reason
+    except ValueError:
+        message = exc.reason
+    return HarnessWriteFailed(f"harness error: the API refused {what} (HTTP {exc.status}): "
+                              f"{message}")
+
+
+def create(resource, body: dict[str, Any], namespace: str | None,
+           confirm: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Create ``body``; ``confirm`` (path → value) must read back from the stored object."""
+    meta = body.get("metadata") or {}
+    ref = _ref(body.get("kind", resource.kind), namespace, meta.get("name", "?"))
+    try:
+        created = resource.create(body=body, namespace=namespace, query_params=list(STRICT))
+    except ApiException as exc:
+        if exc.status in (400, 422):
+            raise _refused(f"the create of {ref}", exc) from None
+        raise
+    stored = created.to_dict()
+    for path, value in (confirm or {}).items():
+        found = paths.get(stored, path)
+        if found != value:
+            raise HarnessWriteFailed(f"harness error: {ref} was created, but {path} reads "
+                                     f"back {found!r}, not {value!r} (the field was dropped)")
+    return stored
+
+
+def set_field(resource, name: str, namespace: str | None, path: str, value: Any,
+              attempts: int = 3) -> dict[str, Any]:
+    """Set ``path`` to ``value`` with a JSON patch against the object as read (an element
+    picked by key is pinned by a test op), then confirm it took: the value reads back and, if
+    it changed, the generation moved."""
+    ref = _ref(resource.kind, namespace, name)
+    for attempt in range(attempts):
+        current = resource.get(name=name, namespace=namespace).to_dict()
+        try:
+            ops = paths.patch(current, path, value)
+        except paths.PathError as exc:
+            raise HarnessWriteFailed(f"harness error: {ref}: {exc}") from None
+        try:
+            patched = resource.patch(body=ops, name=name, namespace=namespace,
+                                     content_type=JSON_PATCH, query_params=list(STRICT))
+            break
+        except ApiException as exc:
+            if exc.status == 422 and attempt < attempts - 1 and '"test"' in (exc.body or ""):
+                continue  # the list moved under us: read it again
+            if exc.status in (400, 422):
+                raise _refused(f"setting {path} of {ref}", exc) from None
+            raise
+    after = patched.to_dict()
+    found = paths.get(after, path)
+    if found != value:
+        raise HarnessWriteFailed(f"harness error: {ref}: {path} reads back {found!r} after "
+                                 f"setting it to {value!r}")
+    before = (current.get("metadata") or {}).get("generation")
+    moved = (after.get("metadata") or {}).get("generation")
+    if paths.get(current, path) != value and before is not None and moved == before:
+        raise HarnessWriteFailed(f"harness error: {ref}: {path} was set to {value!r} but the "
+                                 f"generation stayed {before}: the change did not reach the "
+                                 "spec the implementation reads")
+    return after
