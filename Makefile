@@ -11,6 +11,7 @@ DEPS   := $(VENV)/.deps-installed
 PYTEST_ARGS ?=
 REPORT_TOOLS := node_modules/.installed
 DEMO_RUN ?= reports/demo-$(shell date +%Y%m%d-%H%M%S)
+THIRDPARTY := sample-controller kuberay-v1.0.0 kuberay-v1.4.2
 
 .PHONY: demo test toolchain venv lint unit clean report-tools browser
 
@@ -71,6 +72,9 @@ demo: toolchain report-tools
 	-$(BIN)/aftershock run features/scheduler features/driver --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/gang-correct.yaml --profile profiles/gang-faulty.yaml \
 	    --profile profiles/dradriver-correct.yaml --profile profiles/dradriver-faulty.yaml
+	@echo "==> [demo] third-party operators, built from their published Go modules (profiles/thirdparty)"
+	-$(BIN)/aftershock run features/operator/replica_group_stale_cache.feature --run-dir $(DEMO_RUN) --progress \
+	    $(foreach p,$(THIRDPARTY),--profile profiles/thirdparty/$(p).yaml)
 	@echo "==> [demo] the matrix and the HTML report"
 	$(BIN)/aftershock report $(DEMO_RUN)
 
