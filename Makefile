@@ -11,7 +11,7 @@ DEPS   := $(VENV)/.deps-installed
 PYTEST_ARGS ?=
 REPORT_TOOLS := node_modules/.installed
 DEMO_RUN ?= reports/demo-$(shell date +%Y%m%d-%H%M%S)
-THIRDPARTY := sample-controller kuberay-v1.0.0 kuberay-v1.4.2
+THIRDPARTY := sample-controller prometheus-operator kuberay-v1.0.0 kuberay-v1.4.2
 
 .PHONY: demo test toolchain venv lint unit clean report-tools browser
 

@@ -60,3 +60,30 @@ def load(path: str | Path) -> Located:
     if node is not None:
         _walk(node, (), lines)
     return Located(shown, data, lines)
+
+
+_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # an operator's CRDs can be megabytes
+
+
+class ManifestLoader(_BASE):  # type: ignore[misc,valid-type]
+    """YAML as the API server's tools read it: a bare ``=`` (an enum value in real CRDs, e.g.
+    label-matcher operators) is the string "=", not YAML 1.1's 'value' tag PyYAML refuses."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:value"]
+        for first, resolvers in _BASE.yaml_implicit_resolvers.items()
+    }
+
+
+def manifests(path: str | Path, text: str | None = None) -> list[Any]:
+    """Every document of a manifest file (its text may be given, e.g. placeholders filled); a
+    file that is not YAML is a UserError naming file:line."""
+    try:
+        source = Path(path).read_text() if text is None else text
+        return [doc for doc in yaml.load_all(source, Loader=ManifestLoader) if doc]
+    except OSError as exc:
+        raise UserError(f"cannot read manifest: {exc.strerror}", path=str(path)) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise UserError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
+                        path=str(path), line=mark.line + 1 if mark else None) from None

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from kubernetes import client, watch
 
+from aftershock import yamlsrc
 from aftershock.providers import kind_commands as cmd
 from aftershock.sut import grants
 from aftershock.sut.placeholders import fill
@@ -63,8 +63,8 @@ def rendered_manifests(profile: Profile, namespace: str) -> list[dict[str, Any]]
     values = placeholders(spec, namespace)
     documents = []
     for manifest in spec.manifests:
-        text = fill(profile.resolve(manifest).read_text(), values)
-        documents += [doc for doc in yaml.safe_load_all(text) if doc]
+        path = profile.resolve(manifest)
+        documents += yamlsrc.manifests(path, fill(path.read_text(), values))
     return documents
 
 
@@ -110,9 +110,8 @@ class InClusterImplementation:
         grants.grant(self.api, self.namespace, self.spec.service_account, self.profile.rbac,
                      self.profile.cluster_rbac)
         for manifest in self.profile.manifests:  # what any form needs first, e.g. CRDs
-            for doc in yaml.safe_load_all(self.profile.resolve(manifest).read_text()):
-                if doc:
-                    apply_manifest(self.api, doc, self.namespace)
+            for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
+                apply_manifest(self.api, doc, self.namespace)
         if self.spec.helm is None:
             for doc in rendered_manifests(self.profile, self.namespace):
                 apply_manifest(self.api, doc, self.namespace)

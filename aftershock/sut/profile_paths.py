@@ -8,13 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from aftershock import yamlsrc
 from aftershock.sut import paths
 from aftershock.sut.placeholders import fill
 from aftershock.yamlsrc import Located
 
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # an operator's CRDs can be megabytes
 NOT_PATHS = {"data_probe", "manifest", "prepare_log"}  # fields ending like paths, not paths
 
 
@@ -65,7 +63,7 @@ def crd_schemas(files: list[Path]) -> dict[tuple[str, str], dict[str, dict[str, 
     """(group, plural) → version → openAPIV3Schema, of every CRD in these manifests."""
     found: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for path in files:
-        for doc in yaml.load_all(path.read_text(), Loader=LOADER):
+        for doc in yamlsrc.manifests(path):
             if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
                 continue
             spec = doc.get("spec") or {}

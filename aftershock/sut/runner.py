@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from kubernetes import client, utils
 
+from aftershock import yamlsrc
 from aftershock.providers import processes
 from aftershock.sut import grants, readiness
 from aftershock.sut.placeholders import fill_all
@@ -44,10 +45,8 @@ class Implementation:
 
     def install(self) -> None:
         for manifest in self.profile.manifests:
-            text = self.profile.resolve(manifest).read_text()
-            for doc in yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-                if doc:
-                    apply_manifest(self.api, doc, self.namespace)
+            for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
+                apply_manifest(self.api, doc, self.namespace)
         self._service_account()
 
     def _service_account(self) -> None:
@@ -73,8 +72,8 @@ class Implementation:
         operator's own ClusterRole)."""
         from_files = []
         for manifest in self.profile.rbac_from:
-            for doc in yaml.safe_load_all(self.profile.resolve(manifest).read_text()):
-                if doc and doc.get("kind") in ("ClusterRole", "Role"):
+            for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
+                if doc.get("kind") in ("ClusterRole", "Role"):
                     from_files += doc.get("rules") or []
         return (*self.profile.cluster_rbac, *from_files)
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import yaml
-
+from aftershock import yamlsrc
 from aftershock.bdd.steps.history import judge_created, judge_deleted_none, never_more
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
 from aftershock.faults.drain import DrainOptions
@@ -113,9 +112,9 @@ def _create_group(scenario: Scenario, name: str, replicas: int,
     group = concept(scenario, "replica_group")
     resource = group["resource"]
     if group.get("manifest"):
-        text = scenario.facts["profile"].resolve(group["manifest"]).read_text()
-        body = yaml.safe_load(fill(text, {"name": name, "replicas": replicas,
-                                          "namespace": scenario.namespace}))
+        path = scenario.facts["profile"].resolve(group["manifest"])
+        body = yamlsrc.manifests(path, fill(path.read_text(), {
+            "name": name, "replicas": replicas, "namespace": scenario.namespace}))[0]
     else:
         body = {"apiVersion": api_version(resource), "kind": resource["kind"],
                 "metadata": {"name": name}}
