@@ -87,7 +87,7 @@ def test_a_capability_missing_halfway_fails_and_keeps_what_was_judged(tmp_path):
     assert rows and rows[0]["outcomes"] == {"R5": "pass"}, rows
 
 
-TYPO = """@concept:replica_group
+UNKNOWN_PATH = """@concept:replica_group
 Feature: a profile whose path the API does not know
   Scenario: the harness's own write fails
     Given the implementation under test is running
@@ -111,7 +111,7 @@ def test_a_write_the_api_refuses_is_a_harness_error_never_a_violation(tmp_path):
         f"manifest: {repo / 'implementations' / 'kube' / 'replicaset.yaml'}")
     (tmp_path / "typo.yaml").write_text(profile)
     path = tmp_path / "x.feature"
-    path.write_text(TYPO)
+    path.write_text(UNKNOWN_PATH)
     run = tmp_path / "run"
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                              "--rootdir", str(tmp_path), str(path), "--profile",
