@@ -158,5 +158,12 @@ def delete_a_pod_of(scenario: Scenario, name: str) -> None:
     live = sorted(p.metadata.name for p in pods if not p.metadata.deletion_timestamp)
     if not live:
         raise StepFailed(f"no live pod of {name} to delete")
-    scenario.timeline.mark(f"delete pod/{scenario.namespace}/{live[0]}")
+    shown = f"pod/{scenario.namespace}/{live[0]}"
+    scenario.timeline.mark(f"delete {shown}")
     corev1.delete_namespaced_pod(live[0], scenario.namespace)
+    # As kubectl delete does, until it is gone: in the recorded history, so that the next step
+    # starts from a state that already shows the delete (a 'for 3 s' once began before it).
+    gone = scenario.wait_until(
+        lambda state: state.get("pods", scenario.namespace, live[0]) is None, 60)[0]
+    if not gone:
+        raise StepFailed(f"{shown} was deleted but is still there after 60s")
