@@ -1,6 +1,7 @@
 """Readiness of an implementation started out of the cluster, other than a log line: a URL
-that answers 2xx, and a Lease in the scenario's namespace that someone holds (read from the
-real API server)."""
+that answers 2xx, a Lease in the scenario's namespace that someone holds, an object whose
+condition turns True (read from the real API server); and the CRD an implementation installs,
+replaced when another version brings a changed one."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from kubernetes import client
 
 from aftershock.sut.profile import Start
 from aftershock.sut.readiness import waiting_for
+from aftershock.sut.runner import apply_manifest
 
 pytestmark = pytest.mark.cluster
 
@@ -59,3 +61,56 @@ def test_a_url_is_ready_once_it_answers_2xx(aftershock_scenario, tmp_path):
         assert _waiting(aftershock_scenario, tmp_path, start) == []
     finally:
         server.shutdown()
+
+
+def widget_crd(description: str) -> dict:
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.readiness.aftershock.io"},
+            "spec": {"group": "readiness.aftershock.io", "scope": "Namespaced",
+                     "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": {
+                                       "type": "object", "description": description,
+                                       "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def test_a_condition_is_ready_once_it_turns_true(aftershock_scenario, tmp_path):
+    scenario = aftershock_scenario
+    apply_manifest(scenario.api, widget_crd("a widget"), scenario.namespace)
+    resource = {"group": "readiness.aftershock.io", "version": "v1", "plural": "widgets",
+                "kind": "Widget"}
+    start = Start(command=("x",), ready_condition={"resource": resource, "name": "w-{namespace}",
+                                                   "type": "Available"})
+    name = f"w-{scenario.namespace}"
+    missing = [f"condition Available=True on widgets/{name}"]
+    assert _waiting(scenario, tmp_path, start) == missing
+    objects = client.CustomObjectsApi(scenario.api)
+    args = ("readiness.aftershock.io", "v1", scenario.namespace, "widgets")
+    objects.create_namespaced_custom_object(*args, {
+        "apiVersion": "readiness.aftershock.io/v1", "kind": "Widget",
+        "metadata": {"name": name}})
+    for status, ready in (("False", missing), ("True", [])):
+        objects.patch_namespaced_custom_object_status(*args, name, {"status": {"conditions": [
+            {"type": "Available", "status": status}]}})
+        assert _waiting(scenario, tmp_path, start) == ready
+
+
+def test_a_changed_crd_replaces_the_installed_one_and_the_same_one_leaves_it(
+        aftershock_scenario):
+    """Two versions of one operator in one run: the second brings its own CRD."""
+    scenario = aftershock_scenario
+    crds = client.ApiextensionsV1Api(scenario.api)
+    name = "widgets.readiness.aftershock.io"
+
+    def installed() -> tuple[str, str]:
+        crd = crds.read_custom_resource_definition(name)
+        schema = crd.spec.versions[0].schema.open_apiv3_schema
+        return schema.description, crd.metadata.resource_version
+
+    apply_manifest(scenario.api, widget_crd("a widget"), scenario.namespace)
+    description, version = installed()
+    apply_manifest(scenario.api, widget_crd(description), scenario.namespace)
+    assert installed() == (description, version)
+    apply_manifest(scenario.api, widget_crd(f"{description}, changed"), scenario.namespace)
+    assert installed()[0] == f"{description}, changed"
