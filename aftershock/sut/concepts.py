@@ -35,12 +35,6 @@ def replica_group_selector(where, group: str) -> dict[str, str]:
             for key, value in concept(where, "replica_group")["pod_selector"].items()}
 
 
-def set_path(obj: dict, path: str, value: Any) -> dict:
-    """Set a profile's path (``spec.replicas``, ``spec.groups[name=w].replicas``): maps are
-    made on the way (see aftershock.sut.paths)."""
-    return paths.put(obj, path, value)
-
-
 def get_path(obj: dict, path: str) -> Any:
     """The value at a profile's path, or None where any part is missing."""
     return paths.get(obj, path)

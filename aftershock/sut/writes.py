@@ -36,8 +36,11 @@ def _refused(what: str, exc: ApiException) -> HarnessWriteFailed:
 
 
 def create(resource, body: dict[str, Any], namespace: str | None,
-           confirm: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Create ``body``; ``confirm`` (path → value) must read back from the stored object."""
+           fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Create ``body`` with ``fields`` (a profile's path → value) set in it; each must read
+    back from the stored object."""
+    for path, value in (fields or {}).items():
+        paths.put(body, path, value)
     meta = body.get("metadata") or {}
     ref = _ref(body.get("kind", resource.kind), namespace, meta.get("name", "?"))
     try:
@@ -47,7 +50,7 @@ def create(resource, body: dict[str, Any], namespace: str | None,
             raise _refused(f"the create of {ref}", exc) from None
         raise
     stored = created.to_dict()
-    for path, value in (confirm or {}).items():
+    for path, value in (fields or {}).items():
         found = paths.get(stored, path)
         if found != value:
             raise HarnessWriteFailed(f"harness error: {ref} was created, but {path} reads "

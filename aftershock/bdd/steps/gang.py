@@ -12,7 +12,7 @@ from aftershock.properties import Judgement
 from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import writes
-from aftershock.sut.concepts import concept, set_path
+from aftershock.sut.concepts import concept
 from aftershock.sut.gang import Gang
 
 
@@ -26,12 +26,10 @@ def a_gang(scenario: Scenario, name: str, groups: int, size: int, minimum: int,
             "metadata": {"name": name}}
     wanted = {mapping["groups_path"]: groups, mapping["replicas_path"]: size,
               mapping["min_available_path"]: minimum, mapping["termination_delay_path"]: delay}
-    for path, value in wanted.items():
-        set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
                            f"{groups}x{size} pods, minAvailable {minimum}, delay {delay}s")
     writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
-                  confirm=wanted)
+                  fields=wanted)
     scenario.remember(f"gang {name} termination delay", delay)
 
 

@@ -11,7 +11,7 @@ from aftershock.properties import Judgement
 from aftershock.providers.base import Capability, MissingCapability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import writes
-from aftershock.sut.concepts import NoConcept, concept, replica_group_selector, set_path
+from aftershock.sut.concepts import NoConcept, concept, replica_group_selector
 from aftershock.sut.placeholders import fill
 
 
@@ -119,11 +119,9 @@ def _create_group(scenario: Scenario, name: str, replicas: int,
         body = {"apiVersion": api_version(resource), "kind": resource["kind"],
                 "metadata": {"name": name}}
     wanted = {group["replicas_path"]: replicas, **(extra or {})}
-    for path, value in wanted.items():
-        set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
     writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
-                  confirm=wanted)
+                  fields=wanted)
 
 
 def _group_field(scenario: Scenario, field: str, what: str) -> str:

@@ -10,7 +10,7 @@ from aftershock.faults.drain import DrainOptions
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import storage, writes
-from aftershock.sut.concepts import NoConcept, concept, get_path, set_path
+from aftershock.sut.concepts import NoConcept, concept, get_path
 
 
 def _cluster(scenario: Scenario, name: str) -> storage.StorageCluster:
@@ -31,12 +31,10 @@ def _create(scenario: Scenario, name: str, size: int, mode: str, autoscale: bool
             raise NoConcept(f"profile {scenario.facts['profile'].name} maps no autoscaling "
                             "(storage_cluster.autoscale_path)")
         wanted[mapping["autoscale_path"]] = True
-    for path, value in wanted.items():
-        set_path(body, path, value)
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name} "
                            f"({size} members, {mode})")
     writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
-                  confirm=wanted)
+                  fields=wanted)
     scenario.remember(f"storage {name} mode", mode)
 
 
