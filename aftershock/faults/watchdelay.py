@@ -20,6 +20,7 @@ import ssl
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,11 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from aftershock.faults.anchors import Anchored, Triggers
 from aftershock.faults.watchframes import JSON
 from aftershock.faults.watchframes import Frame as Received
+
+ANCHORED_TYPES = {"ADDED", "MODIFIED", "DELETED"}
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,7 @@ class WatchDelay:
         self.name = name
         self.rules: list[Rule] = []
         self.paused_until: float | None = None  # a frozen cache: release nothing until resume
+        self.triggers: Triggers | None = None  # faults anchored on the n-th event or write
         self._streams: set[Stream] = set()
         self._lock = threading.Lock()
         self._log = log_path.open("a", buffering=1)
@@ -173,6 +178,17 @@ class WatchDelay:
         self.log("rules", rules=[rule.__dict__ | {"types": sorted(rule.types or [])}
                                  for rule in rules])
 
+    def anchor(self, faults: list[Anchored], kill: Callable[[], None] | None = None) -> None:
+        """Faults that fire at the n-th event the client is sent or write it makes."""
+        self.triggers = Triggers(faults, self.log, self.expire_streams, kill)
+        self.log("anchored", faults=[repr(fault) for fault in faults])
+
+    def written(self, method: str, path: str, status: int) -> None:
+        if self.triggers is not None:
+            from aftershock.faults.watchhandler import resource_of
+
+            self.triggers.write(method, resource_of(path), status)
+
     def pause(self) -> None:
         self.paused_until = float("inf")
         self.log("pause")
@@ -187,18 +203,20 @@ class WatchDelay:
         self._end_streams("closed")
         self.log("close-streams")
 
-    def expire_streams(self) -> None:
-        """Answer every open watch with 410 Gone: the client must re-list."""
-        self._end_streams("expire")
-        self.log("expire-streams")
+    def expire_streams(self, resource: str | None = None) -> None:
+        """Answer every open watch (of ``resource``) with 410 Gone: the client must re-list."""
+        self._end_streams("expire", resource)
+        self.log("expire-streams", resource=resource)
 
     def cut_streams(self) -> None:
         """Break every open watch mid-stream (no final chunk), as a lost connection does."""
         self._end_streams("cut")
         self.log("cut-streams")
 
-    def _end_streams(self, how: str) -> None:
+    def _end_streams(self, how: str, resource: str | None = None) -> None:
         for stream in self._snapshot_streams():
+            if resource is not None and stream.resource != resource:
+                continue
             with stream.changed:
                 setattr(stream, how, True)
                 stream.changed.notify_all()
@@ -251,14 +269,20 @@ class WatchDelay:
         rule = self._rule_for(stream.resource, namespace, kind)
         fields = {"stream": stream.path, "type": kind, "resource": stream.resource,
                   "namespace": namespace, "name": event.name, "rv": event.rv}
+        held = 0.0
+        if self.triggers is not None and kind in ANCHORED_TYPES:
+            missed, held = self.triggers.frame(stream.resource, namespace, kind, now)
+            if missed:
+                self.log("frame-missed", **fields)
+                return
         if rule is not None and rule.drop:
             self.log("frame-dropped", **fields)
             return
         delay = 0.0 if rule is None else rule.delay + random.uniform(0, rule.jitter)
         with stream.changed:
             previous = stream.frames[-1].release if stream.frames else 0.0
-            frame = Frame(event.data, now, max(now + delay, previous), kind, stream.resource,
-                          namespace, fields["name"], fields["rv"])
+            frame = Frame(event.data, now, max(now + delay, previous, held), kind,
+                          stream.resource, namespace, fields["name"], fields["rv"])
             stream.frames.append(frame)
             stream.changed.notify_all()
         self.log("frame-received", delay=delay, **fields)

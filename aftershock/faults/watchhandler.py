@@ -89,6 +89,7 @@ def handler_for(proxy: WatchDelay):
                     self._stream_watch(response, parts.path)
                 else:
                     self._pass_through(response)
+                    proxy.written(self.command, parts.path, response.status)
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client went away
             except Exception as exc:  # keep serving; the log says what went wrong
@@ -192,6 +193,12 @@ def handler_for(proxy: WatchDelay):
                 stream.changed.notify_all()
 
     return Handler
+
+
+def resource_of(path: str) -> str:
+    """The resource a request path names ('pods' for /api/v1/namespaces/n/pods/p/status)."""
+    found = PATH.match(path)
+    return found.group("res") if found else ""
 
 
 def _abort(connection: http.client.HTTPSConnection) -> None:

@@ -50,6 +50,7 @@ def test_malformed_gherkin_names_the_line(tmp_path):
 @pytest.mark.parametrize("definition", REGISTRY, ids=lambda d: d.pattern)
 def test_each_pattern_matches_only_itself(definition):
     sample = re.sub(r"{(\w+):d}", "7", definition.pattern)
+    sample = re.sub(r"{(\w+):Ordinal}", "3rd", sample)
     sample = re.sub(r"{(\w+)(:Name|:w)?}", "web", sample)
     found = match_step(sample)
     assert found is not None and found[0] is definition

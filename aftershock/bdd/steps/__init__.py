@@ -2,6 +2,7 @@
 registers every step in ``aftershock.scenario.REGISTRY``."""
 
 from aftershock.bdd.steps import (  # noqa: F401  (registration by import)
+    anchored,
     cluster,
     dra,
     gang,
@@ -9,6 +10,7 @@ from aftershock.bdd.steps import (  # noqa: F401  (registration by import)
     implementation,
     node_records,
     nodes,
+    reference,
     secrets,
     statefulsets,
     storage,

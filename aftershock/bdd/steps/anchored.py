@@ -1,0 +1,117 @@
+"""Steps that anchor a fault on what the implementation sees or does (the faults `aftershock
+explore` plans, written the same way in the scenarios it finds), and the wait that ends a
+workload: the cluster quiet."""
+
+from __future__ import annotations
+
+from aftershock.bdd.steps.implementation import implementation_of
+from aftershock.bdd.steps.nodes import RESOURCE_WORDS
+from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
+from aftershock.scenario import Scenario, StepFailed, given, when
+from aftershock.timeline.entry import WATCH
+
+EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
+VERBS = ("create", "update", "patch", "delete")
+
+
+def resource_of(scenario: Scenario, word: str) -> str:
+    """'pod' → pods; a custom resource by its kind in lower case ('replicagroup')."""
+    if word in RESOURCE_WORDS:
+        return RESOURCE_WORDS[word]
+    profile = scenario.facts.get("profile")
+    for mapping in (getattr(profile, "concepts", None) or {}).values():
+        resource = mapping.get("resource") if isinstance(mapping, dict) else None
+        if resource and resource["kind"].lower() == word:
+            return resource["plural"]
+    known = [*RESOURCE_WORDS, *(m["resource"]["kind"].lower() for m in
+                                (getattr(profile, "concepts", None) or {}).values()
+                                if isinstance(m, dict) and m.get("resource"))]
+    raise StepFailed(f"unknown watch '{word}': one of {', '.join(known)}")
+
+
+def observe(scenario: Scenario, faults) -> None:
+    """The implementation restarts behind the observing proxy, armed with ``faults``."""
+    from aftershock.sut.observed import ObservedImplementation
+
+    implementation = implementation_of(scenario)
+    if implementation is None or getattr(implementation, "kubeconfig", None) is None:
+        raise StepFailed("anchored faults need an implementation that runs as a process "
+                         "(a profile with start:)")
+    workdir = (scenario.report_dir or implementation.workdir) / "observed"
+    scenario.inject(ObservedImplementation(implementation, faults, workdir))
+
+
+def _anchor(scenario: Scenario, what: str, nth: int, type: str) -> EventAnchor:
+    if type not in EVENT_TYPES:
+        raise StepFailed(f"unknown event type '{type}': one of {', '.join(EVENT_TYPES)}")
+    return EventAnchor(resource_of(scenario, what), type, nth, scenario.namespace)
+
+
+@given("the {what:w} watch of the implementation stalls at its {nth:Ordinal} {type:w} event "
+       "for {seconds:d} seconds")
+def stalls_at(scenario: Scenario, what: str, nth: int, type: str, seconds: int) -> None:
+    """From that event on, the watch is held (in order) for the seconds given: a stale view."""
+    observe(scenario, [Stall(_anchor(scenario, what, nth, type), seconds)])
+
+
+@given("the {what:w} watch of the implementation misses {seconds:d} seconds of events from its "
+       "{nth:Ordinal} {type:w} event, then relists")
+def misses_from(scenario: Scenario, what: str, seconds: int, nth: int, type: str) -> None:
+    """From that event on, nothing of that resource reaches the implementation for the seconds
+    given; then its watch gets 410 Gone and it re-lists: the states between are never seen."""
+    observe(scenario, [Miss(_anchor(scenario, what, nth, type), seconds)])
+
+
+@given("the implementation is killed and restarted right after its {nth:Ordinal} write")
+def killed_after_write(scenario: Scenario, nth: int) -> None:
+    observe(scenario, [KillAfterWrite(nth)])
+
+
+@given("the implementation is killed and restarted right after its {nth:Ordinal} {what:w} "
+       "{verb:w}")
+def killed_after(scenario: Scenario, nth: int, what: str, verb: str) -> None:
+    """SIGKILL right after the API server answered that write; started again at once."""
+    if verb not in VERBS:
+        raise StepFailed(f"unknown write '{verb}': one of {', '.join(VERBS)}")
+    observe(scenario, [KillAfterWrite(nth, verb, resource_of(scenario, what))])
+
+
+def last_activity(scenario: Scenario) -> float:
+    """When an object of the scenario's namespace last changed, as recorded."""
+    for entry in reversed(scenario.timeline.entries):
+        if entry.kind == WATCH and entry.namespace == scenario.namespace:
+            return entry.mono
+    return scenario.timeline.started
+
+
+def wait_quiet(scenario: Scenario, seconds: float, limit: float = 60.0) -> bool:
+    """Until no object of the namespace changed for ``seconds`` (woken by recorded events,
+    else at the moment the quiet would be complete); False if that took more than ``limit``."""
+    end = scenario.now + limit
+    while True:
+        quiet_at = last_activity(scenario) + seconds
+        if quiet_at <= scenario.now:
+            return True
+        if scenario.now >= end:
+            return False
+        scenario.wait_until(_grown(scenario, len(scenario.timeline)),
+                            min(quiet_at, end) - scenario.now)
+
+
+def _grown(scenario: Scenario, seen: int):
+    return lambda _: len(scenario.timeline) > seen
+
+
+@when("the namespace is quiet for {seconds:d} seconds")
+def namespace_quiet(scenario: Scenario, seconds: int) -> None:
+    """Waits (at most a minute) until nothing in the scenario's namespace changed for the
+    seconds given; a namespace that never settles is marked, not failed."""
+    if not wait_quiet(scenario, seconds):
+        scenario.timeline.mark(f"namespace/{scenario.namespace} still changing after 60s")
+
+
+@given("the implementation's watches and writes are observed")
+def observed(scenario: Scenario) -> None:
+    """The implementation restarts behind the observing proxy, which changes nothing: what an
+    explore reference run does, so a plan differs from it by its fault alone."""
+    observe(scenario, [])
