@@ -1,4 +1,4 @@
-"""The ``aftershock`` command: run | judge | properties | steps | init | cluster
+"""The ``aftershock`` command: run | explore | judge | properties | steps | init | cluster
 up/down/list/gc | toolchain build/status | report | doctor."""
 
 from __future__ import annotations
@@ -265,6 +265,9 @@ def parser() -> argparse.ArgumentParser:
                             help="the project whose own steps/ join the built-in ones")
     vocabulary.set_defaults(func=cmd_steps)
 
+    from aftershock.explore.command import add_parser
+
+    add_parser(sub)
     sub.add_parser("doctor", help="check this machine").set_defaults(func=cmd_doctor)
     return top
 

@@ -15,6 +15,7 @@ FAMILIES = {
     "S": "stateful storage scale-down",
     "N": "per-node bookkeeping outlives its node",
     "D": "dynamic resource allocation",
+    "E": "explore's oracles: a run against its unperturbed reference runs",
     "harness": "the generic checks (each judges the properties above that accept it)",
 }
 

@@ -1,3 +1,11 @@
 """Every family of properties: importing this registers them all."""
 
-from aftershock.properties import dra, gang, harness, records, replica, storage  # noqa: F401
+from aftershock.properties import (  # noqa: F401
+    dra,
+    explore,
+    gang,
+    harness,
+    records,
+    replica,
+    storage,
+)

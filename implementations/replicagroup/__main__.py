@@ -55,6 +55,10 @@ class Controller:
         self.pods.add_event_handler("DELETED", self._deleted)
         self.pods.add_event_handler("MODIFIED", self._modified)
         self.pods.start()
+        # Both variants wait for the first list, as client-go controllers WaitForCacheSync: a
+        # restarted controller that reconciles from an empty cache re-creates every pod.
+        while self.pods._resource_version is None:  # the informer has no synced flag
+            time.sleep(0.02)
 
     def _deleted(self, pod) -> None:
         if pod.metadata.uid not in self.terminating:  # counted when it began terminating

@@ -204,6 +204,11 @@ JUDGEMENTS = {
     "reads_clean": ({"cluster": _storage(), "removed": [2], "ledger": LEDGER, "results": [],
                      "loss_allowed": True}, set()),
     "node_side_exclusive": ({"prepare_log": []}, set()),
+    "end_state_as_reference": ({"namespace": NS, "reference": {"pods": ["{}"]},
+                                "masks": {"pods": ["metadata", "spec", "status"]}}, {"pods"}),
+    "writes_as_reference": ({"actor": "ctl", "namespace": NS,
+                             "expected": {"pods create": [1, 2]}}, {"pods", "audit"}),
+    "no_error_storm": ({"actor": "ctl", "limit": 1}, {"audit"}),
 }
 
 
@@ -243,6 +248,7 @@ def _nothing(reads: set[str], entries: list[Entry], params: dict) -> bool:
     if not reads:
         return not (params.get("prepare_log") or params.get("results"))
     return not any((e.kind == WATCH and e.resource in reads) or
+                   (e.kind == AUDIT and "audit" in reads and reads == {"audit"}) or
                    (e.kind == GAP_END and e.resource in reads and e.extra.get("changes"))
                    for e in entries)
 

@@ -1,0 +1,2 @@
+"""aftershock explore: stale-view, unobserved-state and crash bugs found without a
+hand-written scenario."""

@@ -1,0 +1,136 @@
+"""`aftershock explore --profile P --workload W [--budget 30m] [--seed N]`: the command's
+inputs checked and bounded before anything starts, the cluster owned for the run, a progress
+line per plan and a summary table at the end."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+from aftershock.errors import UserError
+
+UNITS = {"s": 1, "m": 60, "h": 3600}
+MAX_BUDGET = 24 * 3600
+BOUNDS = {"references": (2, 10), "replays": (1, 50), "max_plans": (1, 10_000),
+          "stall": (1, 120), "miss": (1, 120)}
+
+
+def budget_seconds(text: str) -> float:
+    """'30m', '90s', '1h', '45' (seconds) → seconds, at most a day."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
+    if found is None:
+        raise UserError(f"--budget {text}: expected a duration such as 30m, 90s or 1h")
+    seconds = float(found[1]) * UNITS[found[2] or "s"]
+    if not 0 < seconds <= MAX_BUDGET:
+        raise UserError(f"--budget {text}: between 1s and 24h")
+    return seconds
+
+
+def check_bounds(args) -> None:
+    for name, (low, high) in BOUNDS.items():
+        value = getattr(args, name)
+        if value is not None and not low <= value <= high:
+            raise UserError(f"--{name.replace('_', '-')} {value}: between {low} and {high}")
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run(args) -> int:
+    from aftershock.explore.engine import ExploreError, Explorer, Settings
+    from aftershock.explore.workload import load
+    from aftershock.sut.profile import load_profile
+
+    budget = budget_seconds(args.budget)
+    check_bounds(args)
+    profile = load_profile(args.profile)
+    if profile.start is None:
+        raise UserError("explore restarts the implementation behind its observing proxy: the "
+                        "profile needs a start: command (a process)", path=args.profile)
+    workload = load(Path(args.workload), args.scenario)
+    shape = _shape(args.shape, workload.shape)
+    out = Path(args.out) if args.out else Path("reports") / time.strftime(
+        "explore-%Y%m%d-%H%M%S")
+    out.mkdir(parents=True, exist_ok=True)
+    settings = Settings(budget, args.seed, args.references, args.replays, args.max_plans,
+                        args.stall, args.miss)
+    say(f"explore: {profile.name} on {workload.path} ({len(workload.steps)} steps), budget "
+        f"{budget:.0f}s, seed {args.seed}; results in {out}")
+    from aftershock.notebook.session import Session
+
+    session = Session(shape=shape, profile=args.profile, report_dir=out / "runs",
+                      kubernetes_version=args.kubernetes_version, name="explore-start")
+    explorer = Explorer(session, workload, settings, out, say)
+    try:
+        explorer.learn()
+        generated = explorer.generated
+        say(f"{len(generated.plans)} plans from the reference runs; pruned "
+            f"{sum(generated.pruned.values())}: " + ", ".join(
+                f"{n} {why}" for why, n in sorted(generated.pruned.items())))
+        explorer.explore()
+    except ExploreError as exc:
+        say(f"aftershock: explore: {exc}")
+        return 1
+    finally:
+        summary = explorer.save()
+        session.close()
+    for line in table(summary):
+        print(line)
+    return 1 if summary["bugs"] else 0
+
+
+def _shape(option: str | None, tagged: str | None) -> str | None:
+    if option:
+        return option
+    if tagged:
+        from aftershock.session_cluster import shape_file
+
+        return str(shape_file(tagged))
+    return None
+
+
+def table(summary: dict) -> list[str]:
+    per = summary["seconds_per_plan"]
+    lines = [
+        f"plans: {summary['plans_run']} run of {summary['plans_generated']}, "
+        f"{summary['pruned']} pruned; findings: {summary['findings']} "
+        f"({summary['bugs']} bugs, {summary['flaky']} flaky); errors: {summary['errors']}",
+        f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
+        f"{summary['plans_per_minute']} plans per minute; {summary['elapsed']}s in all",
+        f"{'KIND':<14}{'RUN':>5}{'FINDINGS':>10}{'ERRORS':>8}",
+    ]
+    for kind, row in summary["by_kind"].items():
+        lines.append(f"{kind:<14}{row['run']:>5}{row['findings']:>10}{row['errors']:>8}")
+    for finding in summary["list"]:
+        lines.append(f"finding {finding['number']}: {', '.join(sorted(finding['violated']))} "
+                     f"{finding['verdict']} ({finding['reproduced']}/{finding['replayed']} "
+                     f"replays) {finding['feature'] or ''}")
+    return lines
+
+
+def add_parser(sub) -> None:
+    explore = sub.add_parser("explore", help="perturb a workload systematically to find "
+                             "stale-view, unobserved-state and crash bugs")
+    explore.add_argument("--profile", required=True, help="the implementation under test")
+    explore.add_argument("--workload", required=True,
+                         help="a feature (its first scenario) or a plain list of steps")
+    explore.add_argument("--scenario", help="which scenario of the feature (default: first)")
+    explore.add_argument("--budget", default="30m", help="e.g. 30m, 90s, 1h (default: 30m)")
+    explore.add_argument("--seed", type=int, default=0)
+    explore.add_argument("--references", type=int, default=3,
+                         help="unperturbed runs to learn from (default: 3)")
+    explore.add_argument("--replays", type=int, default=10,
+                         help="replays of each finding; a bug reproduces in 80%% (default: 10)")
+    explore.add_argument("--max-plans", type=int, help="stop after this many plans")
+    explore.add_argument("--stall", type=float, default=4.0,
+                         help="seconds a stale-view plan holds a watch (default: 4)")
+    explore.add_argument("--miss", type=float, default=3.0,
+                         help="seconds an unobserved-state plan hides (default: 3)")
+    explore.add_argument("--shape", help="cluster shape (default: the workload's @shape tag, "
+                         "else three nodes)")
+    explore.add_argument("--kubernetes-version")
+    explore.add_argument("--out", help="run dir (default: reports/explore-<time>)")
+    explore.set_defaults(func=run)

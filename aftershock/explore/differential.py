@@ -1,0 +1,165 @@
+"""The differential oracles of `aftershock explore`, as pure functions of recorded histories:
+what the implementation's objects looked like at the end and how many it created and deleted,
+learned from unperturbed reference runs, with what varies between those runs masked."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from aftershock.timeline.entry import AUDIT, WATCH, Entry
+from aftershock.timeline.state import State
+
+# Fields that say when or which instance, never what: masked before anything is learned.
+ALWAYS_MASKED = ("metadata.uid", "metadata.resourceVersion", "metadata.creationTimestamp",
+                 "metadata.managedFields", "metadata.generation", "metadata.namespace",
+                 "metadata.selfLink")
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
+NAMESPACE = "{namespace}"
+WRITE_VERBS = ("create", "update", "patch", "delete")
+STORM_WINDOW = 10.0
+
+Flat = dict[str, Any]
+
+
+def flatten(value: Any, prefix: str = "") -> Flat:
+    """{'a': {'b': [1]}} → {'a.b[*]': ...}: list positions become [*], so a path names a field
+    of every element; the values of one path in one object are kept in order."""
+    out: dict[str, Any] = {}
+    if isinstance(value, dict):
+        for key in sorted(value):
+            out.update(flatten(value[key], f"{prefix}.{key}" if prefix else key))
+    elif isinstance(value, list):
+        for item in value:
+            for path, leaf in flatten(item, f"{prefix}[*]").items():
+                out.setdefault(path, []).append(leaf)
+    else:
+        out[prefix] = value
+    return {path: (tuple(v) if isinstance(v, list) else v) for path, v in out.items()}
+
+
+def _masked(path: str, masks: Iterable[str]) -> bool:
+    return any(path == mask or path.startswith(mask + ".") or path.startswith(mask + "[")
+               for mask in masks)
+
+
+def normal(obj: dict[str, Any], namespace: str, masks: Iterable[str] = ()) -> Flat:
+    """One object as flat fields, the namespace's name replaced by a token, timestamps and
+    masked fields gone."""
+    text = json.dumps(obj).replace(f'"{namespace}"', f'"{NAMESPACE}"') if namespace else \
+        json.dumps(obj)
+    flat = flatten(json.loads(text))
+    masks = (*ALWAYS_MASKED, *masks)
+    return {path: value for path, value in flat.items()
+            if not _masked(path, masks) and not _timestamp(value)}
+
+
+def _timestamp(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return any(_timestamp(v) for v in value)
+    return isinstance(value, str) and bool(TIMESTAMP.match(value))
+
+
+def end_objects(entries: Sequence[Entry], namespace: str,
+                resources: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    """The objects of ``resources`` in ``namespace`` as the history ends."""
+    state = State()
+    for entry in entries:
+        state.apply(entry)
+    return {resource: state.select(resource, namespace) for resource in resources}
+
+
+def learn_masks(runs: Sequence[dict[str, list[Flat]]]) -> dict[str, list[str]]:
+    """Per resource, the paths whose values (as a multiset over its objects) differ between
+    reference runs; ``["*"]`` when even the number of objects differs."""
+    masks: dict[str, list[str]] = {}
+    for resource in sorted({r for run in runs for r in run}):
+        objects = [run.get(resource, []) for run in runs]
+        if len({len(o) for o in objects}) > 1:
+            masks[resource] = ["*"]
+            continue
+        paths = sorted({p for objs in objects for obj in objs for p in obj})
+        masks[resource] = [path for path in paths
+                           if len({_values(objs, path) for objs in objects}) > 1]
+    return masks
+
+
+def _values(objects: list[Flat], path: str) -> str:
+    return json.dumps(sorted(json.dumps(o.get(path), default=str) for o in objects))
+
+
+def canonical(objects: list[Flat], masks: list[str]) -> list[str]:
+    return sorted(json.dumps({p: v for p, v in obj.items() if not _masked(p, masks)},
+                             sort_keys=True, default=str) for obj in objects)
+
+
+def end_state_difference(got: dict[str, list[Flat]], reference: dict[str, list[str]],
+                         masks: dict[str, list[str]]) -> list[str]:
+    """What differs between the end state and the reference, per resource, in words."""
+    found = []
+    for resource, wanted in sorted(reference.items()):
+        if masks.get(resource) == ["*"]:
+            continue
+        mine = canonical(got.get(resource, []), masks.get(resource, []))
+        if mine == wanted:
+            continue
+        if len(mine) != len(wanted):
+            found.append(f"{len(mine)} {resource} at the end, the reference had {len(wanted)}")
+            continue
+        found.append(f"{resource}: " + _first_field(mine, wanted))
+    return found
+
+
+def _first_field(mine: list[str], wanted: list[str]) -> str:
+    ours = [json.loads(m) for m in mine]
+    theirs = [json.loads(w) for w in wanted]
+    for path in sorted({p for o in ours + theirs for p in o}):
+        a = Counter(json.dumps(o.get(path)) for o in ours)
+        b = Counter(json.dumps(o.get(path)) for o in theirs)
+        if a != b:
+            return f"{path} is {_tally(a)}, the reference had {_tally(b)}"
+    return "the objects differ"
+
+
+def _tally(counts: Counter[str]) -> str:
+    return ", ".join(f"{value} x{n}" for value, n in sorted(counts.items()))
+
+
+def writes(entries: Iterable[Entry], actor: str, namespace: str,
+           verbs: Iterable[str] = ("create", "delete")) -> dict[str, list[Entry]]:
+    """The writes ``actor`` made that the API server accepted, by 'resource verb', in
+    ``namespace`` or on cluster-scoped objects (by the audit log)."""
+    verbs = set(verbs)
+    found: dict[str, list[Entry]] = {}
+    for entry in entries:
+        if (entry.kind == AUDIT and entry.actor == actor and entry.verb in verbs
+                and not entry.subresource and 200 <= entry.code < 300
+                and entry.namespace in (namespace, "")):
+            found.setdefault(f"{entry.resource} {entry.verb}", []).append(entry)
+    return found
+
+
+def refused_storm(entries: Iterable[Entry], actor: str) -> list[Entry]:
+    """The most writes of ``actor`` the API server refused within any STORM_WINDOW seconds."""
+    refused = [e for e in entries if e.kind == AUDIT and e.actor == actor
+               and e.verb in WRITE_VERBS and e.code >= 400]
+    best: list[Entry] = []
+    start = 0
+    for end, entry in enumerate(refused):
+        while entry.mono - refused[start].mono > STORM_WINDOW:
+            start += 1
+        if end - start + 1 > len(best):
+            best = refused[start:end + 1]
+    return best
+
+
+def last_entries(entries: Sequence[Entry], namespace: str, resource: str) -> list[Entry]:
+    """The last recorded event of each object of ``resource`` in ``namespace``."""
+    last: dict[str, Entry] = {}
+    for entry in entries:
+        if entry.kind == WATCH and entry.resource == resource and entry.namespace == namespace:
+            last[entry.name] = entry
+    return sorted(last.values(), key=lambda e: e.seq)

@@ -1,0 +1,282 @@
+"""`aftershock explore`: reference runs, then one plan after another on one cluster (a fresh
+namespace each, the implementation restarted), each judged by the oracles; a plan that breaks
+a property the references kept is a finding, written as a scenario and replayed to tell a bug
+from a flake."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aftershock.checks.verdict import UNKNOWN, VIOLATED
+from aftershock.explore import oracles, plans, trace
+from aftershock.explore.plans import Plan
+from aftershock.explore.workload import Workload
+
+OBSERVED = "Given the implementation's watches and writes are observed"
+REPRODUCED = 0.8  # a finding that replays less often than this is flaky
+
+
+@dataclass
+class Settings:
+    budget: float = 1800.0
+    seed: int = 0
+    references: int = 3
+    replays: int = 10
+    max_plans: int | None = None
+    stall: float = 4.0
+    miss: float = 3.0
+
+
+@dataclass
+class Outcome:
+    name: str
+    lines: list[str]
+    seconds: float
+    violated: dict[str, str] = field(default_factory=dict)  # property → what its verdict said
+    unknown: dict[str, str] = field(default_factory=dict)
+    failed: str = ""
+    report_dir: Path | None = None
+    trace: trace.Trace | None = None
+
+
+@dataclass
+class Finding:
+    number: int
+    plan: Plan | None  # None: the reference runs themselves broke it
+    outcome: Outcome
+    feature: Path | None = None
+    reproduced: int = 0
+    replayed: int = 0
+    same: list[str] = field(default_factory=list)  # later plans that found the same
+
+    @property
+    def verdict(self) -> str:
+        if not self.replayed:
+            return "not replayed"
+        return "bug" if self.reproduced >= REPRODUCED * self.replayed else "flaky"
+
+
+def lines_for(workload: Workload, plan: Plan | None, judged: list[str]) -> list[str]:
+    """The scenario a run plays: the workload, the plan's step where it goes, the wait for
+    quiet, then what it is judged by."""
+    out = []
+    for index, step in enumerate(workload.steps):
+        out.append(step.words)
+        if index == workload.started:
+            anchored = plan is not None and plan.kind != "node"
+            out.append(plan.step if anchored else OBSERVED)
+        if plan is not None and plan.kind == "node" and index == plan.after:
+            out.append(plan.step)
+    return [*out, oracles.QUIET, *judged]
+
+
+class Explorer:
+    def __init__(self, session, workload: Workload, settings: Settings, out: Path,
+                 say: Callable[[str], None]):
+        self.session, self.workload, self.settings = session, workload, settings
+        self.out, self.say = out, say
+        self.began = time.monotonic()
+        self.findings: list[Finding] = []
+        self.outcomes: list[tuple[Plan, Outcome]] = []
+        self.generated: plans.Plans | None = None
+        self.reference: oracles.Reference | None = None
+        self.reference_violations: set[str] = set()
+
+    # --- running one scenario ---------------------------------------------------------------
+
+    def play(self, name: str, lines: list[str]) -> Outcome:
+        from aftershock.sut.observed import PROXY_LOG
+
+        began = time.monotonic()
+        scenario = self.session.new_scenario(name)
+        outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
+        for line in lines:
+            result = self.session.step(line, raise_on_failure=False)
+            if result.status in ("failed", "skipped"):
+                outcome.failed = f"{result.line}: {result.message.splitlines()[0][:300]}"
+                break
+        for verdict in scenario.verdicts:
+            if verdict.status == VIOLATED:
+                for label in verdict.property.split(", "):
+                    outcome.violated.setdefault(label, verdict.summary)
+            elif verdict.status == UNKNOWN:
+                for label in verdict.property.split(", "):
+                    outcome.unknown.setdefault(label, verdict.summary)
+        namespace = scenario.namespace
+        # The history as the judgements saw it: the teardown's deletions are no end state.
+        self.last_history = (scenario.history(), namespace, _actor(scenario))
+        self.session.end_scenario()
+        log = next(iter(sorted((scenario.report_dir or Path()).rglob(PROXY_LOG))), None)
+        outcome.trace = trace.read(log, namespace) if log else trace.Trace()
+        outcome.seconds = time.monotonic() - began
+        return outcome
+
+    # --- the phases -------------------------------------------------------------------------
+
+    def learn(self) -> None:
+        """Reference runs: the workload with nothing perturbed, judged by its labelled
+        properties; what they agree on becomes the differential oracles."""
+        judged = oracles.labelled([s.text for s in self.workload.steps])
+        runs, traces = [], []
+        for index in range(1, self.settings.references + 1):
+            outcome = self.play(f"reference-{index}", lines_for(self.workload, None, judged))
+            self.say(f"reference {index}/{self.settings.references}: {outcome.seconds:.1f}s, "
+                     f"{len(outcome.trace.events)} events seen, {len(outcome.trace.writes)} "
+                     f"writes{_status(outcome)}")
+            if outcome.failed:
+                raise ExploreError(f"reference run {index} failed: {outcome.failed}")
+            runs.append(self.last_history)
+            traces.append(outcome.trace)
+            if outcome.violated and not self.findings:
+                self.reference_violations |= set(outcome.violated)
+                self.findings.append(Finding(1, None, outcome))
+        self.reference = oracles.learn(runs)
+        self.reference.save(self.out / "reference.json")
+        self.generated = plans.generate(
+            self.workload, traces, self._nodes(), self._kinds(), self.settings.stall,
+            self.settings.miss, self.settings.seed)
+
+    def explore(self) -> None:
+        assert self.generated is not None and self.reference is not None
+        todo = self.generated.plans[:self.settings.max_plans]
+        judged = oracles.labelled([s.text for s in self.workload.steps])
+        for number, plan in enumerate(todo, start=1):
+            if self.left() <= 0:
+                self.say(f"budget spent after {number - 1} of {len(todo)} plans")
+                break
+            lines = lines_for(self.workload, plan,
+                              judged + self.reference.steps(plan.differential))
+            outcome = self.play(f"plan-{number:03d}-{plan.slug}", lines)
+            self.outcomes.append((plan, outcome))
+            new = {p: s for p, s in outcome.violated.items()
+                   if p not in self.reference_violations}
+            self.say(f"plan {number}/{len(todo)} {plan.kind} {plan.anchor}: "
+                     f"{outcome.seconds:.1f}s{_status(outcome, new)}")
+            if new:
+                self._found(plan, outcome, new)
+
+    def _found(self, plan: Plan, outcome: Outcome, new: dict[str, str]) -> None:
+        signature = (plan.kind, frozenset(new))  # one fault kind breaking the same: one bug
+        for finding in self.findings:
+            if finding.plan is not None and (finding.plan.kind,
+                                             frozenset(finding.outcome.violated)) == signature:
+                finding.same.append(plan.anchor)
+                return
+        outcome.violated = new
+        finding = Finding(len(self.findings) + 1, plan, outcome)
+        self.findings.append(finding)
+        from aftershock.explore.finding import write
+
+        finding.feature = write(finding, self.workload, self.out / "findings",
+                                self.session.profile, self.settings.seed)
+        self.replay(finding)
+
+    def replay(self, finding: Finding) -> None:
+        """The finding's scenario, played again: a bug reproduces in ≥ 80% of the replays."""
+        from aftershock.explore.finding import scenario_lines
+
+        lines = scenario_lines(finding.feature)
+        for index in range(1, self.settings.replays + 1):
+            if self.left() <= 0 and index > 1:
+                break
+            outcome = self.play(f"finding-{finding.number}-replay-{index}", lines)
+            finding.replayed += 1
+            if set(outcome.violated) & set(finding.outcome.violated):
+                finding.reproduced += 1
+        self.say(f"finding {finding.number}: {', '.join(sorted(finding.outcome.violated))} "
+                 f"reproduced {finding.reproduced}/{finding.replayed}: {finding.verdict} "
+                 f"({finding.feature})")
+
+    def left(self) -> float:
+        return self.settings.budget - (time.monotonic() - self.began)
+
+    def _nodes(self) -> list[str]:
+        return list(self.session.cluster.shape.node_names) if getattr(
+            self.session.cluster, "shape", None) else []
+
+    def _kinds(self) -> dict[str, str]:
+        profile = self.session.profile
+        return {m["resource"]["plural"]: m["resource"]["kind"].lower()
+                for m in (profile.concepts or {}).values()
+                if isinstance(m, dict) and m.get("resource")}
+
+    # --- the end ----------------------------------------------------------------------------
+
+    def summary(self) -> dict:
+        times = [o.seconds for _, o in self.outcomes]
+        kinds = {}
+        for kind in plans.KINDS:
+            ran = [o for p, o in self.outcomes if p.kind == kind]
+            kinds[kind] = {"run": len(ran),
+                           "findings": sum(1 for f in self.findings
+                                           if f.plan is not None and f.plan.kind == kind),
+                           "errors": sum(1 for o in ran if o.failed)}
+        generated = self.generated
+        return {
+            "plans_generated": len(generated.plans) if generated else 0,
+            "plans_run": len(self.outcomes),
+            "pruned": sum(generated.pruned.values()) if generated else 0,
+            "pruned_by_reason": dict(generated.pruned) if generated else {},
+            "findings": len(self.findings),
+            "bugs": sum(1 for f in self.findings if f.verdict == "bug"),
+            "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
+            "plans_with_violations": sum(1 for _, o in self.outcomes
+                                         if set(o.violated) - self.reference_violations),
+            "errors": sum(1 for _, o in self.outcomes if o.failed),
+            "seconds_per_plan": {"mean": _round(statistics.mean(times)) if times else None,
+                                 "p50": _round(statistics.median(times)) if times else None,
+                                 "max": _round(max(times)) if times else None},
+            "plans_per_minute": _round(60 * len(times) / sum(times)) if times else None,
+            "elapsed": _round(time.monotonic() - self.began),
+            "by_kind": kinds,
+            "list": [{"number": f.number, "plan": f.plan.step if f.plan else None,
+                      "violated": f.outcome.violated, "verdict": f.verdict,
+                      "reproduced": f.reproduced, "replayed": f.replayed,
+                      "feature": str(f.feature) if f.feature else None,
+                      "same": f.same} for f in self.findings],
+        }
+
+    def save(self) -> dict:
+        summary = self.summary()
+        (self.out / "summary.json").write_text(json.dumps(summary, indent=1))
+        with (self.out / "plans.jsonl").open("w") as out:
+            for plan, outcome in self.outcomes:
+                out.write(json.dumps({"kind": plan.kind, "anchor": plan.anchor,
+                                      "step": plan.step, "seconds": _round(outcome.seconds),
+                                      "violated": outcome.violated,
+                                      "unknown": outcome.unknown,
+                                      "failed": outcome.failed}) + "\n")
+        return summary
+
+
+class ExploreError(Exception):
+    pass
+
+
+def _actor(scenario) -> str:
+    from aftershock.bdd.steps.implementation import implementation_actor
+
+    try:
+        return implementation_actor(scenario)
+    except Exception:
+        return ""
+
+
+def _status(outcome: Outcome, new: dict[str, str] | None = None) -> str:
+    if outcome.failed:
+        return f"  ERROR {outcome.failed}"
+    shown = outcome.violated if new is None else new
+    if shown:
+        return "  FINDING " + "; ".join(f"{p}: {s[:160]}" for p, s in sorted(shown.items()))
+    if outcome.unknown:
+        return "  ok (unknown: " + ", ".join(sorted(outcome.unknown)) + ")"
+    return "  ok"
+
+
+def _round(value: float) -> float:
+    return round(value, 2)

@@ -1,0 +1,64 @@
+"""A finding as a scenario anyone can run again: the workload, the fault anchored where the plan
+put it, the wait for quiet, and the properties it broke (`aftershock run F --profile P`)."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from aftershock.explore import oracles
+from aftershock.scenario import label_ids, split_label
+
+
+def write(finding, workload, directory: Path, profile, seed: int) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    plan = finding.plan
+    violated = sorted(finding.outcome.violated)
+    slug = plan.slug if plan else "reference"
+    path = directory / f"{finding.number:02d}-{slug}.feature"
+    kept = _kept(finding.outcome.lines, set(violated), len(workload.steps))
+    tags = " ".join(f"@{t}" for t in sorted(workload.tags)
+                    if not t.startswith("expect-violation:"))
+    where = f"a {plan.kind} fault ({plan.anchor})" if plan else "no fault at all"
+    head = [
+        f"# Found by aftershock explore on {datetime.date.today()}: profile {profile.name}, "
+        f"seed {seed}, workload {oracles.shown(workload.path)}.",
+        f"# Plan: {plan.step if plan else 'none (the unperturbed reference run)'}",
+        *(f"# {p} violated: {finding.outcome.violated[p][:300]}" for p in violated),
+        f"# Replay: aftershock run {oracles.shown(path)} --profile "
+        f"{oracles.shown(profile.path)}",
+        f"@explore {tags}".rstrip(),
+        f"Feature: explore finding {finding.number}: {', '.join(violated)} under {where}",
+        "",
+        f"  Scenario: {workload.title}, {plan.anchor if plan else 'unperturbed'}",
+    ]
+    body = [f"    {_and(line, kept[index - 1] if index else None)}"
+            for index, line in enumerate(kept)]
+    path.write_text("\n".join(head + body) + "\n")
+    return path
+
+
+def _kept(lines: list[str], violated: set[str], workload_steps: int) -> list[str]:
+    """Every step up to the wait for quiet; after it, only the judgements that broke."""
+    quiet = lines.index(oracles.QUIET)
+    out = lines[:quiet + 1]
+    for line in lines[quiet + 1:]:
+        label = split_label(line)[1]
+        if label and set(label_ids(label)) & violated:
+            out.append(line)
+    return out
+
+
+def _and(line: str, previous: str | None) -> str:
+    """'Given x' after a Given reads 'And x', as a person writes it."""
+    keyword, _, text = line.partition(" ")
+    if previous is not None and previous.partition(" ")[0] == keyword:
+        return f"And {text}"
+    return line
+
+
+def scenario_lines(path: Path) -> list[str]:
+    """The steps of a written finding, as its feature file says them now."""
+    from aftershock.explore.workload import load
+
+    return [step.words for step in load(path).steps]

@@ -1,0 +1,134 @@
+"""Test plans: one precise perturbation each, anchored on an event of the reference runs, and
+the pruning of plans that cannot change the outcome (as Sieve prunes).
+
+- stale: the implementation's watch of a resource stalls at its n-th event of a type;
+- unobserved: it misses some seconds of events from there, then re-lists;
+- intermediate: it is killed and restarted right after its n-th write of a kind;
+- node: a node is drained between two steps of the workload.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from aftershock.explore.trace import Trace
+from aftershock.explore.workload import Workload
+from aftershock.faults.anchors import ordinal
+
+KINDS = ("stale", "intermediate", "unobserved", "node")
+ACTED_WITHIN = 1.0  # a write this soon after an event is taken as the implementation's answer
+MAX_PER_KIND = 40  # anchors per (resource, type) or (resource, verb)
+
+
+@dataclass(frozen=True)
+class Plan:
+    kind: str
+    step: str  # the step that injects it, as a scenario would say it
+    after: int  # inserted after this workload step
+    anchor: str  # short, for progress lines and file names
+    differential: bool = True  # a node plan changes the outcome by design: no E1/E2
+
+    @property
+    def slug(self) -> str:
+        return f"{self.kind}-{self.anchor}".replace(" ", "-").replace("#", "")
+
+
+@dataclass
+class Plans:
+    plans: list[Plan] = field(default_factory=list)
+    pruned: dict[str, int] = field(default_factory=dict)  # why → how many
+
+    def prune(self, why: str) -> None:
+        self.pruned[why] = self.pruned.get(why, 0) + 1
+
+
+def words(resource: str, kinds: dict[str, str]) -> str:
+    """The word a step uses for a resource: 'pod', or a custom resource's kind."""
+    return kinds.get(resource) or resource.removesuffix("s")
+
+
+def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
+             kinds: dict[str, str], stall: float = 4.0, miss: float = 3.0,
+             seed: int = 0) -> Plans:
+    """Every plan the reference traces admit, interleaved by kind, shuffled within a kind by
+    ``seed``. ``kinds`` maps a custom resource's plural to the word its steps use."""
+    out = Plans()
+    by_kind: dict[str, list[Plan]] = {kind: [] for kind in KINDS}
+    at = workload.started
+    for resource, type, nth in _event_anchors(traces, out):
+        what = words(resource, kinds)
+        anchor = f"{resource}-{type}#{nth}"
+        by_kind["stale"].append(Plan("stale", f"Given the {what} watch of the implementation "
+                                     f"stalls at its {ordinal(nth)} {type} event for "
+                                     f"{stall:g} seconds", at, anchor))
+        by_kind["unobserved"].append(Plan("unobserved", f"Given the {what} watch of the "
+                                          f"implementation misses {miss:g} seconds of events "
+                                          f"from its {ordinal(nth)} {type} event, then relists",
+                                          at, anchor))
+    for resource, verb, nth in _write_anchors(traces, out):
+        what = words(resource, kinds)
+        by_kind["intermediate"].append(Plan(
+            "intermediate", f"Given the implementation is killed and restarted right after its "
+            f"{ordinal(nth)} {what} {verb}", at, f"{resource}-{verb}#{nth}"))
+    for index in workload.actions()[:-1] or workload.actions():
+        for node in nodes:
+            by_kind["node"].append(Plan("node", f"When I drain node {node} deleting emptyDir "
+                                        "data", index, f"drain-{node}-after-step{index}",
+                                        differential=False))
+    rng = random.Random(seed)
+    for plans in by_kind.values():
+        rng.shuffle(plans)
+    while any(by_kind.values()):
+        for kind in KINDS:
+            if by_kind[kind]:
+                out.plans.append(by_kind[kind].pop(0))
+    return out
+
+
+def _event_anchors(traces: Sequence[Trace], out: Plans) -> list[tuple[str, str, int]]:
+    """(resource, type, n) for the n-th event every reference run saw, that some run acted on
+    within ACTED_WITHIN, and that is not followed by the same write as the anchor before it."""
+    counts = [trace.counts() for trace in traces]
+    found = []
+    for key in sorted(set().union(*counts)):
+        seen = min(c.get(key, 0) for c in counts)
+        for _ in range(max(c.get(key, 0) for c in counts) - seen):
+            out.prune("not seen in every reference run")
+        previous: tuple | None = None
+        for nth in range(1, seen + 1):
+            answers = tuple(_answer(trace, *key, nth) for trace in traces)
+            if all(answer is None for answer in answers):
+                out.prune("never acted on")
+                continue
+            if answers == previous:
+                out.prune("the same write answers the anchor before it")
+                continue
+            previous = answers
+            if sum(1 for r, t, _ in found if (r, t) == key) >= MAX_PER_KIND:
+                out.prune(f"over {MAX_PER_KIND} anchors of one kind")
+                continue
+            found.append((*key, nth))
+    return found
+
+
+def _answer(trace: Trace, resource: str, type: str, nth: int) -> int | None:
+    event = trace.event(resource, type, nth)
+    write = trace.first_write_after(event.mono, ACTED_WITHIN) if event else None
+    return write.nth if write else None
+
+
+def _write_anchors(traces: Sequence[Trace], out: Plans) -> list[tuple[str, str, int]]:
+    """(resource, verb, n) for the n-th write of its kind in every reference run."""
+    counts = [trace.write_counts() for trace in traces]
+    found = []
+    for key in sorted(set().union(*counts)):
+        seen = min(c.get(key, 0) for c in counts)
+        for _ in range(max(c.get(key, 0) for c in counts) - seen):
+            out.prune("not seen in every reference run")
+        for nth in range(1, min(seen, MAX_PER_KIND) + 1):
+            found.append((*key, nth))
+        for _ in range(seen - min(seen, MAX_PER_KIND)):
+            out.prune(f"over {MAX_PER_KIND} anchors of one kind")
+    return found

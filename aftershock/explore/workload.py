@@ -1,0 +1,122 @@
+"""The workload `aftershock explore` perturbs: one scenario of a feature file (its Background
+included, the first row of an Outline's examples), or a plain list of steps, one per line. Every
+step is checked against the step registry before anything starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aftershock.errors import UserError
+
+RUNNING = "the implementation under test is running"
+KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
+
+
+@dataclass(frozen=True)
+class Step:
+    keyword: str  # Given | When | Then (an And takes the keyword before it)
+    text: str
+    line: int
+
+    @property
+    def words(self) -> str:
+        return f"{self.keyword} {self.text}"
+
+
+@dataclass
+class Workload:
+    path: Path
+    title: str
+    steps: list[Step]
+    tags: set[str] = field(default_factory=set)
+
+    @property
+    def shape(self) -> str | None:
+        return next((t.split(":", 1)[1] for t in sorted(self.tags) if t.startswith("shape:")),
+                    None)
+
+    @property
+    def started(self) -> int:
+        """The index of the step that starts the implementation."""
+        return next(i for i, step in enumerate(self.steps) if step.text == RUNNING)
+
+    def actions(self) -> list[int]:
+        """Indexes of the steps after the implementation started that act (not a Then)."""
+        return [i for i, step in enumerate(self.steps)
+                if i > self.started and step.keyword != "Then"]
+
+
+def load(path: Path, scenario: str | None = None) -> Workload:
+    import aftershock.bdd.steps  # noqa: F401  (the step registry)
+
+    if not path.is_file():
+        raise UserError("no such workload file", path=str(path))
+    workload = _feature(path, scenario) if path.suffix == ".feature" else _plain(path)
+    if not workload.steps:
+        raise UserError("the workload has no steps", path=str(path))
+    _check(workload)
+    if all(step.text != RUNNING for step in workload.steps):
+        at = next((i for i, s in enumerate(workload.steps) if s.keyword != "Given"
+                   or not s.text.startswith("a cluster with")), 0)
+        workload.steps.insert(at, Step("Given", RUNNING, 0))
+    return workload
+
+
+def _feature(path: Path, wanted: str | None) -> Workload:
+    from aftershock.features import check_steps, parse_feature
+
+    check_steps(path)
+    feature = parse_feature(path)
+    templates = list(feature.scenarios.values())
+    if not templates:
+        raise UserError("the feature has no scenario", path=str(path))
+    chosen = templates[0]
+    if wanted is not None:
+        chosen = next((t for t in templates if t.name == wanted), None)
+        if chosen is None:
+            names = "; ".join(t.name for t in templates)
+            raise UserError(f"no scenario '{wanted}' (scenarios: {names})", path=str(path))
+    contexts = [c for examples in chosen.examples for c in examples.as_contexts()]
+    rendered = chosen.render(contexts[0] if contexts else {})
+    steps = [Step(_keyword(s.keyword), s.name, s.line_number) for s in rendered.steps]
+    return Workload(path, rendered.name, _chain(steps), {*feature.tags, *chosen.tags})
+
+
+def _plain(path: Path) -> Workload:
+    steps = []
+    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        first, _, rest = line.partition(" ")
+        keyword, text = (first, rest.strip()) if first in KEYWORDS else ("*", line)
+        steps.append(Step(keyword, text, number))
+    return Workload(path, path.stem, _chain(steps))
+
+
+def _keyword(word: str) -> str:
+    return word.strip().capitalize()
+
+
+def _chain(steps: list[Step]) -> list[Step]:
+    """And, But and * take the keyword before them (a plain list starts with Given)."""
+    out, last = [], "Given"
+    for step in steps:
+        keyword = last if step.keyword in ("And", "But", "*") else step.keyword
+        out.append(Step(keyword, step.text, step.line))
+        last = keyword
+    return out
+
+
+def _check(workload: Workload) -> None:
+    from aftershock.features import unknown_step
+    from aftershock.scenario import label_problem, match_step
+
+    for step in workload.steps:
+        found = match_step(step.text)
+        if found is None:
+            raise unknown_step(workload.path, step.line, step.keyword, step.text)
+        wrong = label_problem(step.text, found[0])
+        if wrong:
+            raise UserError(wrong, path=str(workload.path), line=step.line)

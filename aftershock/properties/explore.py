@@ -1,0 +1,75 @@
+"""E: the differential oracles of `aftershock explore`, a run judged against its unperturbed
+reference runs (as Sieve's are), plus the error storm. Each reference travels as plain data in
+the judgement's parameters, so a saved run is judged again against the same reference."""
+
+from __future__ import annotations
+
+from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.explore import differential as diff
+from aftershock.properties.base import Params, check, prop
+from aftershock.properties.history import History
+from aftershock.timeline.entry import AUDIT, WATCH
+
+prop("E1", "The objects the implementation owns end as in the unperturbed reference runs, with "
+     "the fields that vary between those runs masked.", ["end_state_as_reference"])
+prop("E2", "The implementation creates and deletes as many objects of each kind as in the "
+     "unperturbed reference runs (by the audit log).", ["writes_as_reference"])
+prop("E3", "No error storm: the implementation never has more writes refused within 10 seconds "
+     "than twice the most of the reference runs, plus 10.", ["no_error_storm"])
+
+
+@check("end_state_as_reference", "The objects of the kinds the implementation owns, at the end "
+       "of the history, equal the reference's with the learned fields masked.")
+def end_state_as_reference(history: History, p: Params) -> Verdict:
+    entries = history.entries
+    namespace, reference, masks = p["namespace"], p["reference"], p["masks"]
+    ends = diff.end_objects(entries, namespace, reference)
+    got = {r: [diff.normal(o, namespace) for o in objs] for r, objs in ends.items()}
+    differences = diff.end_state_difference(got, reference, masks)
+    judged = sum(len(objs) for r, objs in got.items() if masks.get(r) != ["*"])
+    witness = [e for r in reference for e in diff.last_entries(entries, namespace, r)]
+    summary = "; ".join(differences) if differences else \
+        f"{judged} objects of {', '.join(sorted(reference)) or 'no kind'} end as in the reference"
+    return Verdict("end_state_as_reference", VIOLATED if differences else PASS, summary,
+                   sorted(witness, key=lambda e: e.seq) if differences else [],
+                   history.origin, subjects=judged, reads=frozenset(reference),
+                   by_absence=any("at the end" in d for d in differences))
+
+
+@check("writes_as_reference", "The creates and deletes an actor made per kind (by the audit "
+       "log) fall within the reference runs' range.", audit=True)
+def writes_as_reference(history: History, p: Params) -> Verdict:
+    made = diff.writes(history.entries, p["actor"], p["namespace"])
+    expected: dict[str, list[int]] = p["expected"]
+    wrong, witness, fewer = [], [], False
+    for key in sorted({*made, *expected}):
+        low, high = expected.get(key, [0, 0])
+        count = len(made.get(key, []))
+        if not low <= count <= high:
+            band = f"{low}" if low == high else f"{low}..{high}"
+            wrong.append(f"{count} {key} (reference: {band})")
+            witness += made.get(key, [])
+            fewer = fewer or count < low
+    total = sum(len(v) for v in made.values())
+    resources = {key.split(" ")[0] for key in (*made, *expected)}
+    recorded = {e.key for e in history.entries if e.kind == WATCH and e.resource in resources
+                and e.namespace == p["namespace"]}
+    summary = ("the implementation made " + ", ".join(wrong)) if wrong else \
+        f"{total} creates and deletes, each kind within the reference's range"
+    return Verdict("writes_as_reference", VIOLATED if wrong else PASS, summary,
+                   sorted(witness, key=lambda e: e.seq), history.origin,
+                   subjects=len(recorded), by_absence=fewer or not witness,
+                   reads=frozenset({*resources, "audit"}))
+
+
+@check("no_error_storm", "An actor never had more writes refused within 10 seconds than a "
+       "limit (by the audit log).", audit=True)
+def no_error_storm(history: History, p: Params) -> Verdict:
+    storm = diff.refused_storm(history.entries, p["actor"])
+    limit = p["limit"]
+    status = VIOLATED if len(storm) > limit else PASS
+    writes = sum(1 for e in history.entries if e.kind == AUDIT and e.actor == p["actor"]
+                 and e.verb in diff.WRITE_VERBS)
+    return Verdict("no_error_storm", status, f"at most {len(storm)} writes refused within "
+                   f"{diff.STORM_WINDOW:g}s (limit {limit})", storm if status != PASS else [],
+                   history.origin, subjects=writes, reads=frozenset({"audit"}))

@@ -1,0 +1,60 @@
+"""`aftershock explore` as a user runs it, on the embedded cluster: with a workload that names
+no fault it finds the stale-cache bug of the faulty replica group, writes the scenario, and that
+scenario, run with `aftershock run`, fails on the faulty variant and passes on the correct one.
+A few plans only here; benchmarks/bench_explore.py runs whole budgets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WORKLOAD = "workloads/replica_group.steps"
+
+
+def _aftershock(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aftershock.cli", *args], capture_output=True,
+                          text=True, cwd=REPO, timeout=timeout)
+
+
+@pytest.mark.cluster
+def test_explore_finds_the_stale_cache_bug_and_its_scenario_replays():
+    out = Path(tempfile.mkdtemp(prefix="explore-", dir=REPO / "reports"))
+    found = _aftershock("explore", "--profile", "profiles/replicagroup-faulty.yaml",
+                        "--workload", WORKLOAD, "--max-plans", "3", "--replays", "2",
+                        "--references", "2", "--budget", "10m", "--out", str(out))
+    shown = found.stdout[-3000:] + found.stderr[-3000:]
+    assert found.returncode == 1, shown  # 1: bugs found
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["plans_run"] == 3 and summary["bugs"] >= 1, shown
+    assert "plan 1/" in found.stderr and "KIND" in found.stdout, shown
+    bug = next(f for f in summary["list"] if f["verdict"] == "bug")
+    assert "R1" in bug["violated"] or "E2" in bug["violated"], bug
+    feature = Path(bug["feature"])
+    text = feature.read_text()
+    assert "of the implementation" in text and ("(R1)" in text or "(E2)" in text), text
+
+    faulty = _aftershock("run", str(feature), "--profile", "profiles/replicagroup-faulty.yaml",
+                         "-p", "no:cacheprovider")
+    assert faulty.returncode == 1, faulty.stdout[-3000:]
+    assert "VIOLATED" in faulty.stdout + faulty.stderr, faulty.stdout[-3000:]
+    correct = _aftershock("run", str(feature), "--profile",
+                          "profiles/replicagroup-correct.yaml", "-p", "no:cacheprovider")
+    assert correct.returncode == 0, correct.stdout[-3000:] + correct.stderr[-2000:]
+
+
+def test_a_bad_workload_is_one_line_with_file_and_line_and_nothing_starts(tmp_path):
+    bad = tmp_path / "w.steps"
+    bad.write_text("Given a cluster with 3 nodes\nWhen I scael the replica group web to 5\n")
+    out = tmp_path / "out"
+    result = _aftershock("explore", "--profile", "profiles/replicagroup-faulty.yaml",
+                         "--workload", str(bad), "--out", str(out), timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert f"{bad}:2:" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()  # refused before anything was made

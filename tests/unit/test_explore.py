@@ -1,0 +1,222 @@
+"""`aftershock explore`'s pure logic, without a cluster: the differential oracles (E1-E3) over
+synthetic histories, fields that vary masked; plans anchored on reference traces and pruned;
+workloads and options refused with file:line; a finding written as a scenario."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.errors import UserError
+from aftershock.explore import differential as diff
+from aftershock.explore import oracles, plans, trace
+from aftershock.explore.command import budget_seconds
+from aftershock.explore.workload import RUNNING, load
+from aftershock.properties import Judgement
+from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, WATCH, Entry
+
+NS = "ns-1"
+ACTOR = "system:serviceaccount:ns-1:impl"
+
+
+class History:
+    def __init__(self, namespace: str = NS) -> None:
+        self.entries: list[Entry] = []
+        self.namespace = namespace
+
+    def add(self, at: float, kind: str, **fields) -> Entry:
+        entry = Entry(seq=len(self.entries), mono=at, wall=1e9 + at, kind=kind, **fields)
+        self.entries.append(entry)
+        return entry
+
+    def pod(self, at: float, name: str, phase: str = "Running", node: str = "node-1",
+            kind: str = "ADDED") -> None:
+        obj = {"metadata": {"name": name, "namespace": self.namespace, "uid": f"u-{name}",
+                            "creationTimestamp": f"2026-11-23T10:00:0{int(at) % 10}Z",
+                            "labels": {"group": "web"}},
+               "spec": {"nodeName": node}, "status": {"phase": phase}}
+        self.add(at, WATCH, resource="pods", namespace=self.namespace, name=name,
+                 uid=f"u-{name}", rv=str(len(self.entries) + 1), type=kind, object=obj)
+
+    def write(self, at: float, verb: str, name: str, code: int = 201,
+              actor: str = ACTOR) -> None:
+        self.add(at, AUDIT, resource="pods", namespace=self.namespace, name=name, verb=verb,
+                 actor=actor, code=code)
+
+    def synced(self, at: float) -> None:
+        self.add(at, AUDIT_SYNC, extra={"caught_up": True})
+
+
+def _run(names: list[str], namespace: str = NS, node: str = "node-1") -> History:
+    h = History(namespace)
+    for index, name in enumerate(names):
+        h.write(index + 0.5, "create", name, actor=f"system:serviceaccount:{namespace}:impl")
+        h.pod(index + 1.0, name, node=node)
+    h.synced(len(names) + 1.0)
+    return h
+
+
+def _learned(*runs: History) -> oracles.Reference:
+    return oracles.learn([(h.entries, h.namespace, f"system:serviceaccount:{h.namespace}:impl")
+                          for h in runs])
+
+
+def test_fields_that_vary_between_reference_runs_are_masked_and_the_rest_compared():
+    reference = _learned(_run(["web-a", "web-b"], "r1", node="node-1"),
+                         _run(["web-x", "web-y"], "r2", node="node-2"))
+    assert "metadata.name" in reference.masks["pods"] and "spec.nodeName" in \
+        reference.masks["pods"]
+    assert "status.phase" not in reference.masks["pods"]
+    assert reference.counts == {"pods create": [2, 2]}
+    same = _run(["web-p", "web-q"])
+    judged = properties.judge(["E1"], Judgement("end_state_as_reference", {
+        "namespace": NS, "reference": reference.objects, "masks": reference.masks}),
+        same.entries)
+    assert judged.status == PASS, judged.summary
+
+
+def test_a_different_end_state_is_a_violation_that_names_the_field():
+    reference = _learned(_run(["web-a", "web-b"], "r1"), _run(["web-x", "web-y"], "r2"))
+    other = _run(["web-p", "web-q"])
+    other.pod(9.0, "web-q", phase="Pending", kind="MODIFIED")
+    judged = properties.judge(["E1"], Judgement("end_state_as_reference", {
+        "namespace": NS, "reference": reference.objects, "masks": reference.masks}),
+        other.entries)
+    assert judged.status == VIOLATED
+    assert "status.phase" in judged.summary and "Pending" in judged.summary
+    more = _run(["web-p", "web-q", "web-r"])
+    assert properties.judge(["E1"], Judgement("end_state_as_reference", {
+        "namespace": NS, "reference": reference.objects, "masks": reference.masks}),
+        more.entries).status == VIOLATED
+
+
+def test_creates_beyond_the_reference_range_violate_e2_and_within_it_pass():
+    expected = {"pods create": [2, 3]}
+    params = {"actor": ACTOR, "namespace": NS, "expected": expected}
+    assert properties.judge(["E2"], Judgement("writes_as_reference", params),
+                            _run(["a", "b", "c"]).entries).status == PASS
+    churn = _run(["a", "b", "c", "d"])
+    churn.write(9.0, "delete", "d", code=200)
+    churn.synced(9.5)
+    judged = properties.judge(["E2"], Judgement("writes_as_reference", params), churn.entries)
+    assert judged.status == VIOLATED
+    assert "4 pods create (reference: 2..3)" in judged.summary
+    assert "1 pods delete (reference: 0)" in judged.summary
+
+
+def test_e2_over_an_audit_log_that_had_not_caught_up_is_unknown():
+    h = _run(["a", "b"])
+    h.add(9.0, AUDIT_SYNC, extra={"caught_up": False})
+    judged = properties.judge(["E2"], Judgement("writes_as_reference", {
+        "actor": ACTOR, "namespace": NS, "expected": {"pods create": [2, 2]}}), h.entries)
+    assert judged.status == UNKNOWN
+
+
+def test_refused_writes_in_a_loop_are_an_error_storm():
+    h = _run(["a"])
+    for index in range(15):
+        h.write(3.0 + index * 0.1, "create", f"x{index}", code=422)
+    h.synced(9.0)
+    storm = properties.judge(["E3"], Judgement("no_error_storm", {"actor": ACTOR,
+                                                                 "limit": 10}), h.entries)
+    assert storm.status == VIOLATED and len(storm.witness) == 15
+    spread = _run(["a"])
+    for index in range(15):
+        spread.write(3.0 + index * 11, "create", f"x{index}", code=422)
+    spread.synced(200.0)
+    assert properties.judge(["E3"], Judgement("no_error_storm", {"actor": ACTOR, "limit": 10}),
+                            spread.entries).status == PASS
+
+
+def _trace(events: list[tuple[float, str, str]], writes: list[tuple[float, str, str]]):
+    out = trace.Trace()
+    seen: dict = {}
+    for at, resource, type in events:
+        seen[(resource, type)] = seen.get((resource, type), 0) + 1
+        out.events.append(trace.Event(at, resource, type, "x", seen[(resource, type)]))
+    kinds: dict = {}
+    for at, resource, verb in writes:
+        kinds[(resource, verb)] = kinds.get((resource, verb), 0) + 1
+        out.writes.append(trace.Write(at, resource, verb, len(out.writes) + 1,
+                                      kinds[(resource, verb)]))
+    return out
+
+
+def _workload(tmp_path: Path) -> object:
+    path = tmp_path / "w.steps"
+    path.write_text("Given a cluster with 3 nodes\nAnd a replica group web with 3 replicas\n"
+                    "When I scale the replica group web to 5\n")
+    return load(path)
+
+
+def test_plans_are_anchored_on_events_every_reference_saw_and_acted_on(tmp_path):
+    workload = _workload(tmp_path)
+    events = [(1.0, "pods", "ADDED"), (1.1, "pods", "ADDED"), (5.0, "pods", "MODIFIED"),
+              (9.0, "pods", "MODIFIED")]
+    writes = [(1.2, "pods", "create"), (5.5, "pods", "create")]
+    one = _trace(events, writes)
+    two = _trace([*events, (9.5, "pods", "MODIFIED")], writes)
+    made = plans.generate(workload, [one, two], ["node-1"], {}, seed=1)
+    stale = sorted(p.anchor for p in made.plans if p.kind == "stale")
+    # ADDED#2 is answered by the same write as ADDED#1; MODIFIED#2 by none; MODIFIED#3 is not
+    # seen by every reference run.
+    assert stale == ["pods-ADDED#1", "pods-MODIFIED#1"]
+    assert made.pruned == {"the same write answers the anchor before it": 1,
+                           "never acted on": 1, "not seen in every reference run": 1}
+    kills = sorted(p.step for p in made.plans if p.kind == "intermediate")
+    assert kills == ["Given the implementation is killed and restarted right after its 1st "
+                     "pod create", "Given the implementation is killed and restarted right "
+                     "after its 2nd pod create"]
+    assert {p.kind for p in made.plans[:4]} == set(plans.KINDS)  # interleaved by kind
+    again = plans.generate(workload, [one, two], ["node-1"], {}, seed=1)
+    assert [p.step for p in again.plans] == [p.step for p in made.plans]
+
+
+def test_every_generated_plan_step_is_a_known_step(tmp_path):
+    from aftershock.scenario import match_step
+
+    workload = _workload(tmp_path)
+    one = _trace([(1.0, "replicagroups", "MODIFIED")], [(1.2, "pods", "create")])
+    made = plans.generate(workload, [one], ["node-1"], {"replicagroups": "replicagroup"})
+    assert made.plans
+    for plan in made.plans:
+        assert match_step(plan.step.split(" ", 1)[1]) is not None, plan.step
+
+
+def test_a_workload_gets_the_implementation_started_after_its_cluster_step(tmp_path):
+    workload = _workload(tmp_path)
+    assert [s.text for s in workload.steps][:2] == ["a cluster with 3 nodes", RUNNING]
+    assert workload.started == 1 and workload.actions() == [2, 3]
+    assert oracles.labelled([s.text for s in workload.steps]) == [
+        "Then at no point did the replica group web have more than 5 live pods (R1)",
+        "Then within 30 seconds the replica group web has 5 live pods (R5)"]
+
+
+def test_an_unknown_step_in_a_workload_names_file_line_and_the_closest_step(tmp_path):
+    path = tmp_path / "w.steps"
+    path.write_text("# a comment\nGiven a cluster with 3 nodes\nWhen I scael the replica group "
+                    "web to 5\n")
+    with pytest.raises(UserError) as refused:
+        load(path)
+    message = str(refused.value)
+    assert f"{path}:3:" in message and "I scale the replica group <name> to <replicas>" in \
+        message
+
+
+def test_budgets_are_durations_and_bounded():
+    assert budget_seconds("30m") == 1800 and budget_seconds("90s") == 90
+    assert budget_seconds("1h") == 3600 and budget_seconds("45") == 45
+    for bad in ("3x", "0s", "25h", "-1m"):
+        with pytest.raises(UserError, match="--budget"):
+            budget_seconds(bad)
+
+
+def test_differential_flattening_keeps_lists_as_values_of_one_path():
+    flat = diff.flatten({"a": {"b": [{"c": 1}, {"c": 2}]}, "d": "x"})
+    assert flat == {"a.b[*].c": (1, 2), "d": "x"}
+    normal = diff.normal({"metadata": {"namespace": "ns-9", "uid": "u"},
+                          "spec": {"owner": "ns-9", "at": "2026-11-23T10:00:00Z"}}, "ns-9")
+    assert normal == {"spec.owner": "{namespace}"}
