@@ -53,6 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "aftershock_concept(name): the scenario needs a profile with this concept")
     config.addinivalue_line(
         "markers", "cluster: needs a running cluster (every feature's scenarios do)")
+    config.addinivalue_line(
+        "markers", "explore: a scenario `aftershock explore` found (select with -m explore)")
     from aftershock import shape
 
     shape.PROJECT[:] = [Path(config.rootpath)]
