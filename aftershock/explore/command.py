@@ -47,9 +47,10 @@ def run(args) -> int:
     budget = budget_seconds(args.budget)
     check_bounds(args)
     profile = load_profile(args.profile)
-    if profile.start is None:
+    if profile.start is None and not profile.watch_delay_target:
         raise UserError("explore restarts the implementation behind its observing proxy: the "
-                        "profile needs a start: command (a process)", path=args.profile)
+                        "profile needs a start: command (a process) or a watch_delay_target "
+                        "(a built-in controller's component)", path=args.profile)
     workload = load(Path(args.workload), args.scenario)
     shape = _shape(args.shape, workload.shape)
     out = Path(args.out) if args.out else Path("reports") / time.strftime(

@@ -21,6 +21,7 @@ TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d
 NAMESPACE = "{namespace}"
 WRITE_VERBS = ("create", "update", "patch", "delete")
 STORM_WINDOW = 10.0
+REPORTS = {"events"}
 
 Flat = dict[str, Any]
 
@@ -131,21 +132,26 @@ def _tally(counts: Counter[str]) -> str:
 def writes(entries: Iterable[Entry], actor: str, namespace: str,
            verbs: Iterable[str] = ("create", "delete")) -> dict[str, list[Entry]]:
     """The writes ``actor`` made that the API server accepted, by 'resource verb', in
-    ``namespace`` or on cluster-scoped objects (by the audit log)."""
+    ``namespace`` or on cluster-scoped objects (by the audit log). Kubernetes Events are reports
+    about objects, not objects it owns: they are not counted."""
     verbs = set(verbs)
     found: dict[str, list[Entry]] = {}
     for entry in entries:
         if (entry.kind == AUDIT and entry.actor == actor and entry.verb in verbs
+                and entry.resource not in REPORTS
                 and not entry.subresource and 200 <= entry.code < 300
                 and entry.namespace in (namespace, "")):
             found.setdefault(f"{entry.resource} {entry.verb}", []).append(entry)
     return found
 
 
-def refused_storm(entries: Iterable[Entry], actor: str) -> list[Entry]:
-    """The most writes of ``actor`` the API server refused within any STORM_WINDOW seconds."""
+def refused_storm(entries: Iterable[Entry], actor: str,
+                  namespace: str | None = None) -> list[Entry]:
+    """The most writes of ``actor`` (into ``namespace`` or cluster-scoped objects, when given)
+    the API server refused within any STORM_WINDOW seconds."""
     refused = [e for e in entries if e.kind == AUDIT and e.actor == actor
-               and e.verb in WRITE_VERBS and e.code >= 400]
+               and e.verb in WRITE_VERBS and e.code >= 400
+               and (namespace is None or e.namespace in (namespace, ""))]
     best: list[Entry] = []
     start = 0
     for end, entry in enumerate(refused):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,19 +16,34 @@ from aftershock.timeline.entry import Entry
 QUIET = "When the namespace is quiet for 2 seconds"
 
 
-def labelled(steps: Sequence[str]) -> list[str]:
-    """Then steps for the properties the workload's steps make judgeable (R1, R2, R5 for a
-    replica group: never more live pods than the most it was asked for, one head, and the
-    size it was last asked for reached)."""
+def labelled(steps: Sequence[str], concepts: Iterable[str] = ()) -> list[str]:
+    """Then steps for the labelled properties the steps (the workload's and the plan's) and the
+    profile's concepts make judgeable, as a feature would say them."""
     from aftershock.scenario import match_step
 
+    said = [(found[0].func.__name__, found[1]) for found in map(match_step, steps) if found]
+    out = _replica_groups(said) + _storage_clusters(said)
+    concepts = set(concepts)
+    if "node_records" in concepts:
+        if any(name in ("delete_node", "delete_holder", "delete_node_of_workload",
+                        "delete_node_of_pod") for name, _ in said):
+            out.append("Then within the staleness window that node record is released or "
+                       "reused (N1)")
+        out += ["Then no node record was reclaimed early (N2)",
+                "Then at no point were there more node records than nodes plus 1 (N4)"]
+    if "device_driver" in concepts:
+        out += ["Then every pod was bound only after its claims were allocated for its node "
+                "(D1)", "Then no device was ever allocated to two claims at once (D2)",
+                "Then the driver never prepared a device for two claims at once on a node (D5)"]
+    return out
+
+
+def _replica_groups(said: list[tuple[str, dict]]) -> list[str]:
+    """R1 (never more live pods than the most asked for), R2 (one head), R5 (the size last
+    asked for is reached)."""
     sizes: dict[str, list[int]] = {}
     heads: set[str] = set()
-    for text in steps:
-        found = match_step(text)
-        if found is None:
-            continue
-        name, args = found[0].func.__name__, found[1]
+    for name, args in said:
         if name in ("a_replica_group", "a_held_replica_group", "a_replica_group_with_head",
                     "scale_group"):
             sizes.setdefault(args["name"], []).append(args["replicas"])
@@ -43,6 +58,36 @@ def labelled(steps: Sequence[str]) -> list[str]:
                        "head pod (R2)")
         out.append(f"Then within 30 seconds the replica group {group} has {wanted[-1]} live "
                    "pods (R5)")
+    return out
+
+
+def _storage_clusters(said: list[tuple[str, dict]]) -> list[str]:
+    """S1 and S5 after a scale-down, S2 in retain mode, S3 once objects were written."""
+    modes: dict[str, str] = {}
+    sizes: dict[str, list[int]] = {}
+    written: set[str] = set()
+    for name, args in said:
+        if name in ("a_storage_cluster", "an_autoscaled_storage_cluster"):
+            modes[args["name"]] = args["mode"]
+            sizes[args["name"]] = [args["size"]]
+        elif name == "scale_storage":
+            sizes.setdefault(args["name"], []).append(args["size"])
+        elif name == "write_objects":
+            written.add(args["name"])
+    out = []
+    for cluster, wanted in sizes.items():
+        shrunk = len(wanted) > 1 and wanted[-1] < max(wanted)
+        if shrunk:
+            out.append(f"Then destructive actions touched only removed members of the storage "
+                       f"cluster {cluster} (S1)")
+            if modes.get(cluster) == "retain":
+                out.append(f"Then the node-local data of the removed members of the storage "
+                           f"cluster {cluster} is still there (S2)")
+            out.append(f"Then the storage cluster {cluster} shrank only after its removed "
+                       "members were done (S5)")
+        if cluster in written:
+            out.append(f"Then every object written to the storage cluster {cluster} reads back "
+                       "or is cleanly not found (S3)")
     return out
 
 
@@ -99,5 +144,6 @@ def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
     masks = diff.learn_masks(ends)
     objects = {r: diff.canonical(ends[0].get(r, []), masks.get(r, [])) for r in owned
                if masks.get(r) != ["*"]}
-    storm = max(len(diff.refused_storm(entries, actor)) for entries, _, actor in runs)
+    storm = max(len(diff.refused_storm(entries, actor, namespace))
+                for entries, namespace, actor in runs)
     return Reference(counts, masks, objects, 2 * storm + 10)

@@ -44,9 +44,12 @@ class Plans:
         self.pruned[why] = self.pruned.get(why, 0) + 1
 
 
-def words(resource: str, kinds: dict[str, str]) -> str:
-    """The word a step uses for a resource: 'pod', or a custom resource's kind."""
-    return kinds.get(resource) or resource.removesuffix("s")
+def words(resource: str, kinds: dict[str, str]) -> str | None:
+    """The word a step uses for a resource ('pod', a custom resource's kind), or None."""
+    from aftershock.bdd.steps.nodes import RESOURCE_WORDS
+
+    named = {plural: word for word, plural in RESOURCE_WORDS.items()}
+    return kinds.get(resource) or named.get(resource)
 
 
 def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
@@ -57,7 +60,7 @@ def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
     out = Plans()
     by_kind: dict[str, list[Plan]] = {kind: [] for kind in KINDS}
     at = workload.started
-    for resource, type, nth in _event_anchors(traces, out):
+    for resource, type, nth in _event_anchors(traces, out, kinds):
         what = words(resource, kinds)
         anchor = f"{resource}-{type}#{nth}"
         by_kind["stale"].append(Plan("stale", f"Given the {what} watch of the implementation "
@@ -67,7 +70,7 @@ def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
                                           f"implementation misses {miss:g} seconds of events "
                                           f"from its {ordinal(nth)} {type} event, then relists",
                                           at, anchor))
-    for resource, verb, nth in _write_anchors(traces, out):
+    for resource, verb, nth in _write_anchors(traces, out, kinds):
         what = words(resource, kinds)
         by_kind["intermediate"].append(Plan(
             "intermediate", f"Given the implementation is killed and restarted right after its "
@@ -76,6 +79,9 @@ def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
         for node in nodes:
             by_kind["node"].append(Plan("node", f"When I drain node {node} deleting emptyDir "
                                         "data", index, f"drain-{node}-after-step{index}",
+                                        differential=False))
+            by_kind["node"].append(Plan("node", f"When I delete node {node} without draining "
+                                        "it", index, f"delete-{node}-after-step{index}",
                                         differential=False))
     rng = random.Random(seed)
     for plans in by_kind.values():
@@ -87,12 +93,25 @@ def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
     return out
 
 
-def _event_anchors(traces: Sequence[Trace], out: Plans) -> list[tuple[str, str, int]]:
+def _nameable(keys: set, kinds: dict[str, str], counts: list, out: Plans) -> list:
+    """The keys whose resource a step can name; the anchors of the others are pruned."""
+    kept = []
+    for key in sorted(keys):
+        if words(key[0], kinds) is None:
+            for _ in range(max(c.get(key, 0) for c in counts)):
+                out.prune("a resource no step names")
+        else:
+            kept.append(key)
+    return kept
+
+
+def _event_anchors(traces: Sequence[Trace], out: Plans,
+                   kinds: dict[str, str]) -> list[tuple[str, str, int]]:
     """(resource, type, n) for the n-th event every reference run saw, that some run acted on
     within ACTED_WITHIN, and that is not followed by the same write as the anchor before it."""
     counts = [trace.counts() for trace in traces]
     found = []
-    for key in sorted(set().union(*counts)):
+    for key in _nameable(set().union(*counts), kinds, counts, out):
         seen = min(c.get(key, 0) for c in counts)
         for _ in range(max(c.get(key, 0) for c in counts) - seen):
             out.prune("not seen in every reference run")
@@ -119,11 +138,12 @@ def _answer(trace: Trace, resource: str, type: str, nth: int) -> int | None:
     return write.nth if write else None
 
 
-def _write_anchors(traces: Sequence[Trace], out: Plans) -> list[tuple[str, str, int]]:
+def _write_anchors(traces: Sequence[Trace], out: Plans,
+                   kinds: dict[str, str]) -> list[tuple[str, str, int]]:
     """(resource, verb, n) for the n-th write of its kind in every reference run."""
     counts = [trace.write_counts() for trace in traces]
     found = []
-    for key in sorted(set().union(*counts)):
+    for key in _nameable(set().union(*counts), kinds, counts, out):
         seen = min(c.get(key, 0) for c in counts)
         for _ in range(max(c.get(key, 0) for c in counts) - seen):
             out.prune("not seen in every reference run")

@@ -52,8 +52,9 @@ class Trace:
 
 
 def read(log: Path, namespace: str) -> Trace:
-    """The events of ``namespace`` (and of cluster-scoped objects) and the accepted writes."""
-    from aftershock.faults.watchhandler import resource_of
+    """The events of ``namespace`` (and of cluster-scoped objects) and the accepted writes
+    into ``namespace`` (a controller manager also writes leases, nodes and events elsewhere)."""
+    from aftershock.faults.watchhandler import namespace_of, resource_of
 
     trace = Trace()
     events: Counter[tuple[str, str]] = Counter()
@@ -70,7 +71,8 @@ def read(log: Path, namespace: str) -> Trace:
             trace.events.append(Event(record["mono"], *key, record.get("name", ""),
                                       events[key]))
         elif kind == "request" and not record.get("watch") \
-                and record.get("method") in WRITE_METHODS and 200 <= record["status"] < 300:
+                and record.get("method") in WRITE_METHODS and 200 <= record["status"] < 300 \
+                and namespace_of(record["path"]) == namespace:
             key = (resource_of(record["path"].split("?")[0]), WRITE_METHODS[record["method"]])
             writes[key] += 1
             trace.writes.append(Write(record["mono"], *key, len(trace.writes) + 1, writes[key]))

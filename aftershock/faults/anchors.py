@@ -63,10 +63,12 @@ class KillAfterWrite:
     nth: int
     verb: str | None = None
     resource: str | None = None
+    namespace: str | None = None  # the writes into this namespace only
 
-    def matches(self, verb: str, resource: str) -> bool:
+    def matches(self, verb: str, resource: str, namespace: str) -> bool:
         return ((self.verb is None or verb == self.verb)
-                and (self.resource is None or resource == self.resource))
+                and (self.resource is None or resource == self.resource)
+                and (self.namespace is None or namespace == self.namespace))
 
 
 Anchored = Stall | Miss | KillAfterWrite
@@ -117,7 +119,7 @@ class Triggers:
         self._log("anchor-fired", fault=self.fired[-1], resource=resource,
                   until=round(until, 4))
 
-    def write(self, method: str, resource: str, status: int) -> None:
+    def write(self, method: str, resource: str, namespace: str, status: int) -> None:
         """A request the client sent was answered: a write the API server accepted counts."""
         verb = WRITE_METHODS.get(method)
         if verb is None or not 200 <= status < 300:
@@ -125,7 +127,8 @@ class Triggers:
         fire = None
         with self._lock:
             for index, fault in enumerate(self.faults):
-                if not isinstance(fault, KillAfterWrite) or not fault.matches(verb, resource):
+                if not isinstance(fault, KillAfterWrite) or \
+                        not fault.matches(verb, resource, namespace):
                     continue
                 seen = self._writes[index] = self._writes.get(index, 0) + 1
                 if seen == fault.nth:

@@ -185,9 +185,9 @@ class WatchDelay:
 
     def written(self, method: str, path: str, status: int) -> None:
         if self.triggers is not None:
-            from aftershock.faults.watchhandler import resource_of
+            from aftershock.faults.watchhandler import namespace_of, resource_of
 
-            self.triggers.write(method, resource_of(path), status)
+            self.triggers.write(method, resource_of(path), namespace_of(path), status)
 
     def pause(self) -> None:
         self.paused_until = float("inf")

@@ -201,6 +201,11 @@ def resource_of(path: str) -> str:
     return found.group("res") if found else ""
 
 
+def namespace_of(path: str) -> str:
+    found = PATH.match(path)
+    return (found.group("ns") or "") if found else ""
+
+
 def _abort(connection: http.client.HTTPSConnection) -> None:
     """Close a watch's upstream connection while its reader thread may still be blocked in a
     read: shut the socket down first, since closing the response alone waits for the reader's

@@ -65,11 +65,14 @@ def writes_as_reference(history: History, p: Params) -> Verdict:
 @check("no_error_storm", "An actor never had more writes refused within 10 seconds than a "
        "limit (by the audit log).", audit=True)
 def no_error_storm(history: History, p: Params) -> Verdict:
-    storm = diff.refused_storm(history.entries, p["actor"])
+    # A controller manager's writes into the namespaces of earlier scenarios, refused while
+    # they terminate, are not this run's.
+    storm = diff.refused_storm(history.entries, p["actor"], p.get("namespace"))
     limit = p["limit"]
     status = VIOLATED if len(storm) > limit else PASS
     writes = sum(1 for e in history.entries if e.kind == AUDIT and e.actor == p["actor"]
-                 and e.verb in diff.WRITE_VERBS)
+                 and e.verb in diff.WRITE_VERBS
+                 and (p.get("namespace") is None or e.namespace in (p["namespace"], "")))
     return Verdict("no_error_storm", status, f"at most {len(storm)} writes refused within "
                    f"{diff.STORM_WINDOW:g}s (limit {limit})", storm if status != PASS else [],
                    history.origin, subjects=writes, reads=frozenset({"audit"}))

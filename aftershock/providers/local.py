@@ -184,10 +184,14 @@ class LocalCluster(Nodes):
         self._popen.clear()
         shutil.rmtree(self.paths.workdir, ignore_errors=True)
 
-    def stop_component(self, component: str) -> None:
+    def stop_component(self, component: str, crash: bool = False) -> None:
+        """End one component: SIGTERM, or at once with SIGKILL when it is to ``crash``."""
         record = self.state.processes.pop(component, None)
         if record:
-            procs.terminate([record])
+            if crash:
+                procs.kill([record])
+            else:
+                procs.terminate([record])
             proc = self._popen.pop(component, None)
             if proc:
                 proc.wait()

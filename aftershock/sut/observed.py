@@ -86,3 +86,57 @@ def describe(fault: Anchored) -> str:
         return f"{anchor.resource} watch stalls at {at} for {fault.seconds:g}s"
     assert isinstance(fault, Miss)
     return f"{anchor.resource} watch misses {fault.seconds:g}s from {at}, then relists"
+
+
+class ObservedComponent:
+    """The same for a built-in controller: its control-plane component (e.g.
+    kube-controller-manager) restarts through the proxy; a kill crashes it with SIGKILL and
+    starts it again through the proxy; reverting restarts it direct."""
+
+    def __init__(self, cluster: Any, component: str, faults: list[Anchored], workdir: Path):
+        self.cluster, self.component, self.faults = cluster, component, list(faults)
+        self.workdir = workdir
+        self.proxy: WatchDelay | None = None
+        self.kubeconfig: Path | None = None
+        self._restarts: list[threading.Thread] = []
+        self.crash_errors: list[str] = []
+
+    @property
+    def description(self) -> str:
+        if not self.faults:
+            return f"watches and writes of {self.component} observed"
+        return f"{self.component}: " + "; ".join(map(describe, self.faults))
+
+    @property
+    def log(self) -> Path:
+        return self.workdir / PROXY_LOG
+
+    def apply(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        upstream = Upstream.from_kubeconfig(
+            self.cluster.paths.component_kubeconfig(self.component), self.workdir)
+        self.proxy = WatchDelay(upstream, self.log, self.component).start()
+        kills = any(isinstance(fault, KillAfterWrite) for fault in self.faults)
+        self.proxy.anchor(self.faults, kill=self._crash if kills else None)
+        self.kubeconfig = self.proxy.write_kubeconfig(self.workdir / "kubeconfig")
+        self.cluster.restart_component(self.component, self.kubeconfig)
+
+    def _crash(self) -> None:
+        thread = threading.Thread(target=self._crash_and_start, daemon=True,
+                                  name="explore-crash")
+        self._restarts.append(thread)
+        thread.start()
+
+    def _crash_and_start(self) -> None:
+        try:
+            self.cluster.stop_component(self.component, crash=True)
+            self.cluster.start_component(self.component, self.kubeconfig)
+        except Exception as exc:
+            self.crash_errors.append(repr(exc))
+
+    def revert(self) -> None:
+        for thread in self._restarts:
+            thread.join(timeout=60)
+        self.cluster.restart_component(self.component)
+        if self.proxy is not None:
+            self.proxy.stop()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.nodes import RESOURCE_WORDS
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
+from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, when
 from aftershock.timeline.entry import WATCH
 
@@ -30,13 +31,22 @@ def resource_of(scenario: Scenario, word: str) -> str:
 
 
 def observe(scenario: Scenario, faults) -> None:
-    """The implementation restarts behind the observing proxy, armed with ``faults``."""
-    from aftershock.sut.observed import ObservedImplementation
+    """The implementation restarts behind the observing proxy, armed with ``faults``; a
+    built-in controller's component (the profile's watch_delay_target) does."""
+    from aftershock.sut.observed import ObservedComponent, ObservedImplementation
 
     implementation = implementation_of(scenario)
+    profile = scenario.facts["profile"]
+    if implementation is None and profile.watch_delay_target:
+        scenario.require(Capability.COMPONENT_RESTART)
+        workdir = (scenario.report_dir or scenario.cluster.paths.workdir) / "observed"
+        scenario.inject(ObservedComponent(scenario.cluster, profile.watch_delay_target, faults,
+                                          workdir))
+        return
     if implementation is None or getattr(implementation, "kubeconfig", None) is None:
         raise StepFailed("anchored faults need an implementation that runs as a process "
-                         "(a profile with start:)")
+                         "(a profile with start:) or a built-in controller's component "
+                         "(watch_delay_target:)")
     workdir = (scenario.report_dir or implementation.workdir) / "observed"
     scenario.inject(ObservedImplementation(implementation, faults, workdir))
 
@@ -64,7 +74,7 @@ def misses_from(scenario: Scenario, what: str, seconds: int, nth: int, type: str
 
 @given("the implementation is killed and restarted right after its {nth:Ordinal} write")
 def killed_after_write(scenario: Scenario, nth: int) -> None:
-    observe(scenario, [KillAfterWrite(nth)])
+    observe(scenario, [KillAfterWrite(nth, namespace=scenario.namespace)])
 
 
 @given("the implementation is killed and restarted right after its {nth:Ordinal} {what:w} "
@@ -73,15 +83,27 @@ def killed_after(scenario: Scenario, nth: int, what: str, verb: str) -> None:
     """SIGKILL right after the API server answered that write; started again at once."""
     if verb not in VERBS:
         raise StepFailed(f"unknown write '{verb}': one of {', '.join(VERBS)}")
-    observe(scenario, [KillAfterWrite(nth, verb, resource_of(scenario, what))])
+    observe(scenario, [KillAfterWrite(nth, verb, resource_of(scenario, what),
+                                      scenario.namespace)])
 
 
 def last_activity(scenario: Scenario) -> float:
-    """When an object of the scenario's namespace last changed, as recorded."""
-    for entry in reversed(scenario.timeline.entries):
-        if entry.kind == WATCH and entry.namespace == scenario.namespace:
-            return entry.mono
-    return scenario.timeline.started
+    """When an object of the scenario's namespace last changed in what it says, as recorded: a
+    heartbeat that only moves a timestamp (a record touched every second) is no change, nor is
+    a Kubernetes Event (a report, not an object)."""
+    from aftershock.explore.differential import REPORTS, normal
+
+    namespace = scenario.namespace
+    seen: dict[tuple[str, str, str], dict | None] = {}
+    last = scenario.timeline.started
+    for entry in scenario.timeline.entries:
+        if entry.kind != WATCH or entry.namespace != namespace or entry.resource in REPORTS:
+            continue
+        now = None if entry.type == "DELETED" else normal(entry.object or {}, namespace)
+        if entry.key not in seen or seen[entry.key] != now:
+            last = entry.mono
+        seen[entry.key] = now
+    return last
 
 
 def wait_quiet(scenario: Scenario, seconds: float, limit: float = 60.0) -> bool:

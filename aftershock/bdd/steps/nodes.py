@@ -106,7 +106,24 @@ def delete_undrained(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_DELETE)
     scenario.remember("deleted node", node)
     scenario.remember("bound to the deleted node", bound_to_node(scenario.timeline.state(), node))
+    _remember_record_of(scenario, node)
     scenario.inject(nodes.NodeDeletion(scenario.cluster, scenario.api, node))
+
+
+def _remember_record_of(scenario: Scenario, node: str) -> None:
+    """Where the profile keeps node records, the one the node holds is to be reclaimed (N1),
+    however the step chose the node."""
+    from aftershock.sut.records import NodeRecords
+
+    profile = scenario.facts.get("profile")
+    if profile is None or "node_records" not in (profile.concepts or {}) or \
+            "reclaimed record" in scenario.facts:
+        return
+    records = NodeRecords.of(scenario)
+    state = scenario.timeline.state()
+    held = [i for i in range(records.slots) if records.holder(state, i) == node]
+    if held:
+        scenario.remember("reclaimed record", (held[0], node, scenario.now))
 
 
 def _component(words: str) -> str:
@@ -137,7 +154,9 @@ def restart_component(scenario: Scenario, component: str) -> None:
 
 
 RESOURCE_WORDS = {"pod": "pods", "node": "nodes", "lease": "leases", "replicaset": "replicasets",
-                  "deployment": "deployments", "statefulset": "statefulsets", "job": "jobs"}
+                  "deployment": "deployments", "statefulset": "statefulsets", "job": "jobs",
+                  "event": "events", "persistentvolumeclaim": "persistentvolumeclaims",
+                  "resourceclaim": "resourceclaims"}
 
 
 def _delay_fault(scenario: Scenario, what: str, component: str, rules):

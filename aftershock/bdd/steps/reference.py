@@ -63,4 +63,5 @@ def end_state_as_reference(scenario: Scenario, path: str) -> None:
       check="no_error_storm")
 def no_error_storm(scenario: Scenario, limit: int) -> None:
     scenario.judge(Judgement("no_error_storm", {"actor": implementation_actor(scenario),
+                                                "namespace": scenario.namespace,
                                                 "limit": limit}))
