@@ -110,6 +110,7 @@ class Explorer:
         namespace = scenario.namespace
         # The history as the judgements saw it: the teardown's deletions are no end state.
         self.last_history = (scenario.history(), namespace, _actor(scenario))
+        self.last_scenario = scenario
         self.session.end_scenario()
         log = next(iter(sorted((scenario.report_dir or Path()).rglob(PROXY_LOG))), None)
         outcome.trace = trace.read(log, namespace) if log else trace.Trace()
@@ -134,10 +135,11 @@ class Explorer:
             traces.append(outcome.trace)
             if outcome.violated and not self.findings:
                 self.findings.append(Finding(1, None, outcome))
+                broken = self.last_scenario
             self.reference_violations |= set(outcome.violated)
         self.reference = oracles.learn(runs)
         if self.findings:  # broken with no fault at all: a bug before any plan
-            self._write_and_replay(self.findings[0])
+            self._write_and_replay(self.findings[0], broken)
         self.reference.save(self.out / "reference.json")
         self.generated = plans.generate(
             self.workload, traces, self._nodes(), self._kinds(), self.settings.stall,
@@ -171,13 +173,15 @@ class Explorer:
         outcome.violated = new
         finding = Finding(len(self.findings) + 1, plan, outcome)
         self.findings.append(finding)
-        self._write_and_replay(finding)
+        self._write_and_replay(finding, self.last_scenario)
 
-    def _write_and_replay(self, finding: Finding) -> None:
-        from aftershock.explore.finding import write
+    def _write_and_replay(self, finding: Finding, scenario) -> None:
+        from aftershock.explore.finding import picture, write
 
         finding.feature = write(finding, self.workload, self.out / "findings",
                                 self.session.profile, self.settings.seed)
+        picture(scenario, finding.feature.with_suffix(".png"),
+                f"explore finding {finding.number}: {finding.feature.stem}")
         self.replay(finding)
 
     def replay(self, finding: Finding) -> None:

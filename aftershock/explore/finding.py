@@ -62,3 +62,17 @@ def scenario_lines(path: Path) -> list[str]:
     from aftershock.explore.workload import load
 
     return [step.words for step in load(path).steps]
+
+
+def picture(scenario, path: Path, title: str) -> None:
+    """The run that found it, drawn as the reports draw a timeline (the witness marked), and
+    its verdicts in words beside it."""
+    from aftershock.checks.verdict import VIOLATED
+    from aftershock.report import picture as drawing
+    from aftershock.report import plot
+    from aftershock.report.evidence import witness_entries
+
+    broken = [v for v in scenario.verdicts if v.status == VIOLATED]
+    plot.write_png(drawing.build(scenario.timeline.entries, witness_entries(broken)), path, title)
+    path.with_suffix(".txt").write_text(
+        scenario.redactor.text("\n\n".join(v.explain() for v in broken)) + "\n")

@@ -79,9 +79,11 @@ class Triggers:
     Each fires once; every firing is logged by the proxy."""
 
     def __init__(self, faults: list[Anchored], log: Callable[..., None],
-                 expire: Callable[[str], None], kill: Callable[[], None] | None = None):
+                 expire: Callable[[str], None], kill: Callable[[], None] | None = None,
+                 on_fire: Callable[[str], None] | None = None):
         self.faults = list(faults)
         self._log, self._expire, self._kill = log, expire, kill
+        self._on_fire = on_fire
         self._lock = threading.Lock()
         self._events: dict[int, int] = {}  # fault index → matching events seen
         self._writes: dict[int, int] = {}
@@ -118,6 +120,8 @@ class Triggers:
             timer.start()
         self._log("anchor-fired", fault=self.fired[-1], resource=resource,
                   until=round(until, 4))
+        if self._on_fire is not None:
+            self._on_fire(self.fired[-1])
 
     def write(self, method: str, resource: str, namespace: str, status: int) -> None:
         """A request the client sent was answered: a write the API server accepted counts."""
@@ -137,4 +141,6 @@ class Triggers:
             what = " ".join(w for w in (fire.resource, fire.verb) if w) or "write"
             self.fired.append(f"kill after the {ordinal(fire.nth)} {what}")
             self._log("anchor-fired", fault=self.fired[-1], at=round(time.monotonic(), 4))
+            if self._on_fire is not None:
+                self._on_fire(self.fired[-1])
             self._kill()

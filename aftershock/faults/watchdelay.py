@@ -178,9 +178,10 @@ class WatchDelay:
         self.log("rules", rules=[rule.__dict__ | {"types": sorted(rule.types or [])}
                                  for rule in rules])
 
-    def anchor(self, faults: list[Anchored], kill: Callable[[], None] | None = None) -> None:
+    def anchor(self, faults: list[Anchored], kill: Callable[[], None] | None = None,
+               on_fire: Callable[[str], None] | None = None) -> None:
         """Faults that fire at the n-th event the client is sent or write it makes."""
-        self.triggers = Triggers(faults, self.log, self.expire_streams, kill)
+        self.triggers = Triggers(faults, self.log, self.expire_streams, kill, on_fire)
         self.log("anchored", faults=[repr(fault) for fault in faults])
 
     def written(self, method: str, path: str, status: int) -> None:

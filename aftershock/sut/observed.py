@@ -5,6 +5,7 @@ explore` plans from), and fires the faults anchored on them (``faults.anchors``)
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ class ObservedImplementation:
     """A process implementation restarts with a kubeconfig through the proxy; reverting stops
     it (the scenario's own cleanup then has nothing left to stop)."""
 
-    def __init__(self, implementation: Any, faults: list[Anchored], workdir: Path):
+    def __init__(self, implementation: Any, faults: list[Anchored], workdir: Path,
+                 on_fire: Callable[[str], None] | None = None):
         self.implementation, self.faults, self.workdir = implementation, list(faults), workdir
+        self.on_fire = on_fire  # e.g. a mark on the timeline when a fault fires
         self.proxy: WatchDelay | None = None
         self.kubeconfig: Path | None = None
         self._restarts: list[threading.Thread] = []
@@ -40,7 +43,7 @@ class ObservedImplementation:
         upstream = Upstream.from_kubeconfig(self.implementation.kubeconfig, self.workdir)
         self.proxy = WatchDelay(upstream, self.log, self.implementation.profile.name).start()
         kills = any(isinstance(fault, KillAfterWrite) for fault in self.faults)
-        self.proxy.anchor(self.faults, kill=self._crash if kills else None)
+        self.proxy.anchor(self.faults, kill=self._crash if kills else None, on_fire=self.on_fire)
         self.kubeconfig = self.proxy.write_kubeconfig(self.workdir / "kubeconfig")
         self.implementation.stop()
         self.implementation.start(self.kubeconfig)
@@ -93,8 +96,10 @@ class ObservedComponent:
     kube-controller-manager) restarts through the proxy; a kill crashes it with SIGKILL and
     starts it again through the proxy; reverting restarts it direct."""
 
-    def __init__(self, cluster: Any, component: str, faults: list[Anchored], workdir: Path):
+    def __init__(self, cluster: Any, component: str, faults: list[Anchored], workdir: Path,
+                 on_fire: Callable[[str], None] | None = None):
         self.cluster, self.component, self.faults = cluster, component, list(faults)
+        self.on_fire = on_fire
         self.workdir = workdir
         self.proxy: WatchDelay | None = None
         self.kubeconfig: Path | None = None
@@ -117,7 +122,7 @@ class ObservedComponent:
             self.cluster.paths.component_kubeconfig(self.component), self.workdir)
         self.proxy = WatchDelay(upstream, self.log, self.component).start()
         kills = any(isinstance(fault, KillAfterWrite) for fault in self.faults)
-        self.proxy.anchor(self.faults, kill=self._crash if kills else None)
+        self.proxy.anchor(self.faults, kill=self._crash if kills else None, on_fire=self.on_fire)
         self.kubeconfig = self.proxy.write_kubeconfig(self.workdir / "kubeconfig")
         self.cluster.restart_component(self.component, self.kubeconfig)
 

@@ -41,14 +41,19 @@ def observe(scenario: Scenario, faults) -> None:
         scenario.require(Capability.COMPONENT_RESTART)
         workdir = (scenario.report_dir or scenario.cluster.paths.workdir) / "observed"
         scenario.inject(ObservedComponent(scenario.cluster, profile.watch_delay_target, faults,
-                                          workdir))
+                                          workdir, _marker(scenario)))
         return
     if implementation is None or getattr(implementation, "kubeconfig", None) is None:
         raise StepFailed("anchored faults need an implementation that runs as a process "
                          "(a profile with start:) or a built-in controller's component "
                          "(watch_delay_target:)")
     workdir = (scenario.report_dir or implementation.workdir) / "observed"
-    scenario.inject(ObservedImplementation(implementation, faults, workdir))
+    scenario.inject(ObservedImplementation(implementation, faults, workdir, _marker(scenario)))
+
+
+def _marker(scenario: Scenario):
+    """The moment an anchored fault fires, marked on the timeline (and in its picture)."""
+    return lambda what: scenario.timeline.mark(f"fired: {what}")
 
 
 def _anchor(scenario: Scenario, what: str, nth: int, type: str) -> EventAnchor:
