@@ -5,6 +5,7 @@ line per plan and a summary table at the end."""
 from __future__ import annotations
 
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -62,6 +63,9 @@ def run(args) -> int:
         f"{budget:.0f}s, seed {args.seed}; results in {out}")
     from aftershock.notebook.session import Session
 
+    # SIGTERM ends a run as Ctrl-C does: the finally below removes the cluster.
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupt)
     session = Session(shape=shape, profile=args.profile, report_dir=out / "runs",
                       kubernetes_version=args.kubernetes_version, name="explore-start")
     explorer = Explorer(session, workload, settings, out, say)
@@ -81,6 +85,10 @@ def run(args) -> int:
     for line in table(summary):
         print(line)
     return 1 if summary["bugs"] else 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _shape(option: str | None, tagged: str | None) -> str | None:

@@ -169,3 +169,19 @@ def last_entries(entries: Sequence[Entry], namespace: str, resource: str) -> lis
         if entry.kind == WATCH and entry.resource == resource and entry.namespace == namespace:
             last[entry.name] = entry
     return sorted(last.values(), key=lambda e: e.seq)
+
+
+def last_change(entries: Iterable[Entry], namespace: str, default: float) -> float:
+    """When an object of ``namespace`` last changed in what it says: a heartbeat that only
+    moves a timestamp (a record touched every second) is no change, nor is a Kubernetes Event
+    (a report, not an object)."""
+    seen: dict[tuple[str, str, str], Flat | None] = {}
+    last = default
+    for entry in entries:
+        if entry.kind != WATCH or entry.namespace != namespace or entry.resource in REPORTS:
+            continue
+        now = None if entry.type == "DELETED" else normal(entry.object or {}, namespace)
+        if entry.key not in seen or seen[entry.key] != now:
+            last = entry.mono
+        seen[entry.key] = now
+    return last

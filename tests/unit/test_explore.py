@@ -220,3 +220,15 @@ def test_differential_flattening_keeps_lists_as_values_of_one_path():
     normal = diff.normal({"metadata": {"namespace": "ns-9", "uid": "u"},
                           "spec": {"owner": "ns-9", "at": "2026-11-23T10:00:00Z"}}, "ns-9")
     assert normal == {"spec.owner": "{namespace}"}
+
+
+def test_a_heartbeat_that_only_moves_a_timestamp_is_no_change_for_quiet():
+    h = History()
+    h.pod(1.0, "web-a")
+    h.pod(2.0, "web-a", kind="MODIFIED")  # only creationTimestamp's second moved
+    assert diff.last_change(h.entries, NS, 0.0) == 1.0
+    h.pod(3.0, "web-a", phase="Pending", kind="MODIFIED")
+    assert diff.last_change(h.entries, NS, 0.0) == 3.0
+    h.add(4.0, WATCH, resource="events", namespace=NS, name="e", type="ADDED", object={})
+    assert diff.last_change(h.entries, NS, 0.0) == 3.0
+    assert diff.last_change([], NS, 7.0) == 7.0

@@ -9,7 +9,6 @@ from aftershock.bdd.steps.nodes import RESOURCE_WORDS
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
 from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, when
-from aftershock.timeline.entry import WATCH
 
 EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
 VERBS = ("create", "update", "patch", "delete")
@@ -93,22 +92,10 @@ def killed_after(scenario: Scenario, nth: int, what: str, verb: str) -> None:
 
 
 def last_activity(scenario: Scenario) -> float:
-    """When an object of the scenario's namespace last changed in what it says, as recorded: a
-    heartbeat that only moves a timestamp (a record touched every second) is no change, nor is
-    a Kubernetes Event (a report, not an object)."""
-    from aftershock.explore.differential import REPORTS, normal
+    from aftershock.explore.differential import last_change
 
-    namespace = scenario.namespace
-    seen: dict[tuple[str, str, str], dict | None] = {}
-    last = scenario.timeline.started
-    for entry in scenario.timeline.entries:
-        if entry.kind != WATCH or entry.namespace != namespace or entry.resource in REPORTS:
-            continue
-        now = None if entry.type == "DELETED" else normal(entry.object or {}, namespace)
-        if entry.key not in seen or seen[entry.key] != now:
-            last = entry.mono
-        seen[entry.key] = now
-    return last
+    return last_change(scenario.timeline.entries, scenario.namespace,
+                       scenario.timeline.started)
 
 
 def wait_quiet(scenario: Scenario, seconds: float, limit: float = 60.0) -> bool:
