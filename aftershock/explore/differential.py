@@ -131,16 +131,17 @@ def _tally(counts: Counter[str]) -> str:
 
 def writes(entries: Iterable[Entry], actor: str, namespace: str,
            verbs: Iterable[str] = ("create", "delete")) -> dict[str, list[Entry]]:
-    """The writes ``actor`` made that the API server accepted, by 'resource verb', in
-    ``namespace`` or on cluster-scoped objects (by the audit log). Kubernetes Events are reports
-    about objects, not objects it owns: they are not counted."""
+    """The writes ``actor`` made that the API server accepted into ``namespace``, by
+    'resource verb' (by the audit log). Cluster-scoped objects outlive a run's namespace, so
+    what earlier runs left decides their count: they are not counted, nor are Kubernetes Events
+    (reports about objects, not objects it owns)."""
     verbs = set(verbs)
     found: dict[str, list[Entry]] = {}
     for entry in entries:
         if (entry.kind == AUDIT and entry.actor == actor and entry.verb in verbs
                 and entry.resource not in REPORTS
                 and not entry.subresource and 200 <= entry.code < 300
-                and entry.namespace in (namespace, "")):
+                and entry.namespace == namespace):
             found.setdefault(f"{entry.resource} {entry.verb}", []).append(entry)
     return found
 
