@@ -115,24 +115,19 @@ def terminate(records: list[ProcessRecord], grace: float = 5.0) -> None:
     while time.monotonic() < deadline and any(record.alive() for record in ours):
         _reap(ours)
         time.sleep(0.05)  # process exit of a non-child has no event to wait on
-    for record in ours:
-        if record.alive():
-            _signal_group(record.pid, signal.SIGKILL)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(record.alive() for record in ours):
-        _reap(ours)
-        time.sleep(0.02)  # likewise, after SIGKILL
+    kill(ours)
 
 
 def kill(records: list[ProcessRecord]) -> None:
-    """SIGKILL each recorded process group that is still ours, with no warning (a crash)."""
+    """SIGKILL each recorded process group that is still ours, with no warning (a crash, or
+    what a SIGTERM left)."""
     ours = [record for record in records if record.alive()]
     for record in ours:
         _signal_group(record.pid, signal.SIGKILL)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and any(record.alive() for record in ours):
         _reap(ours)
-        time.sleep(0.02)  # process exit of a non-child has no event to wait on
+        time.sleep(0.02)  # likewise, after SIGKILL
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
