@@ -65,16 +65,16 @@ def _learned(*runs: History) -> oracles.Reference:
 
 
 def test_fields_that_vary_between_reference_runs_are_masked_and_the_rest_compared():
-    reference = _learned(_run(["web-a", "web-b"], "r1", node="node-1"),
-                         _run(["web-x", "web-y"], "r2", node="node-2"))
-    assert "metadata.name" in reference.masks["pods"] and "spec.nodeName" in \
-        reference.masks["pods"]
+    reference = _learned(_run(["web-a", "web-b"], "r1"), _run(["web-x", "web-y"], "r2"))
+    assert "metadata.name" in reference.masks["pods"]
     assert "status.phase" not in reference.masks["pods"]
     assert reference.counts == {"pods create": [2, 2]}
-    same = _run(["web-p", "web-q"])
+    # The references agreed on the node by chance: where the scheduler put a pod is no output
+    # of the implementation, and is never compared.
+    elsewhere = _run(["web-p", "web-q"], node="node-2")
     judged = properties.judge(["E1"], Judgement("end_state_as_reference", {
         "namespace": NS, "reference": reference.objects, "masks": reference.masks}),
-        same.entries)
+        elsewhere.entries)
     assert judged.status == PASS, judged.summary
 
 
