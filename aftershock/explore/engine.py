@@ -86,6 +86,10 @@ class Explorer:
         self.generated: plans.Plans | None = None
         self.reference: oracles.Reference | None = None
         self.reference_violations: set[str] = set()
+        # The last run's scenario and its history as judged (kept for one run only: a long
+        # exploration must not hold every history).
+        self.last_scenario = None
+        self.last_history: tuple = ([], "", "")
 
     # --- running one scenario ---------------------------------------------------------------
 
