@@ -14,6 +14,7 @@ from aftershock.explore import differential as diff
 from aftershock.timeline.entry import Entry
 
 QUIET = "When the namespace is quiet for 2 seconds"
+GANG_LATENCY = 10  # seconds a gang replica may be regressed before its breach must show
 
 
 def labelled(steps: Sequence[str], concepts: Iterable[str] = ()) -> list[str]:
@@ -22,7 +23,7 @@ def labelled(steps: Sequence[str], concepts: Iterable[str] = ()) -> list[str]:
     from aftershock.scenario import match_step
 
     said = [(found[0].func.__name__, found[1]) for found in map(match_step, steps) if found]
-    out = _replica_groups(said) + _storage_clusters(said)
+    out = _replica_groups(said) + _storage_clusters(said) + _gangs(said) + _stateful_sets(said)
     concepts = set(concepts)
     if "node_records" in concepts:
         if any(name in ("delete_node", "delete_holder", "delete_node_of_workload",
@@ -88,6 +89,43 @@ def _storage_clusters(said: list[tuple[str, dict]]) -> list[str]:
         if cluster in written:
             out.append(f"Then every object written to the storage cluster {cluster} reads back "
                        "or is cleanly not found (S3)")
+    return out
+
+
+def _gangs(said: list[tuple[str, dict]]) -> list[str]:
+    """G1 (a regression of a healthy replica is breached), G6 (at most one recycle per
+    replica: a plan makes one episode at most), G8 (never more live pods than its size)."""
+    out = []
+    for name, args in said:
+        if name != "a_gang":
+            continue
+        gang = args["name"]
+        out.append(f"Then every regression of the gang {gang} below minAvailable was breached "
+                   f"within {GANG_LATENCY} seconds (G1)")
+        out.append(f"Then the gang {gang} was terminated at most {args['groups']} times (G6)")
+        out += [f"Then at no point did group {group} of the gang {gang} have more than "
+                f"{args['size']} live pods (G8)" for group in range(args["groups"])]
+    return out
+
+
+def _stateful_sets(said: list[tuple[str, dict]]) -> list[str]:
+    """Never more live pods than the most replicas asked for; after a scale-down with claims
+    retained, the removed ordinals' claims and volumes are still there (S2's Kubernetes form)."""
+    sizes: dict[str, list[int]] = {}
+    retained: set[str] = set()
+    for name, args in said:
+        if name in ("a_stateful_set_with_claims", "a_stateful_set"):
+            sizes[args["name"]] = [args["replicas"]]
+            if args.get("policy") == "retained":
+                retained.add(args["name"])
+        elif name == "scale" and args["kind"] == "StatefulSet" and args["name"] in sizes:
+            sizes[args["name"]].append(args["replicas"])
+    out = []
+    for workload, wanted in sizes.items():
+        out.append(f"Then at no point did {workload} have more than {max(wanted)} live pods")
+        if workload in retained and wanted[-1] < max(wanted):
+            out.append(f"Then the claims of the removed ordinals of {workload} and their "
+                       "volumes are still there (S2)")
     return out
 
 

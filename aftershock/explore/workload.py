@@ -84,15 +84,20 @@ def _feature(path: Path, wanted: str | None) -> Workload:
 
 
 def _plain(path: Path) -> Workload:
-    steps = []
+    """Steps one per line; a line of @tags (as a feature's, e.g. @shape:ten-small-nodes)
+    tags the workload."""
+    steps, tags = [], set()
     for number, raw in enumerate(path.read_text().splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        if line.startswith("@"):
+            tags |= {word.lstrip("@") for word in line.split()}
+            continue
         first, _, rest = line.partition(" ")
         keyword, text = (first, rest.strip()) if first in KEYWORDS else ("*", line)
         steps.append(Step(keyword, text, number))
-    return Workload(path, path.stem, _chain(steps))
+    return Workload(path, path.stem, _chain(steps), tags)
 
 
 def _keyword(word: str) -> str:

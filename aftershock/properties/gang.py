@@ -33,10 +33,17 @@ def one_warning_per_drop(history: History, p: Params) -> Verdict:
     return judge.one_warning_per_drop_to_zero(history.entries, _gang(p), p["group"])
 
 
+@check("regression_detected", "Whenever a gang replica that had been healthy has fewer "
+       "scheduled pods than minAvailable, but some, for L seconds on end, its breach condition "
+       "was True at some moment of them.")
+def regression_detected(history: History, p: Params) -> Verdict:
+    return judge.regressions_breached(history.entries, _gang(p), p["latency"], p["now"])
+
+
 CONCEPTS = ("gang",)
 prop("G1", "A regression is detected: a gang replica that was healthy and then has 0 < "
      "scheduled < minAvailable gets the breach condition within L.",
-     ["eventually"], CONCEPTS, ("destructive_faults",))
+     ["eventually", "regression_detected"], CONCEPTS, ("destructive_faults",))
 prop("G2", "Termination after TD: when the breach stays True for TD, within TD + L every pod of "
      "the gang replica is replaced.", ["termination_timed"], CONCEPTS)
 prop("G3", "Never early, never unwarranted: no termination earlier than TD after the breach, "

@@ -173,3 +173,81 @@ def one_warning_per_drop_to_zero(entries: Iterable[Entry], gang: Gang, group: in
                        subjects=seen, by_absence=True, reads=reads)
     return Verdict(name, PASS, f"{len(drops)} drops to zero, {len(warnings)} warnings",
                    drops + warnings, origin, subjects=seen, reads=reads)
+
+
+@dataclass
+class _Replica:
+    """What the G1 judgement remembers of one gang replica while it replays the history."""
+
+    healthy: set[str] | None = None  # its scheduled pods when it last became healthy
+    began: Entry | None = None  # where its current regression began
+    breached: bool = False  # the breach was True at some moment of that regression
+    judged: bool = False  # that regression was counted (its breach showed in time)
+
+    def follow(self, scheduled: set[str], minimum: int, breached: bool, entry: Entry) -> None:
+        if self.healthy is not None and not self.healthy & scheduled:
+            self.healthy = None  # every pod it was healthy with is gone: it starts over
+        if len(scheduled) >= minimum:
+            self.healthy = scheduled
+        if self.healthy is None or not 0 < len(scheduled) < minimum:
+            self.began, self.judged = None, False
+        elif self.began is None:
+            self.began, self.breached = entry, breached
+        else:
+            self.breached = self.breached or breached
+
+    def due(self, at: float, latency: float) -> bool:
+        """Its regression has lasted ``latency`` by ``at`` with no breach: undetected."""
+        return self.began is not None and not self.breached and at >= self.began.mono + latency
+
+
+def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, now: float,
+                         name: str = "regression_detected") -> Verdict:
+    """G1 over the whole history: whenever a gang replica that had been healthy (scheduled ≥
+    minAvailable, since its pods were last all replaced) has 0 < scheduled < minAvailable for
+    ``latency`` seconds on end, its breach condition is True at some moment of those seconds.
+
+    A replica whose healthy pods are all gone starts over (a termination recycles it; one that
+    never becomes healthy again is not judged). A regression is judged when its breach shows
+    (in time), or when it has lasted ``latency`` without one (by the next entry, or ``now``);
+    one that ends sooner with no breach is not judged."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    reads = frozenset({gang.resource, "pods"})
+    replicas: dict[int, _Replica] = {}
+    judged = 0
+    for entry, state in replay(entries):
+        for group, replica in replicas.items():  # a regression that lasted until this entry
+            if replica.due(entry.mono, latency):
+                return _undetected(name, gang, group, replica.began, latency, origin, reads)
+        if entry.resource not in reads or entry.namespace != gang.namespace:
+            continue
+        obj = state.get(gang.resource, gang.namespace, gang.name)
+        minimum = get_path(obj, gang.mapping["min_available_path"]) if obj else None
+        if not isinstance(minimum, int):
+            continue
+        groups = get_path(obj, gang.mapping["groups_path"])
+        for group in range(groups if isinstance(groups, int) else 1):
+            scheduled = {p["metadata"]["name"] for p in gang.live_pods(state, group)
+                         if p["spec"].get("nodeName")}
+            replica = replicas.setdefault(group, _Replica())
+            replica.follow(scheduled, minimum, gang.breached(state, group), entry)
+            if replica.began is not None and replica.breached and not replica.judged:
+                judged, replica.judged = judged + 1, True
+    for group, replica in replicas.items():
+        if replica.due(now, latency):
+            return _undetected(name, gang, group, replica.began, latency, origin, reads)
+    summary = (f"{judged} regressions of gang {gang.name} below minAvailable, each breached "
+               f"within {latency:g}s" if judged else
+               f"no replica of gang {gang.name} regressed below minAvailable for {latency:g}s "
+               "after being healthy")
+    return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
+
+
+def _undetected(name: str, gang: Gang, group: int, began: Entry, latency: float,
+                origin: float, reads: frozenset[str]) -> Verdict:
+    return Verdict(name, VIOLATED, f"group {group} of gang {gang.name} had been healthy, then "
+                   f"had fewer scheduled pods than minAvailable (but some) for {latency:g}s "
+                   f"from +{began.mono - origin:.3f}s, and its breach condition never turned "
+                   "True", [began], origin, subjects=1, by_absence=True,
+                   window=(began.mono, began.mono + latency), reads=reads)

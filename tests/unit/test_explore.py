@@ -232,3 +232,60 @@ def test_a_heartbeat_that_only_moves_a_timestamp_is_no_change_for_quiet():
     h.add(4.0, WATCH, resource="events", namespace=NS, name="e", type="ADDED", object={})
     assert diff.last_change(h.entries, NS, 0.0) == 3.0
     assert diff.last_change([], NS, 7.0) == 7.0
+
+
+def test_the_gang_workload_is_tagged_with_its_shape_and_judged_by_g1_g6_g8():
+    workload = load(Path("workloads/gang.steps"))
+    assert workload.shape == "three-small-nodes"
+    assert workload.actions() == [2, 3, 4]  # node plans go after the gang, and after Ready
+    assert oracles.labelled([s.text for s in workload.steps], ["gang"]) == [
+        "Then every regression of the gang train below minAvailable was breached within 10 "
+        "seconds (G1)",
+        "Then the gang train was terminated at most 1 times (G6)",
+        "Then at no point did group 0 of the gang train have more than 3 live pods (G8)"]
+    from aftershock.scenario import label_problem, match_step
+
+    for line in oracles.labelled([s.text for s in workload.steps], ["gang"]):
+        text = line.split(" ", 1)[1]
+        found = match_step(text)
+        assert found is not None and label_problem(text, found[0]) is None, line
+
+
+def test_after_a_node_fault_the_workload_waits_are_cut_to_what_the_references_took():
+    from aftershock.explore.engine import Outcome, lines_for, wait_cap_of
+
+    workload = load(Path("workloads/dra_devices.steps"))
+    slow = Outcome("reference-1", [], 0.0, step_seconds={
+        "Given within 60 seconds 3 pods of web are Running": 9.2, "Given 3 seconds pass": 3.0})
+    cap = wait_cap_of([slow, Outcome("reference-2", [], 0.0)])
+    assert cap == 19  # twice the longest wait, rounded up; never below the floor
+    assert wait_cap_of([Outcome("r", [], 0.0)]) == 15
+    node = plans.Plan("node", "When I delete node node-1 without draining it", 3, "delete")
+    lines = lines_for(workload, node, [], cap)
+    cut = [line for line in lines if "within" in line]
+    assert cut == ["Given within 60 seconds 3 pods of web are Running",  # before the fault
+                   "When within 19 seconds 3 pods of web are Running"]
+    stale = plans.Plan("stale", "Given the pod watch of the implementation stalls at its 1st "
+                       "ADDED event for 4 seconds", 1, "pods-ADDED#1")
+    assert all("within 60" in line for line in lines_for(workload, stale, [], cap)
+               if "within" in line)
+
+
+def test_several_durations_make_a_plan_each_with_its_duration_in_the_anchor(tmp_path):
+    from aftershock.explore.command import durations
+
+    assert durations("4") == (4.0,) and durations("1,4,10,4") == (1.0, 4.0, 10.0)
+    one = _trace([(1.0, "pods", "ADDED")], [(1.2, "pods", "create")])
+    made = plans.generate(_workload(tmp_path), [one], [], {}, stall=durations("1,10"),
+                          miss=durations("3"))
+    assert sorted(p.anchor for p in made.plans if p.kind == "stale") == [
+        "pods-ADDED#1-10s", "pods-ADDED#1-1s"]
+    assert [p.anchor for p in made.plans if p.kind == "unobserved"] == ["pods-ADDED#1"]
+    assert any("for 10 seconds" in p.step for p in made.plans)
+
+
+def test_a_stateful_set_scaled_down_is_judged_by_its_claims_and_its_size():
+    workload = load(Path("workloads/stateful_set.steps"))
+    assert oracles.labelled([s.text for s in workload.steps], ["stateful_set"]) == [
+        "Then at no point did db have more than 3 live pods",
+        "Then the claims of the removed ordinals of db and their volumes are still there (S2)"]

@@ -43,6 +43,7 @@ RG = {"resource": {"group": "x.io", "version": "v1", "plural": "groups", "kind":
       "replicas_path": "spec.replicas", "pod_selector": {"app": "{name}"}}
 GANG = {"resource": {"group": "x.io", "version": "v1", "plural": "gangs", "kind": "Gang"},
         "group_status_path": "status.groups", "group_label": "group",
+        "groups_path": "spec.groups", "min_available_path": "spec.minAvailable",
         "pod_selector": {"app": "{name}"}, "breach_condition": "Breached",
         "termination_reason": "GangTerminated", "scheduled_zero_reason": "ScheduledZero"}
 STORAGE = {"resource": {"group": "x.io", "version": "v1", "plural": "storageclusters",
@@ -89,7 +90,8 @@ def _object(resource: str, name: str, draw) -> dict:
                                                     "device": draw(st.sampled_from("ab"))}]}},
             "reservedFor": [{"uid": f"uid-{draw(st.sampled_from(PODS))}"}]}}
     if resource == "gangs":
-        return {"metadata": meta, "status": {"groups": [{"index": 0, "conditions": [
+        return {"metadata": meta, "spec": {"groups": 1, "minAvailable": 2},
+                "status": {"groups": [{"index": 0, "conditions": [
             {"type": "Breached", "status": status, "lastTransitionTime": stamp}]}]}}
     if resource == "events":
         return {"metadata": meta, "involvedObject": {"name": "train"},
@@ -105,7 +107,7 @@ def _object(resource: str, name: str, draw) -> dict:
     return {"metadata": meta, "spec": {"volumeName": "pv-0"}}
 
 
-NAMES = {"pods": PODS, "nodes": NODES, "resourceclaims": ("c0", "c1"), "gangs": ("train",),
+NAMES = {"pods": PODS, "nodes": NODES, "resourceclaims": ("c0", "c1"), "gangs": ("train", "web"),
          "events": ("e0", "e1"), "statefulsets": ("data",), "storageclusters": ("data",),
          "noderecords": ("r0", "r1"), "persistentvolumeclaims": ("data-data-0", "data-data-2"),
          "persistentvolumes": ("pv-0",), "deployments": ("web",)}
@@ -185,6 +187,9 @@ JUDGEMENTS = {
     "termination_timed": ({"gang": _gang(), "group": 0, "delay": 1, "latency": 5,
                            "actor": "ctl"}, {"gangs", "pods", "audit"}),
     "at_most_terminations": ({"gang": _gang(), "limit": 1}, {"events", "gangs"}),
+    # a gang of the web pods: their scheduled count rises and falls often enough to judge
+    "regression_detected": ({"gang": asdict(Gang("web", NS, GANG)), "latency": 2, "now": 100},
+                            {"gangs", "pods"}),
     "one_warning_per_drop": ({"gang": _gang(), "group": 0}, {"pods", "events"}),
     "never_reclaimed_early": ({"records": asdict(RECORDS)}, {"nodes", "noderecords"}),
     "allocated_before_bind": ({"namespace": NS}, {"pods", "resourceclaims"}),

@@ -90,6 +90,13 @@ def terminated_in_time(scenario: Scenario, group: int, name: str, latency: int) 
         "actor": implementation_actor(scenario)}))
 
 
+@then("every regression of the gang {name:Name} below minAvailable was breached within "
+      "{latency:d} seconds", check="regression_detected")
+def regressions_breached(scenario: Scenario, name: str, latency: int) -> None:
+    scenario.judge(Judgement("regression_detected", {
+        "gang": asdict(Gang.of(scenario, name)), "latency": latency, "now": scenario.now}))
+
+
 @then("the gang {name:Name} was terminated at most {count:d} times",
       check="at_most_terminations")
 def terminated_at_most(scenario: Scenario, name: str, count: int) -> None:

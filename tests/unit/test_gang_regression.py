@@ -1,0 +1,119 @@
+"""G1 over a whole history (regression_detected): each case fails on the bug it guards, the
+incident's gang operator that reports no breach while 0 < scheduled < minAvailable."""
+
+from __future__ import annotations
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.timeline.entry import WATCH, Entry
+
+NS = "ns"
+GANG = {"resource": {"group": "x.io", "version": "v1", "plural": "gangs", "kind": "Gang"},
+        "groups_path": "spec.groups", "min_available_path": "spec.minAvailable",
+        "group_status_path": "status.groups", "group_label": "group",
+        "pod_selector": {"gang": "{name}"}, "breach_condition": "Breached"}
+LATENCY = 10
+
+
+class History:
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+
+    def add(self, at: float, resource: str, name: str, obj: dict | None,
+            type: str = "ADDED") -> None:
+        self.entries.append(Entry(seq=len(self.entries), mono=at, wall=1.9e9 + at, kind=WATCH,
+                                  resource=resource, namespace=NS, name=name,
+                                  uid=f"uid-{name}", rv=str(len(self.entries) + 1), type=type,
+                                  object=obj))
+
+    def gang(self, at: float, breached: str | None = None) -> None:
+        status = {"groups": [{"index": 0, "conditions": [
+            {"type": "Breached", "status": breached}]}]} if breached else {}
+        self.add(at, "gangs", "train", {"metadata": {"name": "train"},
+                                        "spec": {"groups": 1, "minAvailable": 3},
+                                        "status": status}, "MODIFIED" if at else "ADDED")
+
+    def pod(self, at: float, name: str, node: str | None, type: str = "ADDED") -> None:
+        obj = {"metadata": {"name": name, "labels": {"gang": "train", "group": "0"}},
+               "spec": {"nodeName": node} if node else {}}
+        self.add(at, "pods", name, obj, type)
+
+    def healthy(self) -> None:
+        self.gang(0)
+        for index in range(3):
+            self.pod(1, f"p{index}", f"n{index}")
+
+    def judge(self, now: float):
+        judgement = Judgement("regression_detected",
+                              {"gang": {"name": "train", "namespace": NS, "mapping": GANG},
+                               "latency": LATENCY, "now": now})
+        return properties.judge(["G1"], judgement, self.entries)
+
+
+def _lose_one(history: History, at: float = 2) -> None:
+    history.pod(at, "p0", "n0", "DELETED")
+    history.pod(at + 0.1, "p3", None)  # its replacement: nowhere to go
+
+
+def test_a_partial_regression_never_breached_is_a_violation():
+    history = History()
+    history.healthy()
+    _lose_one(history)
+    history.gang(25)  # something later: the regression lasted 23 s
+    verdict = history.judge(now=26)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert verdict.witness[0].name == "p0" and "never turned True" in verdict.summary
+
+
+def test_a_regression_still_running_at_the_judgement_is_judged_by_the_recorder_clock():
+    history = History()
+    history.healthy()
+    _lose_one(history)
+    assert history.judge(now=20).status == VIOLATED
+    assert history.judge(now=5).status == UNKNOWN  # not yet lasted L: nothing to judge
+
+
+def test_a_regression_breached_in_time_passes():
+    history = History()
+    history.healthy()
+    _lose_one(history)
+    history.gang(3, breached="True")
+    verdict = history.judge(now=30)
+    assert verdict.status == PASS and verdict.subjects == 1, verdict.explain()
+
+
+def test_a_breach_later_than_the_bound_is_a_violation():
+    history = History()
+    history.healthy()
+    _lose_one(history)
+    history.gang(13, breached="True")
+    assert history.judge(now=30).status == VIOLATED
+
+
+def test_a_short_regression_and_a_startup_are_not_judged():
+    history = History()
+    history.gang(0)
+    history.pod(1, "p0", "n0")
+    history.pod(1, "p1", "n1")  # 2 of 3 for 30 s: starting, never healthy
+    assert history.judge(now=30).status == UNKNOWN
+    history.pod(31, "p2", "n2")
+    _lose_one(history, at=32)
+    history.pod(33, "p3", "n3", "MODIFIED")  # scheduled again after 1 s
+    verdict = history.judge(now=60)
+    assert verdict.status == UNKNOWN and "nothing to judge" in verdict.summary
+
+
+def test_a_replica_whose_pods_were_all_replaced_starts_over():
+    history = History()
+    history.healthy()
+    _lose_one(history)
+    history.gang(3, breached="True")
+    for index in (1, 2):  # terminated: every pod it was healthy with is gone
+        history.pod(8, f"p{index}", f"n{index}", "DELETED")
+    history.pod(8.1, "p3", None, "DELETED")
+    history.gang(8.2, breached="False")
+    history.pod(9, "p4", "n1")
+    history.pod(9, "p5", "n2")  # 2 of 3 again, as after a start: not a regression
+    verdict = history.judge(now=40)
+    assert verdict.status == PASS and verdict.subjects == 1, verdict.explain()
