@@ -4,6 +4,7 @@ line per plan and a summary table at the end."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import signal
 import sys
@@ -14,6 +15,7 @@ from aftershock.errors import UserError
 
 UNITS = {"s": 1, "m": 60, "h": 3600}
 MAX_BUDGET = 24 * 3600
+MAX_DURATIONS = 5
 BOUNDS = {"references": (2, 10), "replays": (1, 50), "max_plans": (1, 10_000),
           "stall": (1, 120), "miss": (1, 120)}
 
@@ -29,11 +31,24 @@ def budget_seconds(text: str) -> float:
     return seconds
 
 
+def durations(text: str) -> tuple[float, ...]:
+    """'4' or '1,4,10' (seconds) → (4.0,) or (1.0, 4.0, 10.0)."""
+    try:
+        found = tuple(dict.fromkeys(float(part) for part in text.split(",")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text}: expected seconds, or several separated by commas (1,4,10)") from None
+    if not 1 <= len(found) <= MAX_DURATIONS:
+        raise argparse.ArgumentTypeError(f"{text}: between 1 and {MAX_DURATIONS} durations")
+    return found
+
+
 def check_bounds(args) -> None:
     for name, (low, high) in BOUNDS.items():
         value = getattr(args, name)
-        if value is not None and not low <= value <= high:
-            raise UserError(f"--{name.replace('_', '-')} {value}: between {low} and {high}")
+        for one in value if isinstance(value, tuple) else (value,):
+            if one is not None and not low <= one <= high:
+                raise UserError(f"--{name.replace('_', '-')} {one:g}: between {low} and {high}")
 
 
 def say(message: str) -> None:
@@ -134,10 +149,12 @@ def add_parser(sub) -> None:
     explore.add_argument("--replays", type=int, default=10,
                          help="replays of each finding; a bug reproduces in 80%% (default: 10)")
     explore.add_argument("--max-plans", type=int, help="stop after this many plans")
-    explore.add_argument("--stall", type=float, default=4.0,
-                         help="seconds a stale-view plan holds a watch (default: 4)")
-    explore.add_argument("--miss", type=float, default=3.0,
-                         help="seconds an unobserved-state plan hides (default: 3)")
+    explore.add_argument("--stall", type=durations, default=(4.0,),
+                         help="seconds a stale-view plan holds a watch; several (1,4,10) make "
+                         "a plan each (default: 4)")
+    explore.add_argument("--miss", type=durations, default=(3.0,),
+                         help="seconds an unobserved-state plan hides; several make a plan "
+                         "each (default: 3)")
     explore.add_argument("--shape", help="cluster shape (default: the workload's @shape tag, "
                          "else three nodes)")
     explore.add_argument("--kubernetes-version")

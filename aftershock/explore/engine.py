@@ -6,6 +6,8 @@ from a flake."""
 from __future__ import annotations
 
 import json
+import math
+import re
 import statistics
 import time
 from collections.abc import Callable
@@ -19,6 +21,8 @@ from aftershock.explore.workload import Workload
 
 OBSERVED = "Given the implementation's watches and writes are observed"
 REPRODUCED = 0.8  # a finding that replays less often than this is flaky
+WAIT_FLOOR = 15  # seconds: the least a workload's wait is given after a node fault
+WITHIN = re.compile(r"(Given|When|Then) within (\d+) seconds ")
 
 
 @dataclass
@@ -28,8 +32,8 @@ class Settings:
     references: int = 3
     replays: int = 10
     max_plans: int | None = None
-    stall: float = 4.0
-    miss: float = 3.0
+    stall: tuple[float, ...] = (4.0,)
+    miss: tuple[float, ...] = (3.0,)
 
 
 @dataclass
@@ -38,10 +42,12 @@ class Outcome:
     lines: list[str]
     seconds: float
     violated: dict[str, str] = field(default_factory=dict)  # property → what its verdict said
+    new: dict[str, str] = field(default_factory=dict)  # of those, what makes it a finding
     unknown: dict[str, str] = field(default_factory=dict)
     failed: str = ""
     report_dir: Path | None = None
     trace: trace.Trace | None = None
+    step_seconds: dict[str, float] = field(default_factory=dict)  # line → seconds it took
 
 
 @dataclass
@@ -61,18 +67,37 @@ class Finding:
         return "bug" if self.reproduced >= REPRODUCED * self.replayed else "flaky"
 
 
-def lines_for(workload: Workload, plan: Plan | None, judged: list[str]) -> list[str]:
+def lines_for(workload: Workload, plan: Plan | None, judged: list[str],
+              wait_cap: int | None = None) -> list[str]:
     """The scenario a run plays: the workload, the plan's step where it goes, the wait for
-    quiet, then what it is judged by."""
+    quiet, then what it is judged by. After a node fault the workload's waits are no oracle
+    (the fault changes what they can reach): each is cut to ``wait_cap`` seconds."""
     out = []
     for index, step in enumerate(workload.steps):
-        out.append(step.words)
+        node_fault_before = plan is not None and plan.kind == "node" and index > plan.after
+        out.append(bounded(step.words, wait_cap) if node_fault_before and wait_cap
+                   else step.words)
         if index == workload.started:
             anchored = plan is not None and plan.kind != "node"
             out.append(plan.step if anchored else OBSERVED)
         if plan is not None and plan.kind == "node" and index == plan.after:
             out.append(plan.step)
     return [*out, oracles.QUIET, *judged]
+
+
+def bounded(line: str, cap: int) -> str:
+    """'Then within 60 seconds X' as 'Then within {cap} seconds X' when cap is less."""
+    found = WITHIN.match(line)
+    if found and int(found[2]) > cap:
+        return f"{found[1]} within {cap} seconds {line[found.end():]}"
+    return line
+
+
+def wait_cap_of(references: list[Outcome]) -> int:
+    """Twice the longest any wait of the workload took in the reference runs, at least
+    WAIT_FLOOR."""
+    took = [s for o in references for line, s in o.step_seconds.items() if WITHIN.match(line)]
+    return max(WAIT_FLOOR, math.ceil(2 * max(took, default=0)))
 
 
 class Explorer:
@@ -86,6 +111,7 @@ class Explorer:
         self.generated: plans.Plans | None = None
         self.reference: oracles.Reference | None = None
         self.reference_violations: set[str] = set()
+        self.wait_cap: int | None = None
         # The last run's scenario and its history as judged (kept for one run only: a long
         # exploration must not hold every history).
         self.last_scenario = None
@@ -101,6 +127,7 @@ class Explorer:
         outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
         for line in lines:
             result = self.session.step(line, raise_on_failure=False)
+            outcome.step_seconds[line] = result.seconds
             if result.status in ("failed", "skipped"):
                 outcome.failed = f"{result.line}: {result.message.splitlines()[0][:300]}"
                 break
@@ -127,7 +154,7 @@ class Explorer:
         """Reference runs: the workload with nothing perturbed, judged by its labelled
         properties; what they agree on becomes the differential oracles."""
         judged = self.labelled(None)
-        runs, traces = [], []
+        runs, traces, outcomes = [], [], []
         for index in range(1, self.settings.references + 1):
             outcome = self.play(f"reference-{index}", lines_for(self.workload, None, judged))
             self.say(f"reference {index}/{self.settings.references}: {outcome.seconds:.1f}s, "
@@ -137,11 +164,13 @@ class Explorer:
                 raise ExploreError(f"reference run {index} failed: {outcome.failed}")
             runs.append(self.last_history)
             traces.append(outcome.trace)
+            outcomes.append(outcome)
             if outcome.violated and not self.findings:
                 self.findings.append(Finding(1, None, outcome))
                 broken = self.last_scenario
             self.reference_violations |= set(outcome.violated)
         self.reference = oracles.learn(runs)
+        self.wait_cap = wait_cap_of(outcomes)
         if self.findings:  # broken with no fault at all: a bug before any plan
             self._write_and_replay(self.findings[0], broken)
         self.reference.save(self.out / "reference.json")
@@ -157,15 +186,16 @@ class Explorer:
                 self.say(f"budget spent after {number - 1} of {len(todo)} plans")
                 break
             lines = lines_for(self.workload, plan,
-                              self.labelled(plan) + self.reference.steps(plan.differential))
+                              self.labelled(plan) + self.reference.steps(plan.differential),
+                              self.wait_cap)
             outcome = self.play(f"plan-{number:03d}-{plan.slug}", lines)
             self.outcomes.append((plan, outcome))
-            new = {p: s for p, s in outcome.violated.items()
-                   if p not in self.reference_violations and _counts(plan, p)}
+            outcome.new = {p: s for p, s in outcome.violated.items()
+                           if p not in self.reference_violations and _counts(plan, p)}
             self.say(f"plan {number}/{len(todo)} {plan.kind} {plan.anchor}: "
-                     f"{outcome.seconds:.1f}s{_status(outcome, new)}")
-            if new:
-                self._found(plan, outcome, new)
+                     f"{outcome.seconds:.1f}s{_status(outcome, outcome.new)}")
+            if outcome.new:
+                self._found(plan, outcome, outcome.new)
 
     def _found(self, plan: Plan, outcome: Outcome, new: dict[str, str]) -> None:
         signature = (plan.kind, frozenset(new))  # one fault kind breaking the same: one bug
@@ -243,8 +273,7 @@ class Explorer:
             "findings": len(self.findings),
             "bugs": sum(1 for f in self.findings if f.verdict == "bug"),
             "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
-            "plans_with_violations": sum(1 for _, o in self.outcomes
-                                         if set(o.violated) - self.reference_violations),
+            "plans_with_violations": sum(1 for _, o in self.outcomes if o.new),
             "errors": sum(1 for _, o in self.outcomes if o.failed),
             "seconds_per_plan": {"mean": _round(statistics.mean(times)) if times else None,
                                  "p50": _round(statistics.median(times)) if times else None,
@@ -267,6 +296,7 @@ class Explorer:
                 out.write(json.dumps({"kind": plan.kind, "anchor": plan.anchor,
                                       "step": plan.step, "seconds": _round(outcome.seconds),
                                       "violated": outcome.violated,
+                                      "new": outcome.new,
                                       "unknown": outcome.unknown,
                                       "failed": outcome.failed}) + "\n")
         return summary

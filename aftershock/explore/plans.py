@@ -53,23 +53,27 @@ def words(resource: str, kinds: dict[str, str]) -> str | None:
 
 
 def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
-             kinds: dict[str, str], stall: float = 4.0, miss: float = 3.0,
-             seed: int = 0) -> Plans:
+             kinds: dict[str, str], stall: Sequence[float] = (4.0,),
+             miss: Sequence[float] = (3.0,), seed: int = 0) -> Plans:
     """Every plan the reference traces admit, interleaved by kind, shuffled within a kind by
-    ``seed``. ``kinds`` maps a custom resource's plural to the word its steps use."""
+    ``seed``: a stale and an unobserved plan per event anchor and per duration in ``stall``
+    and ``miss``. ``kinds`` maps a custom resource's plural to the word its steps use."""
     out = Plans()
     by_kind: dict[str, list[Plan]] = {kind: [] for kind in KINDS}
     at = workload.started
     for resource, type, nth in _event_anchors(traces, out, kinds):
         what = words(resource, kinds)
         anchor = f"{resource}-{type}#{nth}"
-        by_kind["stale"].append(Plan("stale", f"Given the {what} watch of the implementation "
-                                     f"stalls at its {ordinal(nth)} {type} event for "
-                                     f"{stall:g} seconds", at, anchor))
-        by_kind["unobserved"].append(Plan("unobserved", f"Given the {what} watch of the "
-                                          f"implementation misses {miss:g} seconds of events "
-                                          f"from its {ordinal(nth)} {type} event, then relists",
-                                          at, anchor))
+        for seconds in stall:
+            by_kind["stale"].append(Plan(
+                "stale", f"Given the {what} watch of the implementation stalls at its "
+                f"{ordinal(nth)} {type} event for {seconds:g} seconds", at,
+                _timed(anchor, seconds, stall)))
+        for seconds in miss:
+            by_kind["unobserved"].append(Plan(
+                "unobserved", f"Given the {what} watch of the implementation misses "
+                f"{seconds:g} seconds of events from its {ordinal(nth)} {type} event, then "
+                "relists", at, _timed(anchor, seconds, miss)))
     for resource, verb, nth in _write_anchors(traces, out, kinds):
         what = words(resource, kinds)
         by_kind["intermediate"].append(Plan(
@@ -91,6 +95,11 @@ def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
             if by_kind[kind]:
                 out.plans.append(by_kind[kind].pop(0))
     return out
+
+
+def _timed(anchor: str, seconds: float, durations: Sequence[float]) -> str:
+    """The anchor, with the duration when there are several."""
+    return anchor if len(durations) == 1 else f"{anchor}-{seconds:g}s"
 
 
 def _nameable(keys: set, kinds: dict[str, str], counts: list, out: Plans) -> list:

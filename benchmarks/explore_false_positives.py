@@ -1,0 +1,117 @@
+"""False positives of `aftershock explore`: every plan it runs on a correct implementation that
+breaks a property the unperturbed references kept is one (issue 15: 0 findings over >= 200
+plans on each correct implementation; the rate over all plans, goal <= 1%).
+
+For each correct implementation, explore runs its workloads one after another (each with every
+plan its references admit, stale and unobserved plans at several durations) until at least
+--plans plans have run for it; then it prints, per implementation and in all: plans run,
+plans that broke a property, findings, errors, time per plan and the false-positive rate.
+Each explore run is bounded by `timeout` and leaves its run dir under reports/.
+
+    .venv/bin/python benchmarks/explore_false_positives.py [--plans 200] [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+STALL, MISS = "1,4,10", "1,3,8"
+# profile → the workloads it is explored on, in order (the first that runs out of plans hands
+# over to the next)
+CORRECT = {
+    "replicagroup-correct": ["replica_group", "replica_group_scale"],
+    "kube-replicaset": ["replica_group", "replica_group_scale"],
+    "storage-correct": ["storage_scale_down"],
+    "noderecords-correct": ["node_records"],
+    "gang-correct": ["gang", "gang_two_groups"],
+    "dradriver-correct": ["dra_devices"],
+    "kube-statefulset": ["stateful_set"],
+}
+
+
+def explore(profile: str, workload: str, plans: int, seed: int, out: Path) -> list[dict]:
+    """One explore run of at most ``plans`` plans; its plans.jsonl rows (and the reference's
+    own violations, as a row of kind 'reference')."""
+    budget = max(600, plans * 60)
+    command = [sys.executable, "-m", "aftershock.cli", "explore", "--profile",
+               f"profiles/{profile}.yaml", "--workload", f"workloads/{workload}.steps",
+               "--max-plans", str(plans), "--budget", f"{budget}s", "--seed", str(seed),
+               "--stall", STALL, "--miss", MISS, "--replays", "3", "--out", str(out)]
+    with (out.parent / f"{out.name}.log").open("w") as log:
+        subprocess.run(["timeout", str(budget + 900), *command], cwd=REPO, stdout=log,
+                       stderr=subprocess.STDOUT)
+    rows = []
+    if (out / "plans.jsonl").exists():
+        rows = [json.loads(line) for line in (out / "plans.jsonl").read_text().splitlines()]
+    summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() \
+        else {}
+    for finding in summary.get("list", []):
+        if finding["plan"] is None:
+            rows.append({"kind": "reference", "violated": finding["violated"], "seconds": 0})
+    return rows
+
+
+def tally(profile: str, runs: list[tuple[str, Path, list[dict]]]) -> dict:
+    plans = [r for _, _, rows in runs for r in rows if r["kind"] != "reference"]
+    broke = [r for r in plans if r["new"]]
+    findings = sum(json.loads((out / "summary.json").read_text())["findings"]
+                   for _, out, _ in runs if (out / "summary.json").exists())
+    seconds = [r["seconds"] for r in plans]
+    return {"profile": profile, "plans": len(plans), "broke": len(broke),
+            "findings": findings, "errors": sum(1 for r in plans if r["failed"]),
+            "mean": round(statistics.mean(seconds), 1) if seconds else 0.0,
+            "rate": len(broke) / len(plans) if plans else 0.0,
+            "workloads": ", ".join(w for w, _, _ in runs),
+            "examples": [f"{r['kind']} {r['step']}: {sorted(r['new'])}" for r in broke[:3]]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--plans", type=int, default=200, help="plans per implementation")
+    parser.add_argument("--only", nargs="*", help="these implementations only")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    root = REPO / "reports" / time.strftime("false-positives-%Y%m%d-%H%M%S")
+    root.mkdir(parents=True)
+    results = []
+    for profile, workloads in CORRECT.items():
+        if args.only and profile not in args.only:
+            continue
+        runs = []
+        for workload in workloads:
+            left = args.plans - sum(1 for _, _, rows in runs for r in rows
+                                    if r["kind"] != "reference")
+            if left <= 0:
+                break
+            out = root / f"{profile}-{workload}"
+            runs.append((workload, out, explore(profile, workload, left, args.seed, out)))
+        results.append(tally(profile, runs))
+        row = results[-1]
+        print(f"{profile}: {row['plans']} plans, {row['broke']} broke a property, "
+              f"{row['findings']} findings, {row['errors']} errors, {row['mean']}s per plan",
+              flush=True)
+    print(f"\n{'implementation':<22}{'plans':>6}{'broke':>7}{'findings':>9}{'errors':>7}"
+          f"{'s/plan':>8}{'FP rate':>9}  workloads")
+    for row in results:
+        print(f"{row['profile']:<22}{row['plans']:>6}{row['broke']:>7}{row['findings']:>9}"
+              f"{row['errors']:>7}{row['mean']:>8}{row['rate']:>9.2%}  {row['workloads']}")
+        for example in row["examples"]:
+            print(f"    {example}")
+    plans = sum(r["plans"] for r in results)
+    broke = sum(r["broke"] for r in results)
+    print(f"{'all':<22}{plans:>6}{broke:>7}{sum(r['findings'] for r in results):>9}"
+          f"{sum(r['errors'] for r in results):>7}{'':>8}"
+          f"{(broke / plans if plans else 0):>9.2%}  (goal <= 1%; Sieve: 3.5%)")
+    (root / "results.json").write_text(json.dumps(results, indent=1))
+    print(f"run dirs: {root}")
+
+
+if __name__ == "__main__":
+    main()
