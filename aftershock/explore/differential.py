@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from aftershock.timeline.entry import AUDIT, WATCH, Entry
+from aftershock.timeline.entry import AUDIT, MARK, WATCH, Entry
 from aftershock.timeline.state import State
 
 # Fields that say when or which instance, never what, and where the scheduler and the node put
@@ -25,6 +25,7 @@ TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d
 NAMESPACE = "{namespace}"
 WRITE_VERBS = ("create", "update", "patch", "delete")
 STORM_WINDOW = 10.0
+STORM_GRACE = 2.0  # seconds after a perturbation is lifted before a refusal counts as a storm
 REPORTS = {"events"}
 
 Flat = dict[str, Any]
@@ -150,13 +151,35 @@ def writes(entries: Iterable[Entry], actor: str, namespace: str,
     return found
 
 
+def refused(entries: Iterable[Entry], actor: str, namespace: str | None = None) -> list[Entry]:
+    """The writes of ``actor`` (into ``namespace`` or cluster-scoped objects, when given) the
+    API server refused."""
+    return [e for e in entries if e.kind == AUDIT and e.actor == actor
+            and e.verb in WRITE_VERBS and e.code >= 400
+            and (namespace is None or e.namespace in (namespace, ""))]
+
+
+def perturbed(entries: Iterable[Entry]) -> list[tuple[float, float]]:
+    """When anchored faults perturbed the implementation: from each firing (its mark says how
+    long it lasts) until STORM_GRACE after it was lifted, as a retry backs off."""
+    return [(e.mono, e.mono + float(e.extra["lasts"]) + STORM_GRACE) for e in entries
+            if e.kind == MARK and "lasts" in (e.extra or {})]
+
+
+def split_by(found: list[Entry], windows: list[tuple[float, float]]) -> tuple[list, list]:
+    """(the entries inside any window, the others)."""
+    inside = [e for e in found if any(start <= e.mono <= end for start, end in windows)]
+    return inside, [e for e in found if e not in inside]
+
+
 def refused_storm(entries: Iterable[Entry], actor: str,
                   namespace: str | None = None) -> list[Entry]:
-    """The most writes of ``actor`` (into ``namespace`` or cluster-scoped objects, when given)
-    the API server refused within any STORM_WINDOW seconds."""
-    refused = [e for e in entries if e.kind == AUDIT and e.actor == actor
-               and e.verb in WRITE_VERBS and e.code >= 400
-               and (namespace is None or e.namespace in (namespace, ""))]
+    """The most writes of ``actor`` the API server refused within any STORM_WINDOW seconds."""
+    return densest(refused(entries, actor, namespace))
+
+
+def densest(refused: list[Entry]) -> list[Entry]:
+    """The most of ``refused`` within any STORM_WINDOW seconds."""
     best: list[Entry] = []
     start = 0
     for end, entry in enumerate(refused):

@@ -76,11 +76,12 @@ Anchored = Stall | Miss | KillAfterWrite
 
 class Triggers:
     """The anchored faults of one proxy: counts what passes and says what to do with it.
-    Each fires once; every firing is logged by the proxy."""
+    Each fires once; every firing is logged by the proxy and told to ``on_fire`` with the
+    seconds the perturbation lasts (0 for a kill)."""
 
     def __init__(self, faults: list[Anchored], log: Callable[..., None],
                  expire: Callable[[str], None], kill: Callable[[], None] | None = None,
-                 on_fire: Callable[[str], None] | None = None):
+                 on_fire: Callable[[str, float], None] | None = None):
         self.faults = list(faults)
         self._log, self._expire, self._kill = log, expire, kill
         self._on_fire = on_fire
@@ -121,7 +122,7 @@ class Triggers:
         self._log("anchor-fired", fault=self.fired[-1], resource=resource,
                   until=round(until, 4))
         if self._on_fire is not None:
-            self._on_fire(self.fired[-1])
+            self._on_fire(self.fired[-1], fault.seconds)
 
     def write(self, method: str, resource: str, namespace: str, status: int) -> None:
         """A request the client sent was answered: a write the API server accepted counts."""
@@ -142,5 +143,5 @@ class Triggers:
             self.fired.append(f"kill after the {ordinal(fire.nth)} {what}")
             self._log("anchor-fired", fault=self.fired[-1], at=round(time.monotonic(), 4))
             if self._on_fire is not None:
-                self._on_fire(self.fired[-1])
+                self._on_fire(self.fired[-1], 0.0)
             self._kill()

@@ -179,7 +179,7 @@ class WatchDelay:
                                  for rule in rules])
 
     def anchor(self, faults: list[Anchored], kill: Callable[[], None] | None = None,
-               on_fire: Callable[[str], None] | None = None) -> None:
+               on_fire: Callable[[str, float], None] | None = None) -> None:
         """Faults that fire at the n-th event the client is sent or write it makes."""
         self.triggers = Triggers(faults, self.log, self.expire_streams, kill, on_fire)
         self.log("anchored", faults=[repr(fault) for fault in faults])

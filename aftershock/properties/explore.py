@@ -14,8 +14,11 @@ prop("E1", "The objects the implementation owns end as in the unperturbed refere
      "the fields that vary between those runs masked.", ["end_state_as_reference"])
 prop("E2", "The implementation creates and deletes as many objects of each kind as in the "
      "unperturbed reference runs (by the audit log).", ["writes_as_reference"])
-prop("E3", "No error storm: the implementation never has more writes refused within 10 seconds "
-     "than twice the most of the reference runs, plus 10.", ["no_error_storm"])
+prop("E3", "No error storm: once a perturbation is lifted, the implementation never has more "
+     "writes refused within 10 seconds than twice the most of the reference runs, plus 10 (while "
+     "it lasts, ten times that: retries back off).", ["no_error_storm"])
+
+HOT = 10  # how many times the limit a perturbation may cause while it lasts
 
 
 @check("end_state_as_reference", "The objects of the kinds the implementation owns, at the end "
@@ -63,16 +66,26 @@ def writes_as_reference(history: History, p: Params) -> Verdict:
 
 
 @check("no_error_storm", "An actor never had more writes refused within 10 seconds than a "
-       "limit (by the audit log).", audit=True)
+       "limit once every perturbation was lifted, nor ten times that while one lasted (a loop "
+       "with no backoff); by the audit log.", audit=True)
 def no_error_storm(history: History, p: Params) -> Verdict:
     # A controller manager's writes into the namespaces of earlier scenarios, refused while
     # they terminate, are not this run's.
-    storm = diff.refused_storm(history.entries, p["actor"], p.get("namespace"))
+    found = diff.refused(history.entries, p["actor"], p.get("namespace"))
+    during, after = diff.split_by(found, diff.perturbed(history.entries))
     limit = p["limit"]
-    status = VIOLATED if len(storm) > limit else PASS
+    storm, while_perturbed = diff.densest(after), diff.densest(during)
+    status, witness = PASS, []
+    if len(storm) > limit:
+        status, witness = VIOLATED, storm
+    elif len(while_perturbed) > HOT * limit:
+        status, witness = VIOLATED, while_perturbed
     writes = sum(1 for e in history.entries if e.kind == AUDIT and e.actor == p["actor"]
                  and e.verb in diff.WRITE_VERBS
                  and (p.get("namespace") is None or e.namespace in (p["namespace"], "")))
-    return Verdict("no_error_storm", status, f"at most {len(storm)} writes refused within "
-                   f"{diff.STORM_WINDOW:g}s (limit {limit})", storm if status != PASS else [],
+    summary = f"at most {len(storm)} writes refused within {diff.STORM_WINDOW:g}s (limit {limit})"
+    if during:
+        summary += (f"; {len(while_perturbed)} while a perturbation lasted (limit "
+                    f"{HOT * limit})")
+    return Verdict("no_error_storm", status, summary, witness if status != PASS else [],
                    history.origin, subjects=writes, reads=frozenset({"audit"}))

@@ -23,7 +23,7 @@ class Observed:
     name = "implementation"
 
     def __init__(self, faults: list[Anchored], workdir: Path,
-                 on_fire: Callable[[str], None] | None = None):
+                 on_fire: Callable[[str, float], None] | None = None):
         self.faults, self.workdir = list(faults), workdir
         self.on_fire = on_fire  # e.g. a mark on the timeline when a fault fires
         self.proxy: WatchDelay | None = None
@@ -94,7 +94,7 @@ class ObservedImplementation(Observed):
     then has nothing left to stop)."""
 
     def __init__(self, implementation: Any, faults: list[Anchored], workdir: Path,
-                 on_fire: Callable[[str], None] | None = None):
+                 on_fire: Callable[[str, float], None] | None = None):
         super().__init__(faults, workdir, on_fire)
         self.implementation = implementation
         self.name = implementation.profile.name
@@ -127,7 +127,7 @@ class ObservedComponent(Observed):
     proxy; reverting restarts it direct."""
 
     def __init__(self, cluster: Any, component: str, faults: list[Anchored], workdir: Path,
-                 on_fire: Callable[[str], None] | None = None):
+                 on_fire: Callable[[str, float], None] | None = None):
         super().__init__(faults, workdir, on_fire)
         self.cluster, self.component, self.name = cluster, component, component
 

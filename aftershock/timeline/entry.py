@@ -75,6 +75,7 @@ SINGULAR = {
     "jobs": "job", "persistentvolumeclaims": "pvc", "persistentvolumes": "pv",
     "resourceclaims": "resourceclaim", "resourceslices": "resourceslice",
     "deviceclasses": "deviceclass", "namespaces": "namespace",
+    "controllerrevisions": "controllerrevision",
 }
 
 

@@ -31,6 +31,7 @@ DEFAULT_RESOURCES = (
     Resource("deployments", "apps/v1"),
     Resource("replicasets", "apps/v1"),
     Resource("statefulsets", "apps/v1"),
+    Resource("controllerrevisions", "apps/v1"),  # a StatefulSet's or DaemonSet's revisions
     Resource("jobs", "batch/v1"),
     Resource("persistentvolumeclaims", "v1"),
     Resource("persistentvolumes", "v1"),

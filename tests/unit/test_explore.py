@@ -131,6 +131,26 @@ def test_refused_writes_in_a_loop_are_an_error_storm():
                             spread.entries).status == PASS
 
 
+def test_retries_while_a_perturbation_lasts_are_no_storm_unless_they_never_back_off():
+    from aftershock.timeline.entry import MARK
+
+    def run(during: int, later: int = 0) -> str:
+        h = _run(["a"])
+        h.add(2.5, MARK, detail="fired: stall at the 2nd ADDED pods event for 10s",
+              extra={"lasts": 10.0})
+        for index in range(during):
+            h.write(3.0 + index * 0.05, "create", f"x{index}", code=409)
+        for index in range(later):  # still refused once the view is current again
+            h.write(15.0 + index * 0.1, "create", f"y{index}", code=409)
+        h.synced(60.0)
+        return properties.judge(["E3"], Judgement("no_error_storm", {
+            "actor": ACTOR, "namespace": NS, "limit": 10}), h.entries).status
+
+    assert run(24) == PASS  # retries backing off while the view is stale
+    assert run(24, later=11) == VIOLATED  # they go on after it was lifted (and its grace)
+    assert run(101) == VIOLATED  # 101 refusals in 5 s: a loop with no backoff
+
+
 def _trace(events: list[tuple[float, str, str]], writes: list[tuple[float, str, str]]):
     out = trace.Trace()
     seen: dict = {}

@@ -51,8 +51,9 @@ def observe(scenario: Scenario, faults) -> None:
 
 
 def _marker(scenario: Scenario):
-    """The moment an anchored fault fires, marked on the timeline (and in its picture)."""
-    return lambda what: scenario.timeline.mark(f"fired: {what}")
+    """The moment an anchored fault fires, marked on the timeline (and in its picture) with
+    the seconds it lasts (E3 tells a storm from the retries a perturbation causes by it)."""
+    return lambda what, seconds: scenario.timeline.mark(f"fired: {what}", lasts=seconds)
 
 
 def _anchor(scenario: Scenario, what: str, nth: int, type: str) -> EventAnchor:
