@@ -26,13 +26,13 @@ STALL, MISS = "1,4,10", "1,3,8"
 # profile → the workloads it is explored on, in order (the first that runs out of plans hands
 # over to the next)
 CORRECT = {
-    "replicagroup-correct": ["replica_group", "replica_group_scale"],
-    "kube-replicaset": ["replica_group", "replica_group_scale"],
+    "kube-statefulset": ["stateful_set"],
     "storage-correct": ["storage_scale_down"],
     "noderecords-correct": ["node_records"],
     "gang-correct": ["gang", "gang_two_groups"],
     "dradriver-correct": ["dra_devices"],
-    "kube-statefulset": ["stateful_set"],
+    "replicagroup-correct": ["replica_group", "replica_group_scale"],
+    "kube-replicaset": ["replica_group", "replica_group_scale"],
 }
 
 

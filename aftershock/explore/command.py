@@ -73,7 +73,7 @@ def run(args) -> int:
         "explore-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
     settings = Settings(budget, args.seed, args.references, args.replays, args.max_plans,
-                        args.stall, args.miss)
+                        args.stall, args.miss, args.exitfirst)
     say(f"explore: {profile.name} on {workload.path} ({len(workload.steps)} steps), budget "
         f"{budget:.0f}s, seed {args.seed}; results in {out}")
     from aftershock.notebook.session import Session
@@ -121,7 +121,9 @@ def table(summary: dict) -> list[str]:
     lines = [
         f"plans: {summary['plans_run']} run of {summary['plans_generated']}, "
         f"{summary['pruned']} pruned; findings: {summary['findings']} "
-        f"({summary['bugs']} bugs, {summary['flaky']} flaky); errors: {summary['errors']}",
+        f"({summary['bugs']} bugs, {summary['flaky']} flaky); errors: {summary['errors']}"
+        + (f"; first bug after {summary['first_bug_after']}s" if summary["first_bug_after"]
+           else ""),
         f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
         f"{summary['plans_per_minute']} plans per minute; {summary['elapsed']}s in all",
         f"{'KIND':<14}{'RUN':>5}{'FINDINGS':>10}{'ERRORS':>8}",
@@ -149,6 +151,8 @@ def add_parser(sub) -> None:
     explore.add_argument("--replays", type=int, default=10,
                          help="replays of each finding; a bug reproduces in 80%% (default: 10)")
     explore.add_argument("--max-plans", type=int, help="stop after this many plans")
+    explore.add_argument("-x", "--exitfirst", action="store_true",
+                         help="stop at the first finding that reproduces as a bug")
     explore.add_argument("--stall", type=durations, default=(4.0,),
                          help="seconds a stale-view plan holds a watch; several (1,4,10) make "
                          "a plan each (default: 4)")

@@ -34,6 +34,7 @@ class Settings:
     max_plans: int | None = None
     stall: tuple[float, ...] = (4.0,)
     miss: tuple[float, ...] = (3.0,)
+    exitfirst: bool = False  # stop at the first finding that reproduces as a bug
 
 
 @dataclass
@@ -112,6 +113,7 @@ class Explorer:
         self.reference: oracles.Reference | None = None
         self.reference_violations: set[str] = set()
         self.wait_cap: int | None = None
+        self.first_bug_after: float | None = None  # seconds from the start to the first bug
         # The last run's scenario and its history as judged (kept for one run only: a long
         # exploration must not hold every history).
         self.last_scenario = None
@@ -182,6 +184,10 @@ class Explorer:
         assert self.generated is not None and self.reference is not None
         todo = self.generated.plans[:self.settings.max_plans]
         for number, plan in enumerate(todo, start=1):
+            if self.settings.exitfirst and self.bugs():
+                self.say(f"stopped at the first bug (-x), after {number - 1} of {len(todo)} "
+                         "plans")
+                break
             if self.left() <= 0:
                 self.say(f"budget spent after {number - 1} of {len(todo)} plans")
                 break
@@ -230,9 +236,14 @@ class Explorer:
             finding.replayed += 1
             if set(outcome.violated) & set(finding.outcome.violated):
                 finding.reproduced += 1
+        if finding.verdict == "bug" and self.first_bug_after is None:
+            self.first_bug_after = _round(time.monotonic() - self.began)
         self.say(f"finding {finding.number}: {', '.join(sorted(finding.outcome.violated))} "
                  f"reproduced {finding.reproduced}/{finding.replayed}: {finding.verdict} "
                  f"({finding.feature})")
+
+    def bugs(self) -> int:
+        return sum(1 for f in self.findings if f.verdict == "bug")
 
     def labelled(self, plan: Plan | None) -> list[str]:
         said = [s.text for s in self.workload.steps]
@@ -271,7 +282,8 @@ class Explorer:
             "pruned": sum(generated.pruned.values()) if generated else 0,
             "pruned_by_reason": dict(generated.pruned) if generated else {},
             "findings": len(self.findings),
-            "bugs": sum(1 for f in self.findings if f.verdict == "bug"),
+            "bugs": self.bugs(),
+            "first_bug_after": self.first_bug_after,
             "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
             "plans_with_violations": sum(1 for _, o in self.outcomes if o.new),
             "errors": sum(1 for _, o in self.outcomes if o.failed),
