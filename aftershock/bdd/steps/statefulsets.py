@@ -15,6 +15,7 @@ from aftershock.sut.concepts import concept
 
 DRIVER = "slices.aftershock.io"
 OWNER_LABEL = kube.OWNER_LABEL  # cluster-scoped objects name their scenario's namespace
+VOLUMES_AVAILABLE = 30  # seconds
 
 
 def _storage_class(scenario: Scenario) -> str:
@@ -22,7 +23,9 @@ def _storage_class(scenario: Scenario) -> str:
 
 
 def _volumes(scenario: Scenario, count: int) -> None:
-    """Pre-provisioned volumes of this scenario's own class; removed at its end."""
+    """Pre-provisioned volumes of this scenario's own class, Available before anything claims
+    them; removed at the scenario's end. (A claim the volume binder syncs while its volume is
+    still Pending waits for the binder's next resync, 15 s later.)"""
     corev1 = kube.core(scenario.api)
     names = [f"{scenario.namespace}-pv-{i}" for i in range(count)]
 
@@ -36,6 +39,13 @@ def _volumes(scenario: Scenario, count: int) -> None:
         volume = workloads.persistent_volume(name, _storage_class(scenario))
         volume["metadata"]["labels"][OWNER_LABEL] = scenario.namespace
         corev1.create_persistent_volume(volume)
+    held, _ = scenario.wait_until(lambda state: all(
+        ((state.get("persistentvolumes", "", name) or {}).get("status") or {}).get("phase")
+        == "Available" for name in names), VOLUMES_AVAILABLE)
+    if not held:
+        raise StepFailed(f"the {count} persistent volumes of {scenario.namespace} were not "
+                         f"Available within {VOLUMES_AVAILABLE}s (is the volume binder of "
+                         "kube-controller-manager running?)")
 
 
 @given("a stateful set {name:Name} with {replicas:d} replicas, one per node, whose PVCs are "
