@@ -1,14 +1,10 @@
 """The embedded provider: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
-one kwok per node as local processes on 127.0.0.1, owned from Python.
+one kwok (every node's kubelet) as local processes on 127.0.0.1, owned from Python.
 
 Owning the processes (rather than driving kwokctl) gives exact flags (audit policy, node lease
 and monitor periods), one recorded pid per component, and restarting a single component with
 another kubeconfig — which the watch-delay fault needs for the controller-manager and scheduler.
-
-Each node has its own kwok process (``--manage-single-node``), playing that node's kubelet: a
-node failure is that process ending, so its lease stops being renewed and nothing else about
-the node changes — as when a real kubelet dies. (kwok's annotation selector is applied on the
-client side only, so un-annotating a node does not stop its heartbeat.)
+How one kwok plays every node and still lets exactly one node fail: local_nodes.py.
 """
 
 from __future__ import annotations
@@ -30,11 +26,7 @@ from aftershock.providers import pki as pkimod
 from aftershock.providers import processes as procs
 from aftershock.providers import toolchain
 from aftershock.providers.base import Capability, ClusterInfo
-from aftershock.providers.local_nodes import (
-    KUBELET_PREFIX,
-    START_TIMEOUT,
-    Nodes,
-)
+from aftershock.providers.local_nodes import KUBELET, KUBELET_LABEL, RUNNING, START_TIMEOUT, Nodes
 from aftershock.shape import NodeSpec, Shape
 
 DATA = Path(__file__).parent / "data"
@@ -159,8 +151,7 @@ class LocalCluster(Nodes):
             for component in ("etcd", "kube-apiserver"):
                 self._spawn(component)
                 self._wait_healthy(component)
-            for component in ("kube-controller-manager", "kube-scheduler",
-                              *self.kubelet_components()):
+            for component in ("kube-controller-manager", "kube-scheduler", KUBELET):
                 self._spawn(component)
             self._create_nodes()
             self._wait_components_healthy()
@@ -206,16 +197,6 @@ class LocalCluster(Nodes):
         self.stop_component(component)
         self.start_component(component, kubeconfig)
 
-    def stop_kubelet(self, node: str) -> None:
-        """The node's simulated kubelet dies: its lease stops, nothing else changes."""
-        self.stop_component(f"{KUBELET_PREFIX}{node}")
-
-    def start_kubelet(self, node: str) -> None:
-        self.start_component(f"{KUBELET_PREFIX}{node}")
-
-    def kubelet_components(self) -> list[str]:
-        return [f"{KUBELET_PREFIX}{node}" for node in [*self.shape.node_names, *self.extra_nodes]]
-
     def running(self) -> dict[str, bool]:
         return {name: record.alive() for name, record in self.state.processes.items()}
 
@@ -239,8 +220,8 @@ class LocalCluster(Nodes):
     def _command(self, component: str, kubeconfig: Path | None = None) -> list[str]:
         assert self._pki is not None
         ports, pki = self.state.ports, self._pki
-        if component.startswith(KUBELET_PREFIX):
-            return self._kubelet_command(component.removeprefix(KUBELET_PREFIX), kubeconfig)
+        if component == KUBELET:
+            return self._kubelet_command(kubeconfig)
         kubeconfig = kubeconfig or self.paths.component_kubeconfig(component)
         binary = self.binaries.path(component)
         if component == "etcd":
@@ -288,15 +269,15 @@ class LocalCluster(Nodes):
             return [binary, *served, *dra_flags(self.binaries.versions.kubernetes, component)]
         raise ValueError(f"unknown component {component}")
 
-    def _kubelet_command(self, node: str, kubeconfig: Path | None) -> list[str]:
-        names = self.shape.node_names + list(self.extra_nodes)
-        index = names.index(node) + 1 if node in names else 250
+    def _kubelet_command(self, kubeconfig: Path | None) -> list[str]:
+        """Every node whose kubelet label says running; each node's IP and pod range are in
+        its own object (node_manifest), so these two are fallbacks only."""
         return [self.binaries.path("kwok"),
                 f"--kubeconfig={kubeconfig or self.paths.component_kubeconfig('kwok')}",
-                f"--config={DATA / 'kwok-stages.yaml'}", f"--manage-single-node={node}",
+                f"--config={DATA / 'kwok-stages.yaml'}",
+                f"--manage-nodes-with-label-selector={KUBELET_LABEL}={RUNNING}",
                 f"--node-lease-duration-seconds={NODE_LEASE_SECONDS}",
-                f"--node-ip=10.0.{index // 250}.{index % 250 + 1}",
-                f"--cidr=10.{244 + index // 250}.{index % 250}.0/24"]
+                "--node-ip=10.0.0.1", "--cidr=10.128.0.0/24"]
 
     def _spawn(self, component: str, kubeconfig: Path | None = None) -> None:
         env = {"HOME": str(self.paths.workdir)}  # nothing may read or write ~/.kube
@@ -350,7 +331,7 @@ class LocalCluster(Nodes):
         return context
 
     def _wait_healthy(self, component: str) -> None:
-        if component.startswith(KUBELET_PREFIX):
+        if component == KUBELET:
             return self._wait(component, lambda: True)
         if component == "etcd":
             url = f"http://127.0.0.1:{self.state.ports['etcd-client']}/health"

@@ -26,9 +26,19 @@ def test_three_nodes_shape_loads():
 
 def test_a_nodes_devices_become_its_devices_label():
     shape = load_shape(REPO / "clusters/three-nodes.yaml")
-    assert node_manifest(shape.nodes[0])["metadata"]["labels"][DEVICES_LABEL] == "1"
+    assert node_manifest(shape.nodes[0], 1)["metadata"]["labels"][DEVICES_LABEL] == "1"
     ten = load_shape(REPO / "clusters/ten-small-nodes.yaml")
-    assert DEVICES_LABEL not in node_manifest(ten.nodes[0])["metadata"]["labels"]
+    assert DEVICES_LABEL not in node_manifest(ten.nodes[0], 1)["metadata"]["labels"]
+
+
+def test_every_node_has_its_own_address_and_pod_range_and_a_running_kubelet():
+    shape = load_shape(REPO / "clusters/ten-small-nodes.yaml")
+    made = [node_manifest(node, index) for index, node in enumerate(shape.nodes, start=1)]
+    addresses = {m["status"]["addresses"][0]["address"] for m in made}
+    ranges = {m["spec"]["podCIDR"] for m in made}
+    assert len(addresses) == len(ranges) == 10
+    assert all(m["metadata"]["labels"]["aftershock.io/kubelet"] == "running" for m in made)
+    assert node_manifest(shape.nodes[0], 1000)["spec"]["podCIDR"] == "10.131.232.0/24"
 
 
 def test_ten_small_nodes_fit_exactly_one_80mi_pod_each():
