@@ -28,7 +28,7 @@ class DelayedWatch:
     def apply(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         upstream = Upstream.from_kubeconfig(
-            self.cluster.paths.component_kubeconfig(self.component), self.workdir)
+            self.cluster.paths.component_kubeconfig(self.component))
         self.proxy = WatchDelay(upstream, self.workdir / f"{self.component}-proxy.jsonl",
                                 self.component).start()
         self.proxy.set_rules(self.rules)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import socket
 import ssl
@@ -65,8 +66,9 @@ class Upstream:
     token: str | None = None
 
     @classmethod
-    def from_kubeconfig(cls, path: Path, workdir: Path) -> Upstream:
-        """The client's own server and credentials (cert/key written for ssl, or a token)."""
+    def from_kubeconfig(cls, path: Path) -> Upstream:
+        """The client's own server and credentials (a client certificate, or a token). The key
+        is loaded from memory: it is never written to disk."""
         import base64
 
         config = yaml.safe_load(path.read_text())
@@ -76,7 +78,6 @@ class Upstream:
         user = next(u["user"] for u in config["users"] if u["name"] == ctx["user"])
         server = urlsplit(cluster["server"])
         tls, bare = ssl.create_default_context(), ssl.create_default_context()
-        workdir.mkdir(parents=True, exist_ok=True)
         for context in (tls, bare):
             if cluster.get("certificate-authority-data"):
                 context.load_verify_locations(cadata=base64.b64decode(
@@ -84,11 +85,8 @@ class Upstream:
             elif cluster.get("certificate-authority"):
                 context.load_verify_locations(cafile=cluster["certificate-authority"])
         if user.get("client-certificate-data"):
-            cert, key = workdir / "client.crt", workdir / "client.key"
-            cert.write_bytes(base64.b64decode(user["client-certificate-data"]))
-            key.write_bytes(base64.b64decode(user["client-key-data"]))
-            key.chmod(0o600)
-            tls.load_cert_chain(str(cert), str(key))
+            load_chain_from_memory(tls, base64.b64decode(user["client-certificate-data"]),
+                                   base64.b64decode(user["client-key-data"]))
         elif user.get("client-certificate"):
             tls.load_cert_chain(user["client-certificate"], user["client-key"])
         return cls(server.hostname or "127.0.0.1", server.port or 443, tls, bare,
@@ -101,6 +99,19 @@ class Upstream:
         connection.connect()
         connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return connection
+
+
+def load_chain_from_memory(context: ssl.SSLContext, cert: bytes, key: bytes) -> None:
+    """ssl reads a certificate chain from files only: anonymous in-memory files (memfd), gone
+    when closed, never on a disk or in a directory anyone could list."""
+    fds = [os.memfd_create("cert"), os.memfd_create("key")]
+    try:
+        for fd, data in zip(fds, (cert, key), strict=True):
+            os.write(fd, data)
+        context.load_cert_chain(f"/proc/self/fd/{fds[0]}", f"/proc/self/fd/{fds[1]}")
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 @dataclass

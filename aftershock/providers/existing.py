@@ -3,12 +3,15 @@ context is named in --allow-faults-on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import shutil
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from aftershock.errors import UserError
+from aftershock.providers import processes as procs
 from aftershock.providers.base import Capability, ClusterInfo
 from aftershock.shape import Shape
 
@@ -29,6 +32,7 @@ class ExistingCluster:
     kubeconfig: Path
     context: str
     allow_faults_on: tuple[str, ...] = ()
+    _state: procs.ClusterState | None = field(default=None, init=False, repr=False)
 
     @property
     def info(self) -> ClusterInfo:
@@ -44,8 +48,27 @@ class ExistingCluster:
     def shape(self) -> Shape | None:
         return None
 
+    @property
+    def state(self) -> procs.ClusterState:
+        """What the harness starts beside this cluster (implementations under test, their
+        credentials), recorded as for a cluster of ours, so `cluster gc` ends it when the run
+        that started it was killed. Made when first needed."""
+        if self._state is None:
+            owner, started = procs.current_owner()
+            name = f"existing-{owner}-{int(time.time() * 1000) % 100000:05d}"
+            workdir = procs.clusters_root() / name
+            workdir.mkdir(parents=True, mode=0o700)
+            self._state = procs.ClusterState(name, "existing", owner, started, time.time(),
+                                             str(workdir), str(self.kubeconfig))
+            self._state.save()
+        return self._state
+
     def down(self) -> None:
-        """Never stops someone else's cluster."""
+        """Never stops someone else's cluster: only what the harness started beside it."""
+        if self._state is not None:
+            procs.terminate(list(self._state.processes.values()))
+            shutil.rmtree(self._state.workdir, ignore_errors=True)
+            self._state = None
 
 
 def open_existing(kubeconfig: str | None, context: str | None,

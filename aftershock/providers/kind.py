@@ -246,6 +246,7 @@ class KindCluster:
 
     def _prepare(self) -> None:
         host = self.paths.host
+        self.paths.workdir.mkdir(parents=True, mode=0o700)  # keys, tokens: ours alone
         host.audit_dir.mkdir(parents=True)
         self.state.kubeconfig = str(self.paths.kubeconfig)
         self.state.save()

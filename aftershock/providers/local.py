@@ -145,7 +145,7 @@ class LocalCluster(Nodes):
             raise ClusterError(f"cluster '{self.name}' already exists ({self.paths.workdir})")
         began = time.monotonic()
         try:
-            self.paths.workdir.mkdir(parents=True)
+            self.paths.workdir.mkdir(parents=True, mode=0o700)  # keys, tokens: ours alone
             self.state.save()
             self._prepare()
             for component in ("etcd", "kube-apiserver"):

@@ -87,6 +87,29 @@ class ClusterState:
         return cls(**data)
 
 
+def adopt(state: ClusterState, key: str, record: ProcessRecord) -> None:
+    """Record a process the harness started beside the cluster (an implementation under test),
+    so that `cluster gc` ends it when the run that started it was killed."""
+    state.processes[key] = record
+    state.save()
+
+
+def release(state: ClusterState, key: str) -> None:
+    if state.processes.pop(key, None) is not None:
+        state.save()
+
+
+def private_dir(state: ClusterState, name: str) -> Path:
+    """A directory only this user may read, in the cluster's work dir (mode 0700): where
+    credentials go (a service-account token's kubeconfig), never in a run dir."""
+    workdir = Path(state.workdir)
+    workdir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    workdir.chmod(0o700)
+    path = workdir / "private" / name
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
 def current_owner() -> tuple[int, int | None]:
     return os.getpid(), start_time(os.getpid())
 

@@ -43,7 +43,7 @@ class Observed:
 
     def apply(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        upstream = Upstream.from_kubeconfig(self.own_kubeconfig(), self.workdir)
+        upstream = Upstream.from_kubeconfig(self.own_kubeconfig())
         self.proxy = WatchDelay(upstream, self.log, self.name).start()
         kills = any(isinstance(fault, KillAfterWrite) for fault in self.faults)
         self.proxy.anchor(self.faults, kill=self._crash if kills else None, on_fire=self.on_fire)

@@ -29,6 +29,9 @@ class Implementation:
     workdir: Path
     server: str
     ca_data: str
+    # The cluster's recorded state: its process is adopted there (so `cluster gc` ends it after
+    # a SIGKILL of the run) and its credentials go to the cluster's private dir, not workdir.
+    state: processes.ClusterState | None = None
     kubeconfig: Path | None = None
     token: str = ""
     process: subprocess.Popen | None = None
@@ -43,6 +46,18 @@ class Implementation:
     def log(self) -> Path:
         return self.workdir / f"{self.profile.name}.log"
 
+    @property
+    def key(self) -> str:
+        """Its name among the cluster's recorded processes."""
+        return f"implementation/{self.namespace}/{self.profile.name}"
+
+    def _private(self) -> Path:
+        if self.state is None:  # no cluster to keep it in: a directory of its own, 0700
+            import tempfile
+
+            return Path(tempfile.mkdtemp(prefix="aftershock-credentials-"))
+        return processes.private_dir(self.state, self.namespace)
+
     def install(self) -> None:
         for manifest in self.profile.manifests:
             for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
@@ -54,8 +69,8 @@ class Implementation:
         grants.grant(self.api, self.namespace, name, self.profile.rbac, self.cluster_rules)
         self.token = token = client.CoreV1Api(self.api).create_namespaced_service_account_token(
             name, self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
-        self.kubeconfig = self.workdir / f"{self.profile.name}.kubeconfig"
-        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.kubeconfig = self._private() / f"{self.profile.name}.kubeconfig"
+        self.kubeconfig.touch(mode=0o600)
         self.kubeconfig.write_text(yaml.safe_dump({
             "apiVersion": "v1", "kind": "Config",
             "clusters": [{"name": "c", "cluster": {"server": self.server,
@@ -64,7 +79,6 @@ class Implementation:
             "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u",
                                                    "namespace": self.namespace}}],
             "current-context": "c"}))
-        self.kubeconfig.chmod(0o600)
 
     @property
     def cluster_rules(self) -> tuple[dict[str, Any], ...]:
@@ -99,6 +113,8 @@ class Implementation:
         env = {key: fill_all([value], values)[0] for key, value in start.env.items()}
         self.process, self.record = processes.spawn(self.profile.name, command, self.log,
                                                     env=env, cwd=cwd)
+        if self.state is not None:
+            processes.adopt(self.state, self.key, self.record)
         self.starts.append(time.monotonic())
         self._wait_ready(offset, values)
 
@@ -123,6 +139,8 @@ class Implementation:
             processes.terminate([self.record], grace=self.profile.start.stop_grace)
         if self.process is not None:
             self.process.wait(timeout=10)
+        if self.state is not None:
+            processes.release(self.state, self.key)
         self.process = self.record = None
 
 

@@ -128,7 +128,7 @@ def proxied_recorder(aftershock_scenario, tmp_path):
     from aftershock.timeline import Recorder, Timeline
     from aftershock.timeline.resources import Resource
 
-    upstream = Upstream.from_kubeconfig(aftershock_scenario.cluster.info.kubeconfig, tmp_path)
+    upstream = Upstream.from_kubeconfig(aftershock_scenario.cluster.info.kubeconfig)
     proxy = WatchDelay(upstream, tmp_path / "proxy.jsonl", "recorder").start()
     timeline = Timeline()
     recorder = Recorder(timeline, proxy.write_kubeconfig(tmp_path / "recorder.kubeconfig"),

@@ -22,8 +22,7 @@ DELAY = 2.0
 
 @pytest.fixture
 def proxy(aftershock_scenario, tmp_path: Path):
-    upstream = Upstream.from_kubeconfig(Path(aftershock_scenario.cluster.info.kubeconfig),
-                                        tmp_path)
+    upstream = Upstream.from_kubeconfig(Path(aftershock_scenario.cluster.info.kubeconfig))
     delay = WatchDelay(upstream, tmp_path / "proxy.jsonl").start()
     yield delay
     delay.stop()

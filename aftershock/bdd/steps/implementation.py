@@ -40,7 +40,7 @@ def implementation_running(scenario: Scenario) -> None:
         return
     server, ca = ca_data(scenario.cluster.info.kubeconfig)
     implementation = Implementation(profile, scenario.api, scenario.namespace, workdir,
-                                    server, ca)
+                                    server, ca, getattr(scenario.cluster, "state", None))
     scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
     implementation.install()
     scenario.redactor.add(implementation.token)
@@ -205,7 +205,8 @@ class SutWatchDelay:
 
     def apply(self) -> None:
         workdir = self.implementation.workdir / "proxy"
-        upstream = Upstream.from_kubeconfig(self.implementation.kubeconfig, workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        upstream = Upstream.from_kubeconfig(self.implementation.kubeconfig)
         self.proxy = WatchDelay(upstream, workdir / "implementation-proxy.jsonl",
                                 self.implementation.profile.name).start()
         self.proxy.set_rules(self.rules)

@@ -1,0 +1,78 @@
+"""Nothing left behind and nothing secret written where reports go, as a user would hit it: a run
+whose implementation is live holds no token or key in its run dir, and a run killed with SIGKILL
+leaves its implementation process to `aftershock cluster gc`, which ends it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from aftershock.providers import processes
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = re.compile(rb"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.|PRIVATE KEY-----")
+FEATURE = """Feature: a long run
+  Scenario: an implementation runs behind its observing proxy for a while
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+    And the implementation's watches and writes are observed
+    When 120 seconds pass
+"""
+
+
+def _implementation(owner: int) -> tuple[processes.ClusterState, processes.ProcessRecord] | None:
+    for state in processes.list_states():
+        if state.owner_pid != owner:
+            continue
+        for key, record in state.processes.items():
+            if key.startswith("implementation/") and record.alive():
+                return state, record
+    return None
+
+
+def _secrets_in(directory: Path) -> list[str]:
+    found = []
+    for path in directory.rglob("*"):
+        if path.is_file() and SECRET.search(path.read_bytes()):
+            found.append(str(path.relative_to(directory)))
+    return found
+
+
+@pytest.mark.cluster
+def test_a_killed_run_leaves_nothing_and_a_live_one_writes_no_credential(tmp_path):
+    feature = tmp_path / "long.feature"
+    feature.write_text(FEATURE)
+    run_dir = tmp_path / "run"
+    run = subprocess.Popen([sys.executable, "-m", "aftershock.cli", "run", str(feature),
+                            "--profile", "profiles/replicagroup-correct.yaml", "--run-dir",
+                            str(run_dir), "-p", "no:cacheprovider"], cwd=REPO,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found = None
+    try:
+        deadline = time.monotonic() + 240
+        while found is None and time.monotonic() < deadline and run.poll() is None:
+            found = _implementation(run.pid)
+            time.sleep(0.5)  # another process's state file: nothing to wait on
+        assert found is not None, "the implementation was never recorded with its cluster"
+        time.sleep(3)  # the observing proxy's restart has written what it writes
+        state, record = _implementation(run.pid) or found  # the one running now
+        assert _secrets_in(run_dir) == []
+        private = Path(state.workdir) / "private"
+        assert (Path(state.workdir).stat().st_mode & 0o077) == 0
+        assert any(SECRET.search(p.read_bytes()) for p in private.rglob("*.kubeconfig"))
+    finally:
+        os.kill(run.pid, signal.SIGKILL)  # the run alone: what it started lives on
+        run.wait()
+    assert record.alive(), "SIGKILL of the run must not have ended its implementation"
+    gc = subprocess.run([sys.executable, "-m", "aftershock.cli", "cluster", "gc"], cwd=REPO,
+                        capture_output=True, text=True, timeout=120)
+    assert gc.returncode == 0, gc.stderr
+    assert not record.alive(), gc.stdout
+    assert not Path(state.workdir).exists()
