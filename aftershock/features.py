@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.scenario import closest_steps, label_ids, match_step, split_label
+from aftershock.scenario import closest_steps, match_step, step_problem
 
 
 def parse_feature(path: Path):
@@ -41,18 +41,9 @@ def check_steps(path: Path) -> None:
                 if found is None:
                     raise unknown_step(path, step.line_number, step.keyword, step.name)
                 _check_phrases(path, step.line_number, *found)
-                _check_label(path, step.line_number, step.name, found[0])
-
-
-def _check_label(path: Path, line: int, text: str, definition) -> None:
-    from aftershock.properties import problem
-
-    label = split_label(text)[1]
-    if label is None:
-        return
-    wrong = problem(label_ids(label), definition.check)
-    if wrong:
-        raise UserError(wrong, path=_shown(path), line=line)
+                wrong = step_problem(step.name, *found)
+                if wrong:
+                    raise UserError(wrong, path=_shown(path), line=step.line_number)
 
 
 def _check_expectations(path: Path, line: int, tags: set[str]) -> None:

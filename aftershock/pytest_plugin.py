@@ -73,9 +73,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _validate_inputs(config: pytest.Config) -> None:
     """Bad shape or profile: one message before anything starts."""
+    from aftershock.limits import MAX_REPEAT
     from aftershock.shape import load_shape
     from aftershock.sut.profile import load_profile
 
+    repeat = config.option.aftershock_repeat
+    if not 1 <= repeat <= MAX_REPEAT:
+        raise pytest.UsageError(f"--repeat {repeat}: between 1 and {MAX_REPEAT}")
     try:
         if config.option.aftershock_shape:
             load_shape(config.option.aftershock_shape)

@@ -114,6 +114,14 @@ def split_label(text: str) -> tuple[str, str | None]:
     return (text[:found.start()], found.group(1)) if found else (text, None)
 
 
+def step_problem(text: str, definition: StepDefinition, arguments: dict[str, Any]) -> str | None:
+    """Why a step cannot run as written: a property it may not name, or a number beyond what
+    this machine can hold or wait for."""
+    from aftershock.limits import step_problem as too_big
+
+    return label_problem(text, definition) or too_big(definition.func.__name__, arguments)
+
+
 def label_problem(text: str, definition: StepDefinition) -> str | None:
     """Why the property ids a step's text ends with ("… (R1)") cannot be judged by it."""
     from aftershock.properties import problem

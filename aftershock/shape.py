@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.errors import UserError
+from aftershock.limits import MAX_PODS_PER_NODE
 from aftershock.yamlsrc import Located, load
 
 QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
@@ -108,6 +109,10 @@ def _capacity(doc: Located, value: Any, *at: Any) -> dict[str, str]:
                 *at,
                 key,
             )
+    pods = given.get("pods", "0")
+    if pods.isdigit() and int(pods) > MAX_PODS_PER_NODE:
+        raise doc.error(f"field '{_at(*at, 'pods')}' is {pods}: at most {MAX_PODS_PER_NODE} "
+                        "pods per node (a kubelet's own default is 110)", *at, "pods")
     return {**DEFAULT_CAPACITY, **given}
 
 
@@ -162,6 +167,7 @@ def _nodes(doc: Located, value: Any) -> tuple[NodeSpec, ...]:
             if "name" not in raw:
                 raise doc.error(f"field 'nodes.{index}.name' is required", "nodes", index)
             nodes.append(_node(doc, raw, str(raw["name"]), NODE_FIELDS, "nodes", index))
+        _fits(doc, len(nodes), "nodes")
         names = [node.name for node in nodes]
         for index, name in enumerate(names):
             if names.index(name) != index:
@@ -172,12 +178,22 @@ def _nodes(doc: Located, value: Any) -> tuple[NodeSpec, ...]:
     if "count" not in raw:
         raise doc.error("field 'nodes.count' is required (or give 'nodes' as a list)", "nodes")
     count = _positive_int(doc, raw["count"], "nodes", "count")
+    _fits(doc, count, "nodes", "count")
     prefix = str(raw.get("namePrefix", "node-"))
     template = _mapping(doc, raw.get("template", {}), "nodes", "template")
     return tuple(
         _node(doc, template, f"{prefix}{index}", TEMPLATE_FIELDS, "nodes", "template")
         for index in range(1, count + 1)
     )
+
+
+def _fits(doc: Located, nodes: int, *at: Any) -> None:
+    """Refused before anything starts when this machine cannot hold that many nodes."""
+    from aftershock.limits import nodes_problem
+
+    problem = nodes_problem(nodes)
+    if problem:
+        raise doc.error(problem, *at)
 
 
 def parse(doc: Located) -> Shape:

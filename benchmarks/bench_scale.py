@@ -9,6 +9,8 @@ For each size it prints:
   recorded Running (the ReplicaSet controller, the scheduler and kwok at their own pace);
 - recorder lag: for each pod, when the recorder got its ADDED event minus when the API server
   completed its create (the audit log's stageTimestamp), p50, p99 and max;
+- idle CPU: the cores the cluster uses for 10 s once its nodes are Ready, before any pod
+  (node leases and heartbeats);
 - events lost: pods and nodes whose recorded state differs (by name or resourceVersion) from a
   fresh list once the recorder has caught up.
 With --kwokctl, the largest size is also brought up by kwokctl on the same binaries (`kwokctl
@@ -59,6 +61,21 @@ def rss(pids: list[int]) -> int:
         with contextlib.suppress(psutil.Error):
             total += psutil.Process(pid).memory_info().rss
     return total
+
+
+def idle_cores(pids: list[int], seconds: float = 10.0) -> float:
+    """CPU the cluster's processes use with nothing to do but heartbeats (cores)."""
+    def used() -> float:
+        total = 0.0
+        for pid in pids:
+            with contextlib.suppress(psutil.Error):
+                times = psutil.Process(pid).cpu_times()
+                total += times.user + times.system
+        return total
+
+    before = used()
+    time.sleep(seconds)  # a rate over a span of time
+    return (used() - before) / seconds
 
 
 def deployment(replicas: int) -> dict:
@@ -118,6 +135,8 @@ def ours(nodes: int, per_node: int) -> dict:
     cluster = LocalProvider().up(shape_of(nodes))
     up = time.monotonic() - began
     api = kube.api_client(cluster.info.kubeconfig)
+    time.sleep(10)  # the start's own work (first syncs, nodes turning Ready) is not idling
+    idle = idle_cores([r.pid for r in cluster.state.processes.values()])
     timeline = Timeline()
     recorder = Recorder(timeline, cluster.info.kubeconfig, audit_log=cluster.audit_log).start()
     try:
@@ -132,7 +151,7 @@ def ours(nodes: int, per_node: int) -> dict:
         recorder.sync_audit()
         delays = lag(timeline.entries)
         differ, listed = lost(api, timeline)
-        return {"nodes": nodes, "pods": pods, "up": up, "rss": memory,
+        return {"nodes": nodes, "pods": pods, "up": up, "rss": memory, "idle_cores": idle,
                 "recorder_rss": psutil.Process().memory_info().rss,
                 "pods_per_s": pods / took if held else 0.0, "all_running": held,
                 "lag": delays, "lost": differ, "listed": listed,
@@ -203,7 +222,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     print(f"{'nodes':>6}{'pods':>7}{'up s':>7}{'RSS GiB':>9}{'rec GiB':>9}{'pods/s':>8}"
-          f"{'lag p50':>9}{'p99':>7}{'max':>7}{'lost':>6}{'procs':>6}")
+          f"{'lag p50':>9}{'p99':>7}{'max':>7}{'lost':>6}{'procs':>6}{'idle CPU':>9}")
     for nodes in args.nodes:
         row = ours(nodes, args.pods_per_node)
         rows.append(row)
@@ -212,7 +231,7 @@ def main() -> None:
               f"{row['recorder_rss'] / GIB:>9.2f}{row['pods_per_s']:>8.1f}"
               f"{percentile(delays, 0.5):>9.3f}{percentile(delays, 0.99):>7.3f}"
               f"{(max(delays) if delays else float('nan')):>7.3f}"
-              f"{row['lost']:>6}{row['processes']:>6}", flush=True)
+              f"{row['lost']:>6}{row['processes']:>6}{row['idle_cores']:>9.2f}", flush=True)
     if args.kwokctl:
         binaries = toolchain.require()
         nodes = max(args.nodes)

@@ -116,12 +116,12 @@ def _chain(steps: list[Step]) -> list[Step]:
 
 def _check(workload: Workload) -> None:
     from aftershock.features import unknown_step
-    from aftershock.scenario import label_problem, match_step
+    from aftershock.scenario import match_step, step_problem
 
     for step in workload.steps:
         found = match_step(step.text)
         if found is None:
             raise unknown_step(workload.path, step.line, step.keyword, step.text)
-        wrong = label_problem(step.text, found[0])
+        wrong = step_problem(step.text, *found)
         if wrong:
             raise UserError(wrong, path=str(workload.path), line=step.line)

@@ -27,9 +27,9 @@ from aftershock.scenario import (
     PropertyViolated,
     Scenario,
     StepFailed,
-    label_problem,
     match_step,
     split_label,
+    step_problem,
 )
 
 KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
@@ -163,7 +163,7 @@ class Session:
                 else ""
             raise UserError(f"unknown step '{line.strip()}'{hint}")
         definition, arguments = found
-        wrong = label_problem(text, definition)
+        wrong = step_problem(text, definition, arguments)
         if wrong:
             raise UserError(wrong)
         began = time.monotonic()

@@ -10,6 +10,7 @@ How one kwok plays every node and still lets exactly one node fail: local_nodes.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import socket
@@ -32,6 +33,9 @@ from aftershock.shape import NodeSpec, Shape
 DATA = Path(__file__).parent / "data"
 NODE_LEASE_SECONDS = 4  # kwok renews every second; see NODE_MONITOR_GRACE
 NODE_MONITOR_GRACE = "5s"  # a node silent for this long turns NotReady (Unknown)
+# A lease renewal costs the API server about 4 ms of CPU here (bench_scale.py: 0.8 cores idle
+# at 100 nodes renewing every second): above this rate the leases of a cluster grow longer.
+RENEWALS_PER_SECOND = 30
 SERVICE_RANGE = "10.96.0.0/12"
 REBINDABLE = ("kube-controller-manager", "kube-scheduler")  # nothing else knows their ports
 ISSUER = "https://kubernetes.default.svc.cluster.local"
@@ -47,6 +51,15 @@ def dra_flags(version: str, component: str) -> list[str]:
     if component == "kube-apiserver":
         flags.append("--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
     return flags
+
+
+def heartbeat(nodes: int) -> tuple[int, int]:
+    """(node lease seconds, node monitor grace seconds) for a cluster of ``nodes``. kwok renews
+    each lease every quarter of it: 4 s leases (a failure seen in 5 s) up to 30 nodes, then as
+    long as keeps renewals near RENEWALS_PER_SECOND (100 nodes: 14 s; 1,000 nodes: 134 s), so
+    a node failure is seen later in a larger cluster, as in a real one."""
+    lease = max(NODE_LEASE_SECONDS, math.ceil(4 * nodes / RENEWALS_PER_SECOND))
+    return lease, lease + 1
 
 
 def free_port() -> int:
@@ -262,7 +275,8 @@ class LocalCluster(Nodes):
                     f"--root-ca-file={pki.ca_cert}",
                     f"--cluster-signing-cert-file={pki.ca_cert}",
                     f"--cluster-signing-key-file={pki.ca_key}",
-                    "--node-monitor-period=1s", f"--node-monitor-grace-period={NODE_MONITOR_GRACE}",
+                    "--node-monitor-period=1s",
+                    f"--node-monitor-grace-period={heartbeat(self.node_count)[1]}s",
                     "--kube-api-qps=100", "--kube-api-burst=200",
                     *dra_flags(self.binaries.versions.kubernetes, component)]
         if component == "kube-scheduler":
@@ -276,8 +290,9 @@ class LocalCluster(Nodes):
                 f"--kubeconfig={kubeconfig or self.paths.component_kubeconfig('kwok')}",
                 f"--config={DATA / 'kwok-stages.yaml'}",
                 f"--manage-nodes-with-label-selector={KUBELET_LABEL}={RUNNING}",
-                f"--node-lease-duration-seconds={NODE_LEASE_SECONDS}",
-                "--node-ip=10.0.0.1", "--cidr=10.128.0.0/24"]
+                f"--node-lease-duration-seconds={heartbeat(self.node_count)[0]}",
+                "--node-ip=10.0.0.1", "--cidr=10.128.0.0/24",
+                "--v=WARN"]  # at INFO it writes a line per lease renewal
 
     def _spawn(self, component: str, kubeconfig: Path | None = None) -> None:
         env = {"HOME": str(self.paths.workdir)}  # nothing may read or write ~/.kube

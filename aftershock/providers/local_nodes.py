@@ -41,6 +41,10 @@ class Nodes:
         self.extra_nodes[name] = spec
         self._api("POST", "/api/v1/nodes", node_manifest(spec, self.node_index(name)))
 
+    @property
+    def node_count(self) -> int:
+        return len(self.shape.nodes) + len(self.extra_nodes)
+
     def node_index(self, name: str) -> int:
         """A node's place among the shape's and the joined nodes: its IP and pod range."""
         names = [*self.shape.node_names, *self.extra_nodes]

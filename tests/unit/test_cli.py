@@ -25,3 +25,19 @@ def test_unknown_cluster_name_for_down_is_clear(tmp_path):
                          env={"AFTERSHOCK_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 1
     assert "no cluster named 'no-such-cluster'" in result.stderr
+
+
+def test_a_shape_this_machine_cannot_hold_and_a_huge_repeat_start_nothing(tmp_path):
+    shape = tmp_path / "huge.yaml"
+    shape.write_text("name: huge\nnodes:\n  count: 100000\n")
+    env = {"AFTERSHOCK_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    up = _aftershock("cluster", "up", "--shape", str(shape), env=env)
+    assert up.returncode == 2 and up.stderr.count("\n") == 1, up.stderr
+    assert f"{shape}:3: 100000 nodes need about" in up.stderr
+    run = _aftershock("run", "features/harness/smoke.feature", "--shape", str(shape),
+                      "-p", "no:cacheprovider", env=env)
+    assert run.returncode == 4 and "100000 nodes need about" in run.stdout + run.stderr
+    repeat = _aftershock("run", "features/harness/smoke.feature", "--repeat", "100000",
+                         "-p", "no:cacheprovider", env=env)
+    assert "--repeat 100000: between 1 and 1000" in repeat.stdout + repeat.stderr
+    assert not (tmp_path / "cache" / "clusters").exists()  # nothing was started
