@@ -17,8 +17,15 @@ def parse_feature(path: Path):
     try:
         return FeatureParser(str(path.parent), path.name).parse()
     except GherkinParseError as exc:
-        raise UserError(f"malformed feature: {exc.message} (line: {exc.line_content.strip()!r})",
+        said = " ".join(exc.message.replace("Unknown parsing error: Parser errors:", "").split())
+        raise UserError(f"malformed feature: {said} (line: {exc.line_content.strip()!r})",
                         path=_shown(path), line=exc.line) from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise UserError(f"not UTF-8 text ({exc.reason})", path=_shown(path), line=line) from None
+    except KeyError:  # pytest-bdd's reading of a document with no feature in it
+        raise UserError("no 'Feature:' line: a feature file holds one feature",
+                        path=_shown(path)) from None
 
 
 def _shown(path: Path) -> str:

@@ -81,6 +81,11 @@ def _validate_inputs(config: pytest.Config) -> None:
     if not 1 <= repeat <= MAX_REPEAT:
         raise pytest.UsageError(f"--repeat {repeat}: between 1 and {MAX_REPEAT}")
     try:
+        if config.option.aftershock_cluster == "existing":  # read now, not at the first scenario
+            from aftershock.providers.existing import open_existing
+
+            open_existing(config.option.aftershock_kubeconfig, config.option.aftershock_context,
+                          config.option.aftershock_allow_faults_on or [])
         if config.option.aftershock_shape:
             load_shape(config.option.aftershock_shape)
         for path in config.option.aftershock_profile:

@@ -43,19 +43,33 @@ def _walk(node: yaml.Node, at: tuple[Any, ...], lines: dict[tuple[Any, ...], int
             _walk(item, (*at, index), lines)
 
 
+def read_text(path: str | Path) -> str:
+    """A user's text file, or one line saying why it cannot be read (at which line, if the
+    bytes are not UTF-8)."""
+    try:
+        return Path(path).read_text()
+    except UnicodeDecodeError as exc:
+        line = Path(path).read_bytes()[:exc.start].count(b"\n") + 1
+        raise UserError(f"not UTF-8 text ({exc.reason})", path=str(path), line=line) from None
+    except OSError as exc:
+        raise UserError(f"cannot read file: {exc.strerror}", path=str(path)) from None
+
+
 def load(path: str | Path) -> Located:
     """Parse one YAML document; a syntax error becomes a UserError naming file:line."""
     shown = str(path)
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise UserError(f"cannot read file: {exc.strerror}", path=shown) from None
+    text = read_text(path)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else None
         raise UserError(f"not valid YAML: {exc.problem}", path=shown, line=line) from None
+    except yaml.YAMLError as exc:  # the reader's: a character YAML does not allow
+        position = getattr(exc, "position", None)
+        line = text[:position].count("\n") + 1 if isinstance(position, int) else None
+        why = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+        raise UserError(f"not valid YAML: {why}", path=shown, line=line) from None
     lines: dict[tuple[Any, ...], int] = {}
     if node is not None:
         _walk(node, (), lines)

@@ -8,8 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from aftershock import yamlsrc
 from aftershock.errors import UserError
 from aftershock.providers import processes as procs
 from aftershock.providers.base import Capability, ClusterInfo
@@ -17,14 +16,28 @@ from aftershock.shape import Shape
 
 
 def current_context(kubeconfig: Path) -> str:
-    try:
-        data = yaml.safe_load(kubeconfig.read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise UserError(f"cannot read kubeconfig: {exc}", path=str(kubeconfig)) from None
-    context = data.get("current-context")
+    doc = yamlsrc.load(kubeconfig)
+    if not isinstance(doc.data, dict):
+        raise doc.error("a kubeconfig is a mapping (apiVersion, clusters, users, contexts)")
+    context = doc.data.get("current-context")
     if not context:
         raise UserError("kubeconfig has no current-context; pass --context", path=str(kubeconfig))
     return str(context)
+
+
+def check_kubeconfig(kubeconfig: Path, context: str) -> None:
+    """What the client reads of it (its context, cluster, user) is there: one line if not."""
+    from kubernetes import client, config
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        config.load_kube_config(config_file=str(kubeconfig), context=context,
+                                client_configuration=client.Configuration(),
+                                persist_config=False)
+    except (ConfigException, ValueError, TypeError, KeyError, AttributeError) as exc:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise UserError(f"kubeconfig cannot be used (context '{context}'): {why}",
+                        path=str(kubeconfig)) from None
 
 
 @dataclass
@@ -76,4 +89,6 @@ def open_existing(kubeconfig: str | None, context: str | None,
     path = Path(kubeconfig).expanduser() if kubeconfig else Path.home() / ".kube" / "config"
     if not path.is_file():
         raise UserError("no such kubeconfig (pass --kubeconfig)", path=str(path))
-    return ExistingCluster(path, context or current_context(path), tuple(allow_faults_on))
+    context = context or current_context(path)
+    check_kubeconfig(path, context)
+    return ExistingCluster(path, context, tuple(allow_faults_on))
