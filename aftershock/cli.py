@@ -93,9 +93,13 @@ def cmd_cluster_gc(args: argparse.Namespace) -> int:
         _say(f"ended {len(result.processes)} processes: {', '.join(result.processes)}")
     for path in result.leftovers:
         _say(f"removed leftover {path}")
+    for what in result.undone:
+        _say(f"undid what a dead run left on a reused cluster: {what}")
+    for what in result.not_undone:
+        _say(f"could not undo: {what}")
     if not (result.clusters or result.leftovers):
         _say("nothing to clean")
-    return 0
+    return 1 if result.not_undone else 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -8,10 +8,34 @@ from pathlib import Path
 from kubernetes import client, config, watch
 
 
-def api_client(kubeconfig: Path | str, context: str | None = None) -> client.ApiClient:
+def client_scratch() -> str:
+    """Where the Kubernetes client writes a kubeconfig's certificates and keys (it needs them
+    as files, and removes them only at a clean exit): a directory of this process's own, mode
+    0700, under aftershock's cache, which `cluster gc` removes once the process is gone (it
+    wrote them to /tmp, for ever, when a run was killed)."""
+    from aftershock.providers.processes import scratch_for_this_process
+
+    return str(scratch_for_this_process("clients"))
+
+
+def dynamic_client(api: client.ApiClient):
+    """The dynamic client, its discovery cache in this process's scratch dir (by default a
+    file in /tmp per API server, never removed)."""
+    from kubernetes import dynamic
+
+    return dynamic.DynamicClient(api, cache_file=f"{client_scratch()}/discovery-{id(api)}.json")
+
+
+def load_config(kubeconfig: Path | str, context: str | None = None) -> client.Configuration:
     configuration = client.Configuration()
     config.load_kube_config(config_file=str(kubeconfig), context=context,
-                            client_configuration=configuration, persist_config=False)
+                            client_configuration=configuration, persist_config=False,
+                            temp_file_path=client_scratch())
+    return configuration
+
+
+def api_client(kubeconfig: Path | str, context: str | None = None) -> client.ApiClient:
+    configuration = load_config(kubeconfig, context)
     configuration.retries = 3
     return client.ApiClient(configuration)
 
@@ -130,7 +154,7 @@ def sweep_cluster_scoped(api: client.ApiClient, retiring: str | None = None) -> 
     from kubernetes import dynamic
     from kubernetes.client.exceptions import ApiException
 
-    resources = dynamic.DynamicClient(api).resources
+    resources = dynamic_client(api).resources
     namespaces = {ns.metadata.name for ns in core(api).list_namespace().items}
     removed = []
     slices = served_version(api, DRA_GROUP, DRA_VERSIONS)

@@ -273,8 +273,25 @@ class Scenario:
         revert_label = f"revert {fault.description}"
         record, revert = self._arm(fault)
         self.on_cleanup(revert_label, revert)
+        undo = getattr(fault, "undo", None)
+        if undo is not None:  # recorded before it is applied: a kill right after is undone
+            key = f"{self.namespace}: {fault.description} #{len(self.faults)}"
+            self.remember_undo(key, undo)
+            record.undo_key = key
         fault.apply()
         return record
+
+    def remember_undo(self, key: str, action: dict) -> None:
+        """What a killed run would leave on a cluster it does not own, recorded with that
+        cluster (one it owns is removed whole), so that `cluster gc` undoes it."""
+        remember = getattr(self.cluster, "remember_undo", None)
+        if remember is not None:
+            remember(key, action)
+
+    def forget_undo(self, key: str) -> None:
+        forget = getattr(self.cluster, "forget_undo", None)
+        if forget is not None:
+            forget(key)
 
     def _arm(self, fault: Fault) -> tuple[FaultRecord, Callable[[], None]]:
         """Record a fault's start and make its (idempotent) revert, kept on its own record."""
@@ -287,6 +304,8 @@ class Scenario:
                 record.ended = self.timeline.mark(f"fault end: {fault.description}",
                                                   fault=fault.description).mono
                 fault.revert()
+                if record.undo_key:
+                    self.forget_undo(record.undo_key)
 
         record.revert = revert
         return record, revert

@@ -30,6 +30,8 @@ def begin(cluster: Cluster, name: str, report_dir: Path | None = None, profile: 
         scenario.remember("profile", profile)
     scenario.recorder = Recorder(scenario.timeline, info.kubeconfig, info.context,
                                  audit_log=getattr(cluster, "audit_log", None)).start()
+    scenario.remember_undo(f"namespace/{namespace}",
+                           {"do": "retire_namespace", "namespace": namespace})
     kube.core(api).create_namespace({"metadata": {
         "name": namespace, "labels": {"aftershock.io/scenario": "true"}}})
     try:
@@ -49,6 +51,7 @@ def end(scenario: Scenario,
         before_namespace_goes(scenario)
     try:
         kube.retire_namespace(scenario.api, scenario.namespace)
+        scenario.forget_undo(f"namespace/{scenario.namespace}")
     except Exception as exc:
         failures.append(f"namespace/{scenario.namespace}: {exc}")
     if scenario.recorder is not None:

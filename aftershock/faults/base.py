@@ -25,3 +25,4 @@ class FaultRecord:
     started: float  # recorder clock
     ended: float | None = None
     revert: Callable[[], None] | None = field(default=None, repr=False)
+    undo_key: str | None = None  # its entry in the cluster's record of what to undo

@@ -32,6 +32,11 @@ class Cordon:
     def description(self) -> str:
         return f"node/{self.node} cordoned"
 
+    @property
+    def undo(self) -> dict:
+        """How `cluster gc` undoes it on a reused cluster when the run was killed."""
+        return {"do": "uncordon", "node": self.node}
+
     def apply(self) -> None:
         cordon(self.api, self.node)
 

@@ -27,13 +27,12 @@ def current_context(kubeconfig: Path) -> str:
 
 def check_kubeconfig(kubeconfig: Path, context: str) -> None:
     """What the client reads of it (its context, cluster, user) is there: one line if not."""
-    from kubernetes import client, config
     from kubernetes.config.config_exception import ConfigException
 
+    from aftershock.kube import load_config
+
     try:
-        config.load_kube_config(config_file=str(kubeconfig), context=context,
-                                client_configuration=client.Configuration(),
-                                persist_config=False)
+        load_config(kubeconfig, context)
     except (ConfigException, ValueError, TypeError, KeyError, AttributeError) as exc:
         why = " ".join(str(exc).split()) or type(exc).__name__
         raise UserError(f"kubeconfig cannot be used (context '{context}'): {why}",
@@ -72,9 +71,16 @@ class ExistingCluster:
             workdir = procs.clusters_root() / name
             workdir.mkdir(parents=True, mode=0o700)
             self._state = procs.ClusterState(name, "existing", owner, started, time.time(),
-                                             str(workdir), str(self.kubeconfig))
+                                             str(workdir), str(self.kubeconfig),
+                                             context=self.context)
             self._state.save()
         return self._state
+
+    def remember_undo(self, key: str, action: dict) -> None:
+        procs.remember_undo(self.state, key, action)
+
+    def forget_undo(self, key: str) -> None:
+        procs.forget_undo(self.state, key)
 
     def down(self) -> None:
         """Never stops someone else's cluster: only what the harness started beside it."""
@@ -82,6 +88,30 @@ class ExistingCluster:
             procs.terminate(list(self._state.processes.values()))
             shutil.rmtree(self._state.workdir, ignore_errors=True)
             self._state = None
+
+
+def undo_recorded(state: procs.ClusterState) -> list[str]:
+    """What a killed run left on a cluster it reused, undone as its record says: its cordons
+    lifted, its namespaces (and the cluster-scoped objects made for them) removed. Returns
+    what could not be undone."""
+    from aftershock import kube
+    from aftershock.faults.nodes import uncordon
+
+    failures = []
+    try:
+        api = kube.api_client(state.kubeconfig, state.context or None)
+    except Exception as exc:  # the kubeconfig is gone or unusable: nothing can be undone
+        return [f"{state.name}: {key} ({exc})" for key in state.undo]
+    with api:
+        for key, action in state.undo.items():
+            try:
+                if action["do"] == "uncordon":
+                    uncordon(api, action["node"])
+                elif action["do"] == "retire_namespace":
+                    kube.retire_namespace(api, action["namespace"])
+            except Exception as exc:  # each is tried; what fails is reported
+                failures.append(f"{state.name}: {key} ({exc})")
+    return failures
 
 
 def open_existing(kubeconfig: str | None, context: str | None,

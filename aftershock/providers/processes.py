@@ -3,7 +3,9 @@ exactly what we started — on exit, on Ctrl-C, and by the next run if we were k
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -67,6 +69,10 @@ class ClusterState:
     engine: str = ""  # the container engine of a kind cluster
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, ProcessRecord] = field(default_factory=dict)
+    context: str = ""
+    # What a run did to a cluster it does not own and has not undone yet, as plain data (key →
+    # {"do": "uncordon", "node": ...}): `gc` undoes it when the run was killed.
+    undo: dict[str, dict] = field(default_factory=dict)
 
     def owner_alive(self) -> bool:
         if self.owner_pid is None:
@@ -94,6 +100,16 @@ def adopt(state: ClusterState, key: str, record: ProcessRecord) -> None:
     state.save()
 
 
+def remember_undo(state: ClusterState, key: str, action: dict) -> None:
+    state.undo[key] = action
+    state.save()
+
+
+def forget_undo(state: ClusterState, key: str) -> None:
+    if state.undo.pop(key, None) is not None:
+        state.save()
+
+
 def release(state: ClusterState, key: str) -> None:
     if state.processes.pop(key, None) is not None:
         state.save()
@@ -108,6 +124,28 @@ def private_dir(state: ClusterState, name: str) -> Path:
     path = workdir / "private" / name
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
+
+
+@functools.cache
+def scratch_for_this_process(kind: str) -> Path:
+    """A directory (mode 0700) for what this process must write and nobody may keep: named
+    by its pid and start time, so `gc` removes it once the process is gone."""
+    pid = os.getpid()
+    path = cache_root() / kind / f"pid{pid}-{start_time(pid)}"
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+def _dead_process_scratch() -> list[str]:
+    removed = []
+    for kind in ("clients",):
+        for path in (cache_root() / kind).glob("pid*-*"):
+            pid, _, started = path.name.removeprefix("pid").partition("-")
+            if not pid.isdigit() or str(start_time(int(pid))) != started:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(str(path))
+    return removed
 
 
 def current_owner() -> tuple[int, int | None]:
@@ -180,13 +218,21 @@ def list_states() -> list[ClusterState]:
     return states
 
 
-def remove_cluster(state: ClusterState) -> None:
+def remove_cluster(state: ClusterState) -> list[str]:
+    """End what the record says was started, undo what it says was done to a cluster we do
+    not own, remove its work dir. Returns what could not be undone."""
+    failures = []
     if state.provider == "kind":
         from aftershock.providers.kind import delete_recorded  # kind imports this module
 
         delete_recorded(state)
     terminate(list(state.processes.values()))
+    if state.provider == "existing" and state.undo:
+        from aftershock.providers.existing import undo_recorded
+
+        failures = undo_recorded(state)
     shutil.rmtree(state.workdir, ignore_errors=True)
+    return failures
 
 
 @dataclass(frozen=True)
@@ -194,6 +240,8 @@ class GcResult:
     clusters: list[str]
     processes: list[str]
     leftovers: list[str]
+    undone: list[str] = field(default_factory=list)
+    not_undone: list[str] = field(default_factory=list)
 
 
 def is_dead_run(state: ClusterState) -> bool:
@@ -206,20 +254,21 @@ def is_dead_run(state: ClusterState) -> bool:
 
 def gc(min_age: float = 60.0) -> GcResult:
     """End the recorded processes of dead runs and remove their work dirs and temp dirs."""
-    cleaned, killed, leftovers = [], [], []
+    cleaned, killed, leftovers, undone, not_undone = [], [], [], [], []
     for state in list_states():
         if not is_dead_run(state):
             continue
         killed += [f"{r.name}[{r.pid}]" for r in state.processes.values() if r.alive()]
-        remove_cluster(state)
+        undone += [f"{state.name}: {key}" for key in state.undo if state.provider == "existing"]
+        not_undone += remove_cluster(state)
         cleaned.append(state.name)
     root = clusters_root()
     for workdir in sorted(root.iterdir()) if root.is_dir() else []:
         if not (workdir / STATE_FILE).exists() and time.time() - workdir.stat().st_mtime > min_age:
             shutil.rmtree(workdir, ignore_errors=True)
             leftovers.append(str(workdir))
-    leftovers += _stale_build_dirs()
-    return GcResult(cleaned, killed, leftovers)
+    leftovers += _stale_build_dirs() + _dead_process_scratch()
+    return GcResult(cleaned, killed, leftovers, undone, not_undone)
 
 
 def _stale_build_dirs() -> list[str]:

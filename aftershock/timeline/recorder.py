@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import urllib3
-from kubernetes import client, config
 
+from aftershock.kube import load_config
 from aftershock.timeline.audit import AuditTail
 from aftershock.timeline.entry import ANOMALY, ERROR, GAP_END, GAP_START, WATCH
 from aftershock.timeline.resources import DEFAULT_RESOURCES, Resource
@@ -37,9 +37,7 @@ class RawApi:
     """Plain JSON over the kubeconfig's TLS identity: no model (de)serialisation in the hot path."""
 
     def __init__(self, kubeconfig: Path | str, context: str | None = None):
-        configuration = client.Configuration()
-        config.load_kube_config(config_file=str(kubeconfig), context=context,
-                                client_configuration=configuration, persist_config=False)
+        configuration = load_config(kubeconfig, context)
         self.host = configuration.host.rstrip("/")
         self.headers = {"Accept": "application/json"}
         token = (configuration.api_key or {}).get("authorization") or \

@@ -12,8 +12,9 @@ import threading
 import time
 from pathlib import Path
 
-from kubernetes import client, config
+from kubernetes import client
 
+from implementations import load_config
 from implementations.dradriver.plugin import Plugin
 from implementations.dradriver.publisher import Publisher
 from implementations.dradriver.slices import GROUP, VERSIONS, Create, pick_version
@@ -82,9 +83,7 @@ def main() -> None:
     parser.add_argument("--log", required=True, type=Path, help="the prepare log (JSON lines)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    configuration = client.Configuration()
-    config.load_kube_config(config_file=args.kubeconfig, client_configuration=configuration,
-                            persist_config=False)
+    configuration = load_config(args.kubeconfig)
     api = client.ApiClient(configuration)
     served = served_versions(api)
     version = pick_version(served)

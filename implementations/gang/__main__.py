@@ -10,11 +10,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 from kubernetes.informer.informer import SharedInformer
 from kubernetes.watch import Watch
 
+from implementations import load_config
 from implementations.gang import decisions
 from implementations.gang.decisions import GANG_LABEL, GROUP_LABEL, Status
 
@@ -235,9 +236,7 @@ def main() -> None:
     parser.add_argument("--namespace", required=True)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    configuration = client.Configuration()
-    config.load_kube_config(config_file=args.kubeconfig, client_configuration=configuration,
-                            persist_config=False)
+    configuration = load_config(args.kubeconfig)
     controller = Controller(client.ApiClient(configuration), args.namespace, args.variant)
     controller.start()
     log.info("started gang (%s) in namespace %s", args.variant, args.namespace)

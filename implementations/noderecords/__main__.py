@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 from kubernetes.watch import Watch
+
+from implementations import load_config
 
 GROUP, VERSION, PLURAL, KIND = "aftershock.io", "v1", "noderecords", "NodeRecord"
 COMPONENT, REASON = "noderecords", "NoFreeSlot"
@@ -352,9 +354,7 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=1.0, help="seconds")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    configuration = client.Configuration()
-    config.load_kube_config(config_file=args.kubeconfig, client_configuration=configuration,
-                            persist_config=False)
+    configuration = load_config(args.kubeconfig)
     controller = Controller(client.ApiClient(configuration), args)
     controller.start()
     log.info("started noderecords (%s) in namespace %s", args.variant, args.namespace)

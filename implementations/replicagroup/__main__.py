@@ -8,9 +8,11 @@ import random
 import threading
 import time
 
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 from kubernetes.informer.informer import SharedInformer
+
+from implementations import load_config
 
 GROUP, VERSION, PLURAL = "aftershock.io", "v1", "replicagroups"
 GROUP_LABEL, ROLE_LABEL = "aftershock.io/group", "aftershock.io/role"
@@ -162,9 +164,7 @@ def main() -> None:
     parser.add_argument("--namespace", required=True)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    configuration = client.Configuration()
-    config.load_kube_config(config_file=args.kubeconfig, client_configuration=configuration,
-                            persist_config=False)
+    configuration = load_config(args.kubeconfig)
     controller = Controller(client.ApiClient(configuration), args.namespace, args.variant)
     controller.start()
     log.info("started replicagroup (%s) in namespace %s", args.variant, args.namespace)

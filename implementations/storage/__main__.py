@@ -12,10 +12,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 from kubernetes.informer.informer import SharedInformer
 
+from implementations import load_config
 from implementations.storage import data, decisions, removal
 from implementations.storage.data import Member
 
@@ -262,9 +263,7 @@ def main() -> None:
     parser.add_argument("--data-root", required=True, type=Path)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    configuration = client.Configuration()
-    config.load_kube_config(config_file=args.kubeconfig, client_configuration=configuration,
-                            persist_config=False)
+    configuration = load_config(args.kubeconfig)
     args.data_root.mkdir(parents=True, exist_ok=True)
     controller = Controller(client.ApiClient(configuration), args.namespace, args.variant,
                             args.data_root)

@@ -19,8 +19,9 @@ import random
 import sys
 from pathlib import Path
 
-from kubernetes import client, config
+from kubernetes import client
 
+from implementations import load_config
 from implementations.storage import data, decisions
 
 CLUSTER_LABEL = "aftershock.io/storage-cluster"
@@ -47,9 +48,7 @@ def put(root: Path, namespace: str, cluster: str, ready: dict[int, str], count: 
 
 
 def ready_members(kubeconfig: str, namespace: str, cluster: str) -> dict[int, str]:
-    configuration = client.Configuration()
-    config.load_kube_config(config_file=kubeconfig, client_configuration=configuration,
-                            persist_config=False)
+    configuration = load_config(kubeconfig)
     core = client.CoreV1Api(client.ApiClient(configuration))
     pods = core.list_namespaced_pod(namespace, label_selector=f"{CLUSTER_LABEL}={cluster}")
     return decisions.ready_members(pods.items, cluster)

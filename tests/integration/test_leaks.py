@@ -76,3 +76,61 @@ def test_a_killed_run_leaves_nothing_and_a_live_one_writes_no_credential(tmp_pat
     assert gc.returncode == 0, gc.stderr
     assert not record.alive(), gc.stdout
     assert not Path(state.workdir).exists()
+
+
+REUSED = """Feature: a run on a reused cluster
+  Scenario: nodes cordoned while it runs
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+    When I cordon node node-1
+    And I cordon node node-2
+    And 120 seconds pass
+"""
+
+
+def _cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aftershock.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.cluster
+def test_gc_undoes_what_a_killed_run_did_to_a_cluster_it_reused(tmp_path):
+    from aftershock import kube
+    from aftershock.providers.existing import current_context
+
+    name = f"reused-{os.getpid()}"
+    up = _cli("cluster", "up", "--shape", "clusters/three-nodes.yaml", "--name", name)
+    assert up.returncode == 0, up.stderr
+    kubeconfig = Path(up.stdout.strip().splitlines()[-1])
+    feature = tmp_path / "reused.feature"
+    feature.write_text(REUSED)
+    run = subprocess.Popen([sys.executable, "-m", "aftershock.cli", "run", str(feature),
+                            "--profile", "profiles/replicagroup-correct.yaml",
+                            "--cluster=existing", "--kubeconfig", str(kubeconfig),
+                            "--allow-faults-on", current_context(kubeconfig),
+                            "--run-dir", str(tmp_path / "run"), "-p", "no:cacheprovider"],
+                           cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    api = kube.api_client(kubeconfig)
+    core = kube.core(api)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None:
+            if sum(bool(n.spec.unschedulable) for n in core.list_node().items) == 2:
+                break
+            time.sleep(0.5)  # another process's doing: nothing to wait on
+        assert sum(bool(n.spec.unschedulable) for n in core.list_node().items) == 2
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        gc = _cli("cluster", "gc")
+        assert gc.returncode == 0, gc.stdout + gc.stderr
+        assert "undid what a dead run left on a reused cluster" in gc.stdout + gc.stderr
+        assert not [n.metadata.name for n in core.list_node().items if n.spec.unschedulable]
+        namespaces = core.list_namespace(label_selector="aftershock.io/scenario=true").items
+        assert not [ns for ns in namespaces if ns.metadata.deletion_timestamp is None]
+        assert not [s for s in processes.list_states() if s.provider == "existing"
+                    and s.owner_pid == run.pid]
+    finally:
+        if run.poll() is None:
+            run.kill()
+        api.close()
+        _cli("cluster", "down", name)

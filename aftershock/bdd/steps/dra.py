@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kubernetes import dynamic
-
 from aftershock import kube, workloads
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.workloads import create_workload
@@ -18,7 +16,7 @@ from aftershock.sut.placeholders import fill
 
 
 def _resource(scenario: Scenario, kind: str):
-    return dynamic.DynamicClient(scenario.api).resources.get(
+    return kube.dynamic_client(scenario.api).resources.get(
         api_version=kube.dra_api_version(scenario.api), kind=kind)
 
 

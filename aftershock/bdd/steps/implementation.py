@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock import yamlsrc
+from aftershock import kube, yamlsrc
 from aftershock.bdd.steps.history import judge_created, judge_deleted_none, never_more
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
 from aftershock.faults.drain import DrainOptions
@@ -96,11 +96,10 @@ def api_version(resource: dict) -> str:
 
 
 def dynamic_resource(scenario: Scenario, resource: dict):
-    from kubernetes import dynamic
 
     client = scenario.facts.get("dynamic client")
     if client is None:
-        client = scenario.remember("dynamic client", dynamic.DynamicClient(scenario.api))
+        client = scenario.remember("dynamic client", kube.dynamic_client(scenario.api))
     return client.resources.get(api_version=api_version(resource), kind=resource["kind"])
 
 

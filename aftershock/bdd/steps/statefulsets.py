@@ -70,10 +70,9 @@ def a_stateful_set(scenario: Scenario, name: str, replicas: int) -> None:
 @given("every node publishes a ResourceSlice")
 def slices_published(scenario: Scenario) -> None:
     """Plays a DRA driver's node side: one slice per node, owned by its Node."""
-    from kubernetes import dynamic
 
     api_version = kube.dra_api_version(scenario.api)
-    slices = dynamic.DynamicClient(scenario.api).resources.get(
+    slices = kube.dynamic_client(scenario.api).resources.get(
         api_version=api_version, kind="ResourceSlice")
 
     def remove() -> None:
