@@ -27,10 +27,11 @@ STALL, MISS = "1,4,10", "1,3,8"
 # over to the next)
 CORRECT = {
     "kube-statefulset": ["stateful_set"],
-    "storage-correct": ["storage_scale_down"],
-    "noderecords-correct": ["node_records"],
+    "storage-correct": ["storage_scale_down", "storage_decommission",
+                        "storage_safe_decommission", "storage_scale_to_one"],
+    "noderecords-correct": ["node_records", "node_records_join"],
     "gang-correct": ["gang", "gang_two_groups"],
-    "dradriver-correct": ["dra_devices"],
+    "dradriver-correct": ["dra_devices", "dra_devices_churn"],
     "replicagroup-correct": ["replica_group", "replica_group_scale"],
     "kube-replicaset": ["replica_group", "replica_group_scale"],
 }
