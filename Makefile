@@ -68,7 +68,7 @@ demo: toolchain report-tools
 	-$(BIN)/aftershock run features/operator/node_record_reclaim.feature --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/noderecords-correct.yaml --profile profiles/noderecords-faulty.yaml \
 	    --profile profiles/kube-statefulset.yaml
-	@echo "==> [demo] scheduler and driver conformance (G, D) on the real kube-scheduler"
+	@echo "==> [demo] scheduler and driver conformance (G, D) on the real kube-scheduler; the gang family also on 100 nodes"
 	-$(BIN)/aftershock run features/scheduler features/driver --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/gang-correct.yaml --profile profiles/gang-faulty.yaml \
 	    --profile profiles/dradriver-correct.yaml --profile profiles/dradriver-faulty.yaml
