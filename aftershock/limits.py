@@ -81,20 +81,29 @@ def gib(value: float) -> str:
     return f"{value / GIB:.1f} GiB" if value < 10 * GIB else f"{value / GIB:.0f} GiB"
 
 
+def _beyond(count: int, what: str, wanted: float, per_core: int,
+            machine: Machine) -> str | None:
+    """Why ``count`` of ``what`` (needing ``wanted`` bytes) exceed this machine, or None."""
+    if wanted > USABLE * machine.memory:
+        return (f"{count} {what} need about {gib(wanted)} of memory; this machine has "
+                f"{gib(machine.memory)} available")
+    if count > per_core * machine.cores:
+        return (f"{count} {what}: at most {per_core * machine.cores} on this machine's "
+                f"{machine.cores} cores ({per_core} per core is what was measured)")
+    return None
+
+
 def nodes_problem(nodes: int, machine: Machine | None = None) -> str | None:
     """Why a cluster of ``nodes`` cannot start here, or None."""
     machine = machine or Machine.here()
-    wanted = need(nodes)
-    if wanted > USABLE * machine.memory:
-        return (f"{nodes} nodes need about {gib(wanted)} of memory; this machine has "
-                f"{gib(machine.memory)} available (at most {max_nodes(machine)} nodes here)")
-    if nodes > NODES_PER_CORE * machine.cores:
-        return (f"{nodes} nodes: at most {NODES_PER_CORE * machine.cores} on this machine's "
-                f"{machine.cores} cores ({NODES_PER_CORE} per core is what was measured)")
-    if machine.threads_left is not None and machine.threads_left < CLUSTER_THREADS:
+    problem = _beyond(nodes, "nodes", need(nodes), NODES_PER_CORE, machine)
+    if problem and "memory" in problem:
+        return f"{problem} (at most {max_nodes(machine)} nodes here)"
+    if problem is None and machine.threads_left is not None \
+            and machine.threads_left < CLUSTER_THREADS:
         return (f"a cluster runs about {CLUSTER_THREADS} threads; the process limit leaves "
                 f"{machine.threads_left} (ulimit -u)")
-    return None
+    return problem
 
 
 def max_nodes(machine: Machine) -> int:
@@ -104,15 +113,7 @@ def max_nodes(machine: Machine) -> int:
 
 def pods_problem(pods: int, machine: Machine | None = None) -> str | None:
     """Why one step making ``pods`` pods cannot run here, or None."""
-    machine = machine or Machine.here()
-    wanted = need(1, pods)
-    if wanted > USABLE * machine.memory:
-        return (f"{pods} pods need about {gib(wanted)} of memory; this machine has "
-                f"{gib(machine.memory)} available")
-    if pods > PODS_PER_CORE * machine.cores:
-        return (f"{pods} pods: at most {PODS_PER_CORE * machine.cores} on this machine's "
-                f"{machine.cores} cores ({PODS_PER_CORE} per core is what was measured)")
-    return None
+    return _beyond(pods, "pods", need(1, pods), PODS_PER_CORE, machine or Machine.here())
 
 
 def step_problem(name: str, arguments: dict, machine: Machine | None = None) -> str | None:
