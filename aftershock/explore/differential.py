@@ -168,8 +168,11 @@ def perturbed(entries: Iterable[Entry]) -> list[tuple[float, float]]:
 
 def split_by(found: list[Entry], windows: list[tuple[float, float]]) -> tuple[list, list]:
     """(the entries inside any window, the others)."""
-    inside = [e for e in found if any(start <= e.mono <= end for start, end in windows)]
-    return inside, [e for e in found if e not in inside]
+    inside, outside = [], []
+    for entry in found:
+        within = any(start <= entry.mono <= end for start, end in windows)
+        (inside if within else outside).append(entry)
+    return inside, outside
 
 
 def refused_storm(entries: Iterable[Entry], actor: str,
