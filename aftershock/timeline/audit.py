@@ -68,8 +68,9 @@ class AuditTail:
             self.read_available()
 
     def read_until(self, wall: float, timeout: float = 3.0) -> bool:
-        """Read until an audit event stamped at or after ``wall`` has been read (node lease
-        renewals keep the log moving), so every earlier action is on the timeline."""
+        """Read until an audit event stamped at or after ``wall`` has been read (the recorder
+        makes one: node lease renewals are not audited), so every earlier action is on the
+        timeline."""
         deadline = time.monotonic() + timeout
         while True:
             self.read_available()

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.cluster
 def test_no_secret_value_or_token_anywhere_in_the_report_dir(finished_run: Path):
     report = finished_run
     files = [path for path in report.rglob("*") if path.is_file()]
-    assert any(path.name.endswith(".kubeconfig") for path in files), "the SUT's kubeconfig"
+    kubeconfigs = [str(path) for path in files if path.name.endswith(".kubeconfig")]
+    assert kubeconfigs == [], "the SUT's credentials stay in the cluster's private dir (0700)"
     assert any(path.suffix == ".xml" for path in files), "JUnit XML"
     leaks = [str(path) for path in files if SECRET.encode() in path.read_bytes()]
     tokens = [str(path) for path in files if JWT.search(path.read_bytes())]
