@@ -180,10 +180,8 @@ class Recorder:
         if not self.audit:
             return False
         wall = time.time()
-        try:
+        with contextlib.suppress(Exception):  # then only other writes can move the log
             self.api.mark_audit_log()
-        except Exception:  # noqa: BLE001 - then only other writes can move the log
-            pass
         return self.audit.read_until(wall)
 
     def _error(self, resource: Resource, text: str) -> None:
