@@ -25,7 +25,7 @@ def parse_feature(path: Path):
         raise UserError(f"not UTF-8 text ({exc.reason})", path=_shown(path), line=line) from None
     except KeyError:  # pytest-bdd's reading of a document with no feature in it
         raise UserError("no 'Feature:' line: a feature file holds one feature",
-                        path=_shown(path)) from None
+                        path=_shown(path), line=1) from None
 
 
 def _shown(path: Path) -> str:

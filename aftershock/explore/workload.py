@@ -54,7 +54,7 @@ def load(path: Path, scenario: str | None = None) -> Workload:
         raise UserError("no such workload file", path=str(path))
     workload = _feature(path, scenario) if path.suffix == ".feature" else _plain(path)
     if not workload.steps:
-        raise UserError("the workload has no steps", path=str(path))
+        raise UserError("the workload has no steps", path=str(path), line=1)
     _check(workload)
     if all(step.text != RUNNING for step in workload.steps):
         at = next((i for i, s in enumerate(workload.steps) if s.keyword != "Given"

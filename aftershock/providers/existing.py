@@ -21,22 +21,58 @@ def current_context(kubeconfig: Path) -> str:
         raise doc.error("a kubeconfig is a mapping (apiVersion, clusters, users, contexts)")
     context = doc.data.get("current-context")
     if not context:
-        raise UserError("kubeconfig has no current-context; pass --context", path=str(kubeconfig))
+        raise doc.error("kubeconfig has no current-context; pass --context", "current-context")
     return str(context)
 
 
+def _named(doc: yamlsrc.Located, section: str, name: str, field: str) -> dict:
+    """The ``field`` mapping of the entry called ``name`` in the list ``section``, as kubectl
+    reads it; one line naming where it is wrong if it is not there."""
+    entries = doc.data.get(section)
+    if not isinstance(entries, list):
+        raise doc.error(f"kubeconfig: '{section}' must be a list of named entries", section)
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise doc.error(f"kubeconfig: each of '{section}' needs a name and a {field}",
+                            section, index)
+        if str(entry["name"]) == name:
+            value = entry.get(field)
+            if not isinstance(value, dict):
+                raise doc.error(f"kubeconfig: {section[:-1]} '{name}' needs a '{field}' mapping",
+                                section, index, field)
+            return value
+    raise doc.error(f"kubeconfig: no {section[:-1]} named '{name}'", section)
+
+
+def _check_structure(kubeconfig: Path, context: str) -> None:
+    doc = yamlsrc.load(kubeconfig)
+    if not isinstance(doc.data, dict):
+        raise doc.error("a kubeconfig is a mapping (apiVersion, clusters, users, contexts)")
+    entry = _named(doc, "contexts", context, "context")
+    for section in ("clusters", "users"):
+        name = entry.get(section[:-1])
+        if not isinstance(name, str) or not name:
+            raise doc.error(f"kubeconfig: context '{context}' names no {section[:-1]}",
+                            "contexts")
+        found = _named(doc, section, name, section[:-1])
+        if section == "clusters" and not isinstance(found.get("server"), str):
+            raise doc.error(f"kubeconfig: cluster '{name}' needs a server URL", section)
+
+
 def check_kubeconfig(kubeconfig: Path, context: str) -> None:
-    """What the client reads of it (its context, cluster, user) is there: one line if not."""
+    """What the client reads of it (its context, cluster, user) is there: one line naming
+    file:line if not."""
     from kubernetes.config.config_exception import ConfigException
 
     from aftershock.kube import load_config
 
+    _check_structure(kubeconfig, context)
     try:
         load_config(kubeconfig, context)
     except (ConfigException, ValueError, TypeError, KeyError, AttributeError) as exc:
         why = " ".join(str(exc).split()) or type(exc).__name__
         raise UserError(f"kubeconfig cannot be used (context '{context}'): {why}",
-                        path=str(kubeconfig)) from None
+                        path=str(kubeconfig), line=1) from None
 
 
 @dataclass

@@ -145,8 +145,8 @@ def _feed(kind: str, text: str, directory: Path) -> None:
         assert named == path.resolve() and message.startswith(refused.path), \
             f"{kind}: does not name the file: {message!r}"
         FIGURES[f"{kind} refused"] += 1
-        if refused.line:
-            FIGURES[f"{kind} refused at a line"] += 1
+        assert refused.line, f"{kind}: names no line: {message!r}"
+        FIGURES[f"{kind} refused at a line"] += 1
         DISTINCT.setdefault(kind, set()).add(refused.detail.split("'")[0][:40])
     except Hang:
         pytest.fail(f"{kind}: a hang of {HANG}s on:\n{text}")
