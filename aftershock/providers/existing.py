@@ -37,6 +37,7 @@ def _named(doc: yamlsrc.Located, section: str, name: str, field: str) -> dict:
                             section, index)
         if str(entry["name"]) == name:
             value = entry.get(field)
+            value = {} if value is None else value  # as kubectl reads an empty entry
             if not isinstance(value, dict):
                 raise doc.error(f"kubeconfig: {section[:-1]} '{name}' needs a '{field}' mapping",
                                 section, index, field)
