@@ -127,18 +127,18 @@ class ExistingCluster:
             self._state = None
 
 
-def undo_recorded(state: procs.ClusterState) -> list[str]:
+def undo_recorded(state: procs.ClusterState) -> dict[str, str]:
     """What a killed run left on a cluster it reused, undone as its record says: its cordons
     lifted, its namespaces (and the cluster-scoped objects made for them) removed. Returns
-    what could not be undone."""
+    what could not be undone (its key → why)."""
     from aftershock import kube
     from aftershock.faults.nodes import uncordon
 
-    failures = []
+    failures = {}
     try:
         api = kube.api_client(state.kubeconfig, state.context or None)
     except Exception as exc:  # the kubeconfig is gone or unusable: nothing can be undone
-        return [f"{state.name}: {key} ({exc})" for key in state.undo]
+        return dict.fromkeys(state.undo, str(exc))
     with api:
         for key, action in state.undo.items():
             try:
@@ -147,7 +147,7 @@ def undo_recorded(state: procs.ClusterState) -> list[str]:
                 elif action["do"] == "retire_namespace":
                     kube.retire_namespace(api, action["namespace"])
             except Exception as exc:  # each is tried; what fails is reported
-                failures.append(f"{state.name}: {key} ({exc})")
+                failures[key] = str(exc)
     return failures
 
 

@@ -218,10 +218,10 @@ def list_states() -> list[ClusterState]:
     return states
 
 
-def remove_cluster(state: ClusterState) -> list[str]:
+def remove_cluster(state: ClusterState) -> dict[str, str]:
     """End what the record says was started, undo what it says was done to a cluster we do
-    not own, remove its work dir. Returns what could not be undone."""
-    failures = []
+    not own, remove its work dir. Returns what could not be undone (its key → why)."""
+    failures: dict[str, str] = {}
     if state.provider == "kind":
         from aftershock.providers.kind import delete_recorded  # kind imports this module
 
@@ -259,8 +259,10 @@ def gc(min_age: float = 60.0) -> GcResult:
         if not is_dead_run(state):
             continue
         killed += [f"{r.name}[{r.pid}]" for r in state.processes.values() if r.alive()]
-        undone += [f"{state.name}: {key}" for key in state.undo if state.provider == "existing"]
-        not_undone += remove_cluster(state)
+        attempted = list(state.undo) if state.provider == "existing" else []
+        failed = remove_cluster(state)
+        undone += [f"{state.name}: {key}" for key in attempted if key not in failed]
+        not_undone += [f"{state.name}: {key} ({why})" for key, why in failed.items()]
         cleaned.append(state.name)
     root = clusters_root()
     for workdir in sorted(root.iterdir()) if root.is_dir() else []:
