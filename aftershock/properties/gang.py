@@ -33,7 +33,7 @@ def one_warning_per_drop(history: History, p: Params) -> Verdict:
     return judge.one_warning_per_drop_to_zero(history.entries, _gang(p), p["group"])
 
 
-@check("regression_detected", "Whenever a gang replica that had been healthy has fewer "
+@check("regression_detected", "Whenever a gang replica that had been healthy for 1 s has fewer "
        "scheduled pods than minAvailable, but some, for L seconds on end, its breach condition "
        "was True at some moment of them.")
 def regression_detected(history: History, p: Params) -> Verdict:
@@ -41,8 +41,9 @@ def regression_detected(history: History, p: Params) -> Verdict:
 
 
 CONCEPTS = ("gang",)
-prop("G1", "A regression is detected: a gang replica that was healthy and then has 0 < "
-     "scheduled < minAvailable gets the breach condition within L.",
+prop("G1", "A regression is detected: a gang replica that was healthy (for at least 1 s, long "
+     "enough to be seen) and then has 0 < scheduled < minAvailable gets the breach condition "
+     "within L.",
      ["eventually", "regression_detected"], CONCEPTS, ("destructive_faults",))
 prop("G2", "Termination after TD: when the breach stays True for TD, within TD + L every pod of "
      "the gang replica is replaced.", ["termination_timed"], CONCEPTS)

@@ -4,7 +4,7 @@ over the history (G1-G9 of CONFORMANCE.md)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -175,20 +175,33 @@ def one_warning_per_drop_to_zero(entries: Iterable[Entry], gang: Gang, group: in
                    drops + warnings, origin, subjects=seen, reads=reads)
 
 
+# A replica healthy for less than this may never have been seen healthy by a level-triggered
+# implementation (one reconcile round, or one informer batch, can span the whole of it), and G5
+# has it treat a replica never seen healthy as still starting: G1 does not judge what follows.
+OBSERVABLE = 1.0
+
+
 @dataclass
 class _Replica:
     """What the G1 judgement remembers of one gang replica while it replays the history."""
 
-    healthy: set[str] | None = None  # its scheduled pods when it last became healthy
+    healthy: set[str] | None = None  # its scheduled pods when it was last seen healthy
+    since: float | None = None  # when its current healthy stretch began
+    stretch: set[str] = field(default_factory=set)  # its scheduled pods in that stretch
     began: Entry | None = None  # where its current regression began
     breached: bool = False  # the breach was True at some moment of that regression
     judged: bool = False  # that regression was counted (its breach showed in time)
 
     def follow(self, scheduled: set[str], minimum: int, breached: bool, entry: Entry) -> None:
+        if self.since is not None and entry.mono - self.since >= OBSERVABLE:
+            self.healthy = self.stretch  # healthy long enough for the implementation to see
         if self.healthy is not None and not self.healthy & scheduled:
             self.healthy = None  # every pod it was healthy with is gone: it starts over
         if len(scheduled) >= minimum:
-            self.healthy = scheduled
+            self.since = entry.mono if self.since is None else self.since
+            self.stretch = scheduled
+        else:
+            self.since = None
         if self.healthy is None or not 0 < len(scheduled) < minimum:
             self.began, self.judged = None, False
         elif self.began is None:
@@ -204,8 +217,9 @@ class _Replica:
 def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, now: float,
                          name: str = "regression_detected") -> Verdict:
     """G1 over the whole history: whenever a gang replica that had been healthy (scheduled ≥
-    minAvailable, since its pods were last all replaced) has 0 < scheduled < minAvailable for
-    ``latency`` seconds on end, its breach condition is True at some moment of those seconds.
+    minAvailable for ``OBSERVABLE`` seconds or more, since its pods were last all replaced) has
+    0 < scheduled < minAvailable for ``latency`` seconds on end, its breach condition is True at
+    some moment of those seconds.
 
     A replica whose healthy pods are all gone starts over (a termination recycles it; one that
     never becomes healthy again is not judged). A regression is judged when its breach shows

@@ -117,3 +117,27 @@ def test_a_replica_whose_pods_were_all_replaced_starts_over():
     history.pod(9, "p5", "n2")  # 2 of 3 again, as after a start: not a regression
     verdict = history.judge(now=40)
     assert verdict.status == PASS and verdict.subjects == 1, verdict.explain()
+
+
+def test_a_regression_after_a_healthy_moment_too_short_to_be_seen_is_not_judged():
+    # explore's false positive: the last pod was scheduled 40 ms before the drain evicted
+    # another; a level-triggered operator never saw the replica healthy (G5: still starting)
+    history = History()
+    history.gang(0)
+    history.pod(1, "p0", "n0")
+    history.pod(1, "p1", "n1")
+    history.pod(2, "p2", "n2")
+    _lose_one(history, at=2.04)
+    verdict = history.judge(now=30)
+    assert verdict.status == UNKNOWN and "nothing to judge" in verdict.summary, verdict.explain()
+
+
+def test_a_regression_after_a_healthy_second_is_judged():
+    history = History()
+    history.gang(0)
+    history.pod(1, "p0", "n0")
+    history.pod(1, "p1", "n1")
+    history.pod(2, "p2", "n2")
+    _lose_one(history, at=3.5)
+    verdict = history.judge(now=30)
+    assert verdict.status == VIOLATED, verdict.explain()
