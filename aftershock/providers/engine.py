@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from aftershock.errors import UserError
 
 ENGINES = ("docker", "podman", "nerdctl")
-ALTERNATIVE = "kind cannot run here; use --cluster=local"
+ALTERNATIVE = "start one with `aftershock engine up`, or use --cluster=local"
 ANSWER_TIMEOUT = 10.0
 
 
@@ -41,7 +41,11 @@ def _answers(binary: str) -> bool:
 
 
 def ask(path: str | None = None) -> EngineAnswer:
-    """The first engine on ``path`` (default: PATH) whose `info` succeeds."""
+    """The first engine on ``path`` (default: PATH) whose `info` succeeds; the managed engine
+    (`aftershock engine up`) when it runs and DOCKER_HOST names no other."""
+    from aftershock.providers.managed_engine import use_if_running
+
+    use_if_running()
     silent = None
     for engine in ENGINES:
         binary = shutil.which(engine, path=path)

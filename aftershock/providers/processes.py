@@ -226,6 +226,10 @@ def remove_cluster(state: ClusterState) -> dict[str, str]:
         from aftershock.providers.kind import delete_recorded  # kind imports this module
 
         delete_recorded(state)
+    if state.provider == "engine":
+        from aftershock.providers.managed_engine import stop  # it imports this module
+
+        stop(state)
     terminate(list(state.processes.values()))
     if state.provider == "existing" and state.undo:
         from aftershock.providers.existing import undo_recorded
@@ -248,6 +252,8 @@ def is_dead_run(state: ClusterState) -> bool:
     """Owned by a process that is gone, or a detached cluster whose control plane died."""
     if state.owner_pid is not None:
         return not state.owner_alive()
+    if state.provider == "engine":  # the managed container engine: dead when its daemon is
+        return not any(record.alive() for record in state.processes.values())
     core = [state.processes.get(name) for name in ("etcd", "kube-apiserver")]
     return any(record is None or not record.alive() for record in core)
 

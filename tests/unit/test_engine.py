@@ -32,8 +32,8 @@ def test_a_client_without_an_engine_is_named(tmp_path):
     path = _client(tmp_path / "bin", "docker", 1)
     answer = engine.ask(str(path))
     assert not answer.ok
-    assert answer.problem == ("docker client found but no engine answers: kind cannot run "
-                              "here; use --cluster=local")
+    assert answer.problem == ("docker client found but no engine answers: start one with "
+                              "`aftershock engine up`, or use --cluster=local")
 
 
 def test_no_client_at_all(tmp_path):
@@ -41,7 +41,7 @@ def test_no_client_at_all(tmp_path):
         engine.require(str(tmp_path))
     assert str(caught.value) == (
         "--cluster=kind needs a container engine: no container engine (docker, podman, "
-        "nerdctl) on PATH: kind cannot run here; use --cluster=local")
+        "nerdctl) on PATH: start one with `aftershock engine up`, or use --cluster=local")
 
 
 def test_doctor_reports_the_engine_in_the_same_words(tmp_path, monkeypatch):
@@ -63,7 +63,7 @@ def test_run_on_kind_without_an_engine_exits_2_with_one_line(tmp_path, option):
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "aftershock: error: --cluster=kind needs a container engine: docker client found but "
-        "no engine answers: kind cannot run here; use --cluster=local"]
+        "no engine answers: start one with `aftershock engine up`, or use --cluster=local"]
     assert result.stdout == ""
 
 

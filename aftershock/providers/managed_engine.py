@@ -1,0 +1,261 @@
+"""A container engine aftershock starts where none runs: Debian's docker.io, its daemon with its
+own data root and socket, recorded like a cluster (name ``engine``, provider ``engine``) so that
+`aftershock cluster list` shows it and `cluster gc` cleans up after it if it died.
+
+It stays up between runs (images cached in its data root) until `aftershock engine down`.
+Where the host's capability bounding set lacks a capability, the daemon's default runtime is
+`capless_runc` (runc minus that capability), so that privileged containers (kind nodes) start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from aftershock.errors import ClusterError, UserError
+from aftershock.providers import capless_runc
+from aftershock.providers import processes as procs
+from aftershock.providers.toolchain import cache_root
+
+NAME = "engine"
+RUNTIME = "aftershock-runc"
+PACKAGES = ("docker.io",)
+UP_TIMEOUT = 60.0
+STOP_GRACE = 30.0
+
+
+@dataclass(frozen=True)
+class EnginePaths:
+    root: Path
+
+    @property
+    def exec_root(self) -> Path:
+        """Short (containerd's socket paths live under it), one per cache root."""
+        return Path("/run") / f"aftershock-engine-{hashlib.sha1(bytes(self.root)).hexdigest()[:8]}"
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def socket(self) -> Path:
+        return self.root / "docker.sock"
+
+    @property
+    def host(self) -> str:
+        return f"unix://{self.socket}"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "dockerd.log"
+
+    @property
+    def runtime(self) -> Path:
+        return self.root / "bin" / RUNTIME
+
+
+def paths() -> EnginePaths:
+    return EnginePaths(cache_root() / "engine")
+
+
+def _say(message: str) -> None:
+    print(f"aftershock: {message}", file=sys.stderr, flush=True)
+
+
+def state() -> procs.ClusterState | None:
+    """The managed engine's record, if there is one."""
+    workdir = procs.clusters_root() / NAME
+    try:
+        return procs.ClusterState.load(workdir)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def running() -> procs.ClusterState | None:
+    record = state()
+    daemon = record.processes.get("dockerd") if record else None
+    return record if daemon and daemon.alive() else None
+
+
+def use_if_running() -> None:
+    """Point this process's docker clients (kind, docker) at the managed engine when it runs and
+    the user named no other (DOCKER_HOST)."""
+    record = running()
+    if record and not os.environ.get("DOCKER_HOST"):
+        os.environ["DOCKER_HOST"] = record.server
+
+
+def install() -> None:
+    """Debian's docker.io, when dockerd is missing (as root; refreshing the package lists once
+    if the first attempt finds nothing to install)."""
+    if shutil.which("dockerd"):
+        return
+    if os.geteuid() != 0:
+        raise UserError("the managed engine needs Debian's docker.io and root to install it: "
+                        "run `sudo apt-get install docker.io`, or start one and use "
+                        "`aftershock engine up --engine=existing`")
+    if not shutil.which("apt-get"):
+        raise UserError("no dockerd and no apt-get to install docker.io: install a container "
+                        "engine and use `aftershock engine up --engine=existing`")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    command = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *PACKAGES]
+    _say(f"installing {', '.join(PACKAGES)} from Debian (apt-get)")
+    if subprocess.run(command, env=env).returncode != 0:
+        _say("refreshing the package lists (apt-get update)")
+        subprocess.run(["apt-get", "update", "-q"], env=env, check=False)
+        if subprocess.run(command, env=env).returncode != 0:
+            raise UserError(f"could not install {', '.join(PACKAGES)} with apt-get (its output "
+                            "is above)")
+
+
+def write_runtime(where: EnginePaths) -> Path | None:
+    """The capability-stripping runtime, if this machine needs one (else None: plain runc)."""
+    if not capless_runc.missing(Path("/proc/self/status").read_text()):
+        return None
+    runc = shutil.which("runc") or shutil.which("runc", path="/usr/sbin:/usr/bin:/sbin")
+    if not runc:
+        raise UserError("docker.io is installed but runc is not on PATH")
+    source = Path(capless_runc.__file__).read_text()
+    source = source.replace('RUNC = "runc"', f"RUNC = {runc!r}", 1)
+    where.runtime.parent.mkdir(parents=True, exist_ok=True)
+    where.runtime.write_text(f"#!{sys.executable} -SI\n{source}")
+    where.runtime.chmod(0o755)
+    return where.runtime
+
+
+def daemon_command(where: EnginePaths, runtime: Path | None) -> list[str]:
+    command = [shutil.which("dockerd") or "dockerd", "--data-root", str(where.data),
+               "--exec-root", str(where.exec_root), "--pidfile",
+               str(where.exec_root / "dockerd.pid"),
+               "-H", where.host, "--log-level", "warn"]
+    if runtime:
+        command += ["--add-runtime", f"{RUNTIME}={runtime}", "--default-runtime", RUNTIME]
+    return command
+
+
+def _answers(where: EnginePaths) -> bool:
+    info = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
+                          env={**os.environ, "DOCKER_HOST": where.host}, capture_output=True,
+                          text=True, timeout=10)
+    return info.returncode == 0
+
+
+def up() -> procs.ClusterState:
+    """Install if need be and start the managed engine; the running one if it is up."""
+    record = running()
+    if record:
+        return record
+    if os.geteuid() != 0:
+        raise UserError("the managed engine runs as root (dockerd); use "
+                        "`aftershock engine up --engine=existing` with an engine you run")
+    install()
+    stale = state()
+    if stale:  # its daemon died: clean what it left before starting again
+        procs.remove_cluster(stale)
+    where = paths()
+    where.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    runtime = write_runtime(where)
+    workdir = procs.clusters_root() / NAME
+    workdir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    record = procs.ClusterState(name=NAME, provider=NAME, owner_pid=None, owner_start=None,
+                                created=time.time(), workdir=str(workdir), engine="docker",
+                                server=where.host)
+    _say(f"starting dockerd (data root {where.data}, socket {where.socket})")
+    proc, daemon = procs.spawn("dockerd", daemon_command(where, runtime), where.log)
+    record.processes["dockerd"] = daemon
+    record.save()
+    deadline = time.monotonic() + UP_TIMEOUT
+    while not (where.socket.exists() and _answers(where)):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            procs.remove_cluster(record)
+            raise ClusterError(f"dockerd did not answer within {UP_TIMEOUT:g}s; the end of "
+                               f"{where.log}:\n{_tail(where.log)}")
+        time.sleep(0.2)  # a daemon's readiness has no event to wait on
+    return record
+
+
+def down() -> bool:
+    """Remove the managed engine's containers and stop its daemon (the data root, with its
+    images, stays for the next `engine up`). Whether there was one."""
+    record = state()
+    if record is None:
+        return False
+    if running():
+        remove_containers(record.server)
+    procs.remove_cluster(record)
+    return True
+
+
+def remove_containers(host: str) -> None:
+    env = {**os.environ, "DOCKER_HOST": host}
+    listing = subprocess.run(["docker", "ps", "-aq"], env=env, capture_output=True, text=True,
+                             timeout=30)
+    ids = listing.stdout.split()
+    if ids:
+        subprocess.run(["docker", "rm", "-f", "-v", *ids], env=env, capture_output=True,
+                       timeout=120)
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def stop(record: procs.ClusterState) -> None:
+    """End the daemon (it stops its containers and containerd), then whatever a daemon that
+    died left: shims and containers still running under our exec root."""
+    procs.terminate(list(record.processes.values()), grace=STOP_GRACE)
+    where = paths()
+    leftover_containers(where.exec_root)
+    leftover_mounts((where.exec_root, where.data))
+
+
+def leftover_containers(exec_root: Path) -> None:
+    """Containers of our engine whose daemon is gone: killed and deleted through runc's state
+    under our exec root, then the shims that watched them."""
+    for root in exec_root.glob("runtime-*/*"):
+        listing = subprocess.run(["runc", "--root", str(root), "list", "-q"],
+                                 capture_output=True, text=True, timeout=30)
+        for container in listing.stdout.split():
+            subprocess.run(["runc", "--root", str(root), "delete", "--force", container],
+                           capture_output=True, timeout=60)
+    for pid, command in _processes():
+        if "containerd-shim" in command[0] and str(exec_root) in " ".join(command):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _processes() -> list[tuple[int, list[str]]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if command and command[0]:
+            found.append((int(entry.name), [part.decode(errors="replace") for part in command]))
+    return found
+
+
+def leftover_mounts(roots: tuple[Path, ...]) -> None:
+    """Unmount (lazily, deepest first) what a daemon that died left mounted under ``roots``:
+    container file systems, network namespaces, its own bind of the data root."""
+    mounted = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        point = line.split()[4].replace("\\040", " ")
+        if any(point == str(root) or point.startswith(f"{root}/") for root in roots):
+            mounted.append(point)
+    for point in sorted(mounted, key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], capture_output=True, timeout=30)
