@@ -53,8 +53,8 @@ def _left(record) -> list[str]:
     mounts = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()
               if line.split()[4].startswith(roots)]
     alive = [" ".join(cmd) for pid, cmd in managed_engine._processes()
-             if any(root in " ".join(cmd) for root in roots) or cmd[0] == "/bin/sleep"
-             and cmd[1:] == ["4242"]]
+             if any(root in " ".join(cmd) for root in roots) or (cmd[0] == "/bin/sleep"
+             and cmd[1:] == ["4242"])]
     return mounts + alive
 
 

@@ -1,0 +1,69 @@
+"""The pure parts of building a kind node image here: the image archives written without an
+engine, and the changes made to kind's containerd config and runtime spec."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+
+import pytest
+
+from aftershock.errors import UserError
+from aftershock.kindimage import archive, base
+
+KIND_CONFIG = """version = 2
+
+[proxy_plugins]
+[proxy_plugins."fuse-overlayfs"]
+  type = "snapshot"
+  address = "/run/containerd-fuse-overlayfs.sock"
+
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  snapshotter = "overlayfs"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "registry.k8s.io/pause:3.10"
+  restrict_oom_score_adj = false
+"""
+
+
+def test_containerd_may_not_lower_oom_scores_and_has_no_rootless_snapshotter():
+    text = base.containerd_config(KIND_CONFIG)
+    assert "restrict_oom_score_adj = true" in text and "= false" not in text
+    assert "proxy_plugins" not in text and "fuse-overlayfs" not in text
+    assert 'snapshotter = "overlayfs"' in text and 'sandbox_image = "registry.k8s.io' in text
+
+
+def test_a_config_without_the_setting_is_refused_rather_than_left_unsafe():
+    with pytest.raises(UserError, match="restrict_oom_score_adj"):
+        base.containerd_config('[plugins."io.containerd.grpc.v1.cri"]\n')
+
+
+def test_the_runtime_spec_runs_kinds_hook_and_sets_no_rlimits():
+    spec = json.loads(base.base_runtime_spec(json.dumps(
+        {"process": {"rlimits": [{"type": "RLIMIT_NOFILE", "hard": 1024, "soft": 1024}]},
+         "hooks": {"createContainer": [{"path": "/x"}]}})))
+    assert "rlimits" not in spec["process"]
+    assert spec["hooks"]["createContainer"] == [{"path": "/x"},
+                                                {"path": "/kind/bin/mount-product-files.sh"}]
+
+
+def test_an_image_archive_names_its_tag_and_is_reproducible(tmp_path):
+    binary = tmp_path / "kube-apiserver"
+    binary.write_bytes(b"\x7fELF...")
+    image = archive.Image("registry.k8s.io/kube-apiserver:v1.34.4",
+                          (archive.Entry("/usr/local/bin/kube-apiserver", binary),
+                           archive.Entry("/bin/sh", link="/usr/local/bin/kube-apiserver")),
+                          entrypoint=("/usr/local/bin/kube-apiserver",))
+    first = archive.write(image, tmp_path / "a.tar")
+    assert archive.write(image, tmp_path / "b.tar") == first  # same inputs, same image
+    assert archive.tags(tmp_path / "a.tar") == ["registry.k8s.io/kube-apiserver:v1.34.4"]
+    with tarfile.open(tmp_path / "a.tar") as tar:
+        manifest = json.load(tar.extractfile("manifest.json"))[0]
+        settings = json.load(tar.extractfile(manifest["Config"]))
+        with tarfile.open(fileobj=tar.extractfile(manifest["Layers"][0])) as layer:
+            names = {m.name: m for m in layer.getmembers()}
+    assert settings["config"]["Entrypoint"] == ["/usr/local/bin/kube-apiserver"]
+    assert settings["config"]["Env"] == [f"PATH={archive.PATH}"]
+    assert names["usr/local/bin/kube-apiserver"].mode == 0o755
+    assert names["bin/sh"].issym() and {"usr", "usr/local", "usr/local/bin"} <= set(names)
