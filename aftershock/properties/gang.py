@@ -42,8 +42,8 @@ def regression_detected(history: History, p: Params) -> Verdict:
 
 CONCEPTS = ("gang",)
 prop("G1", "A regression is detected: a gang replica that was healthy (for at least 1 s, long "
-     "enough to be seen) and then has 0 < scheduled < minAvailable gets the breach condition "
-     "within L.",
+     "enough to be seen, or for less while its status said so) and then has 0 < scheduled < "
+     "minAvailable gets the breach condition within L.",
      ["eventually", "regression_detected"], CONCEPTS, ("destructive_faults",))
 prop("G2", "Termination after TD: when the breach stays True for TD, within TD + L every pod of "
      "the gang replica is replaced.", ["termination_timed"], CONCEPTS)

@@ -53,6 +53,12 @@ class Gang:
                 return condition
         return None
 
+    def reported_healthy(self, state: State, group: int) -> bool:
+        """The implementation's status says it sees the replica healthy (``healthy_reasons``)."""
+        condition = self.breach(state, group)
+        return bool(condition) and condition.get("reason") in self.mapping.get(
+            "healthy_reasons", ())
+
     def breached(self, state: State, group: int) -> bool:
         condition = self.breach(state, group)
         return bool(condition) and condition.get("status") == "True"
@@ -177,7 +183,8 @@ def one_warning_per_drop_to_zero(entries: Iterable[Entry], gang: Gang, group: in
 
 # A replica healthy for less than this may never have been seen healthy by a level-triggered
 # implementation (one reconcile round, or one informer batch, can span the whole of it), and G5
-# has it treat a replica never seen healthy as still starting: G1 does not judge what follows.
+# has it treat a replica never seen healthy as still starting: G1 does not judge what follows,
+# unless the implementation's own status said it saw the replica healthy.
 OBSERVABLE = 1.0
 
 
@@ -192,9 +199,11 @@ class _Replica:
     breached: bool = False  # the breach was True at some moment of that regression
     judged: bool = False  # that regression was counted (its breach showed in time)
 
-    def follow(self, scheduled: set[str], minimum: int, breached: bool, entry: Entry) -> None:
-        if self.since is not None and entry.mono - self.since >= OBSERVABLE:
-            self.healthy = self.stretch  # healthy long enough for the implementation to see
+    def follow(self, scheduled: set[str], minimum: int, breached: bool, seen: bool,
+               entry: Entry) -> None:
+        """``seen``: the implementation's status says the replica is healthy."""
+        if self.since is not None and (seen or entry.mono - self.since >= OBSERVABLE):
+            self.healthy = self.stretch  # healthy long enough, or said to be, to have been seen
         if self.healthy is not None and not self.healthy & scheduled:
             self.healthy = None  # every pod it was healthy with is gone: it starts over
         if len(scheduled) >= minimum:
@@ -217,7 +226,8 @@ class _Replica:
 def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, now: float,
                          name: str = "regression_detected") -> Verdict:
     """G1 over the whole history: whenever a gang replica that had been healthy (scheduled ≥
-    minAvailable for ``OBSERVABLE`` seconds or more, since its pods were last all replaced) has
+    minAvailable for ``OBSERVABLE`` seconds or more, or for less while the implementation's status
+    said so, since its pods were last all replaced) has
     0 < scheduled < minAvailable for ``latency`` seconds on end, its breach condition is True at
     some moment of those seconds.
 
@@ -245,7 +255,8 @@ def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, n
             scheduled = {p["metadata"]["name"] for p in gang.live_pods(state, group)
                          if p["spec"].get("nodeName")}
             replica = replicas.setdefault(group, _Replica())
-            replica.follow(scheduled, minimum, gang.breached(state, group), entry)
+            replica.follow(scheduled, minimum, gang.breached(state, group),
+                           gang.reported_healthy(state, group), entry)
             if replica.began is not None and replica.breached and not replica.judged:
                 judged, replica.judged = judged + 1, True
     for group, replica in replicas.items():

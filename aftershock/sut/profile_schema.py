@@ -61,6 +61,9 @@ CONCEPTS = {
                               expected="labels; {name} is the gang's name"),
         "breach_condition": Field(str, required=True),
         "breach_reasons": Field("list", required=True, items=Field(str)),
+        "healthy_reasons": Field("list", items=Field(str),
+                                 expected="breach-condition reasons that say the replica is seen "
+                                          "healthy"),
         "termination_reason": Field(str, required=True, expected="an Event reason"),
         "scheduled_zero_reason": Field(str, required=True, expected="an Event reason"),
     }),

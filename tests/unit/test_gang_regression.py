@@ -12,7 +12,8 @@ NS = "ns"
 GANG = {"resource": {"group": "x.io", "version": "v1", "plural": "gangs", "kind": "Gang"},
         "groups_path": "spec.groups", "min_available_path": "spec.minAvailable",
         "group_status_path": "status.groups", "group_label": "group",
-        "pod_selector": {"gang": "{name}"}, "breach_condition": "Breached"}
+        "pod_selector": {"gang": "{name}"}, "breach_condition": "Breached",
+        "healthy_reasons": ["Healthy"]}
 LATENCY = 10
 
 
@@ -27,9 +28,9 @@ class History:
                                   uid=f"uid-{name}", rv=str(len(self.entries) + 1), type=type,
                                   object=obj))
 
-    def gang(self, at: float, breached: str | None = None) -> None:
+    def gang(self, at: float, breached: str | None = None, reason: str = "") -> None:
         status = {"groups": [{"index": 0, "conditions": [
-            {"type": "Breached", "status": breached}]}]} if breached else {}
+            {"type": "Breached", "status": breached, "reason": reason}]}]} if breached else {}
         self.add(at, "gangs", "train", {"metadata": {"name": "train"},
                                         "spec": {"groups": 1, "minAvailable": 3},
                                         "status": status}, "MODIFIED" if at else "ADDED")
@@ -139,5 +140,20 @@ def test_a_regression_after_a_healthy_second_is_judged():
     history.pod(1, "p1", "n1")
     history.pod(2, "p2", "n2")
     _lose_one(history, at=3.5)
+    verdict = history.judge(now=30)
+    assert verdict.status == VIOLATED, verdict.explain()
+
+
+def test_a_short_healthy_moment_the_implementation_said_it_saw_is_judged():
+    # the incident's operator on explore's workload: the drain came 0.14 s after the replica
+    # became healthy, but its status had already said Healthy; then it called the loss startup
+    history = History()
+    history.gang(0)
+    history.pod(1, "p0", "n0")
+    history.pod(1, "p1", "n1")
+    history.pod(2, "p2", "n2")
+    history.gang(2.05, breached="False", reason="Healthy")
+    _lose_one(history, at=2.14)
+    history.gang(2.2, breached="False", reason="Starting")
     verdict = history.judge(now=30)
     assert verdict.status == VIOLATED, verdict.explain()
