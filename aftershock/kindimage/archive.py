@@ -39,6 +39,7 @@ class Image:
     user: str = ""
     base: Path | None = None  # a root file system tar laid under the entries (same layer)
     labels: dict[str, str] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()  # more tags for the same image
 
 
 def _directories(dest: str) -> list[str]:
@@ -102,7 +103,7 @@ def write(image: Image, path: Path) -> str:
     settings = json.dumps(config(image, diff_id), sort_keys=True).encode()
     image_id = hashlib.sha256(settings).hexdigest()
     layer_dir = diff_id.removeprefix("sha256:")
-    manifest = [{"Config": f"{image_id}.json", "RepoTags": [image.tag],
+    manifest = [{"Config": f"{image_id}.json", "RepoTags": [image.tag, *image.aliases],
                  "Layers": [f"{layer_dir}/layer.tar"]}]
     path.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:

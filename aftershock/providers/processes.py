@@ -282,7 +282,9 @@ def gc(min_age: float = 60.0) -> GcResult:
 def _stale_build_dirs() -> list[str]:
     """Temp dirs of toolchain builds whose builder (pid in the name) is gone."""
     removed = []
-    for scratch in (cache_root() / "bin").glob(".tmp-*"):
+    scratches = [*(cache_root() / "bin").glob(".tmp-*"),
+                 *(cache_root() / "kind" / "bin").glob(".tmp-*")]
+    for scratch in scratches:
         parts = scratch.name.split("-pid")
         pid = parts[1].split("-")[0] if len(parts) > 1 else ""
         if not pid.isdigit() or start_time(int(pid)) is None:

@@ -259,7 +259,7 @@ def plan(versions: Versions, with_kubectl: bool, progress: Progress) -> list[Bui
     ]
 
 
-def _run_step(step: BuildStep, out: Path, index: int, total: int, progress: Progress) -> float:
+def run_step(step: BuildStep, out: Path, index: int, total: int, progress: Progress) -> float:
     env = {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"}
     listed = subprocess.run(["go", "list", "-deps", *step.packages], cwd=step.module, env=env,
                             capture_output=True, text=True)
@@ -307,7 +307,7 @@ def build(kubernetes: str | None = None, progress: Progress | None = None,
                                     dir=_ensure(final.parent)))
     try:
         timings = {
-            step.label: round(_run_step(step, scratch, index, len(steps), say), 1)
+            step.label: round(run_step(step, scratch, index, len(steps), say), 1)
             for index, step in enumerate(steps, start=1)
         }
         manifest = {"versions": asdict(versions), "seconds": timings,

@@ -67,3 +67,30 @@ def test_an_image_archive_names_its_tag_and_is_reproducible(tmp_path):
     assert settings["config"]["Env"] == [f"PATH={archive.PATH}"]
     assert names["usr/local/bin/kube-apiserver"].mode == 0o755
     assert names["bin/sh"].issym() and {"usr", "usr/local", "usr/local/bin"} <= set(names)
+
+
+def test_images_are_tagged_as_kubeadm_and_containerd_ask_for_them(tmp_path):
+    from aftershock.kindimage import images
+
+    kube = tmp_path / "k8s"
+    constants = kube / "cmd" / "kubeadm" / "app" / "constants"
+    constants.mkdir(parents=True)
+    (constants / "constants.go").write_text(
+        'const (\n\tDefaultEtcdVersion = "3.6.5-0"\n\tCoreDNSVersion = "v1.12.1"\n'
+        '\tPauseVersion = "3.10.1"\n)\n')
+    binaries = tmp_path / "bin"
+    binaries.mkdir()
+    for name in ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy",
+                 "kubectl", "etcd", "coredns", "pause"):
+        (binaries / name).write_bytes(b"x")
+    rootfs = tmp_path / "net.tar"
+    with tarfile.open(rootfs, "w"):
+        pass
+    planned = images.plan("1.34.4", binaries, binaries, kube, rootfs)
+    tags = {image.tag for image in planned} | {a for image in planned for a in image.aliases}
+    assert {"registry.k8s.io/kube-apiserver:v1.34.4", "registry.k8s.io/kube-proxy:v1.34.4",
+            "registry.k8s.io/etcd:3.6.5-0", "registry.k8s.io/coredns/coredns:v1.12.1",
+            "registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10.1"} <= tags
+    routes = next(image.tag for image in planned if image.tag.startswith(images.ROUTES_TAG))
+    manifest = images.cni_manifest(routes)
+    assert f"image: {routes}" in manifest and "would you kindly patch this file" in manifest
