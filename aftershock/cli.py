@@ -1,5 +1,6 @@
 """The ``aftershock`` command: run | explore | judge | properties | steps | init | cluster
-up/down/list/gc | engine up/down/status | toolchain build/status | report | doctor."""
+up/down/list/gc | engine up/down/status | kind build-image | toolchain build/status | report |
+doctor."""
 
 from __future__ import annotations
 
@@ -269,11 +270,12 @@ def parser() -> argparse.ArgumentParser:
                             help="the project whose own steps/ join the built-in ones")
     vocabulary.set_defaults(func=cmd_steps)
 
-    from aftershock import engine_command
+    from aftershock import engine_command, kind_command
     from aftershock.explore.command import add_parser
 
     add_parser(sub)
     engine_command.add_parser(sub)
+    kind_command.add_parser(sub)
     sub.add_parser("doctor", help="check this machine").set_defaults(func=cmd_doctor)
     return top
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aftershock.errors import UserError
+from aftershock.kindimage.docker import Docker
 
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
@@ -153,3 +154,29 @@ def customise(root: Path, kind_module: Path) -> None:
     (root / "etc" / "kubernetes" / "manifests").mkdir(parents=True, exist_ok=True)
     for cache in (root / "var" / "cache" / "apt" / "archives").glob("*.deb"):
         cache.unlink()
+
+
+def tag(kind_version: str) -> str:
+    return f"aftershock/kind-base:{key(kind_version)}"
+
+
+def ensure(docker: Docker, kind_module: Path, kind_version: str, scratch: Path, say: Say) -> str:
+    """The base image in the engine, built unless it is there: a root file system from
+    Debian, kind's files, then `docker import` and a one-line build for the stop signal (the
+    engine's import does not take STOPSIGNAL; systemd stops on SIGRTMIN+3, not SIGTERM)."""
+    wanted = tag(kind_version)
+    if docker.has_image(wanted):
+        say(f"base image {wanted}: cached")
+        return wanted
+    root = scratch / "rootfs"
+    debootstrap(root, say)
+    say("adding kind's entrypoint, units and containerd config")
+    customise(root, kind_module)
+    say(f"importing the root file system as {wanted}")
+    imported = f"{wanted}-import"
+    docker.import_tree(root, imported, ["ENV container=docker",
+                                        'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]'])
+    docker.build(scratch / "context", f"FROM {imported}\nSTOPSIGNAL SIGRTMIN+3\n", wanted)
+    docker.run("rmi", imported)
+    shutil.rmtree(root, ignore_errors=True)
+    return wanted

@@ -1,0 +1,26 @@
+"""``aftershock kind build-image``: a kind node image built here, with no registry."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def cmd_build_image(args: argparse.Namespace) -> int:
+    from aftershock.kindimage import node
+
+    tag = node.build(args.kubernetes_version, force=args.force)
+    print(tag)
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    kind = sub.add_parser("kind", help="kind clusters' node image, built on this machine")
+    actions = kind.add_subparsers(dest="action", required=True)
+    build = actions.add_parser(
+        "build-image", help="build a kind node image from Debian packages and Go modules "
+                            "(needs an engine: `aftershock engine up`); prints its tag")
+    build.add_argument("--kubernetes-version", help="e.g. 1.34.4 (default: the pinned one)")
+    build.add_argument("--force", action="store_true", help="rebuild even if cached")
+    build.set_defaults(func=cmd_build_image)
+
+

@@ -1,0 +1,54 @@
+"""The few container-engine commands building a node image needs, each one line of errors."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from aftershock.errors import UserError
+
+
+class Docker:
+    def __init__(self, binary: str = "docker"):
+        self.binary = binary
+
+    def run(self, *args: str, stdin: bytes | None = None, timeout: float = 900,
+            check: bool = True) -> str:
+        done = subprocess.run([self.binary, *args], input=stdin, capture_output=True,
+                              timeout=timeout)
+        if check and done.returncode != 0:
+            raise UserError(f"{self.binary} {' '.join(args[:3])} failed: "
+                            f"{done.stderr.decode(errors='replace').strip()[-800:]}")
+        return done.stdout.decode(errors="replace").strip()
+
+    def has_image(self, tag: str) -> bool:
+        done = subprocess.run([self.binary, "image", "inspect", tag], capture_output=True)
+        return done.returncode == 0
+
+    def import_tree(self, root: Path, tag: str, changes: list[str]) -> None:
+        """A directory as an image (tar streamed, never written to disk)."""
+        tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."],
+                               stdout=subprocess.PIPE)
+        command = [self.binary, "import"]
+        for change in changes:
+            command += ["--change", change]
+        done = subprocess.run([*command, "-", tag], stdin=tar.stdout, capture_output=True)
+        tar.wait()
+        if done.returncode != 0 or tar.returncode != 0:
+            raise UserError(f"{self.binary} import failed: {done.stderr.decode().strip()[-800:]}")
+
+    def build(self, context: Path, dockerfile: str, tag: str) -> None:
+        """A one-stage build FROM a local image, with the classic builder (BuildKit would
+        look the base up in a registry)."""
+        context.mkdir(parents=True, exist_ok=True)
+        (context / "Dockerfile").write_text(dockerfile)
+        done = subprocess.run([self.binary, "build", "-q", "-t", tag, str(context)],
+                              env=_classic_builder(), capture_output=True)
+        if done.returncode != 0:
+            raise UserError(f"{self.binary} build failed: {done.stderr.decode().strip()[-800:]}")
+
+
+def _classic_builder() -> dict[str, str]:
+    import os
+
+    return {**os.environ, "DOCKER_BUILDKIT": "0"}
