@@ -61,6 +61,7 @@ def net_rootfs(cache: Path, say) -> Path:
         return target
     say(f"debian {SUITE} root file system for kube-proxy and node-routes (mmdebstrap)")
     scratch = target.with_suffix(".tmp.tar")
+    cache.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(["mmdebstrap", "--variant=minbase", "--quiet",
                            f"--include={','.join(NET_PACKAGES)}", SUITE, str(scratch), MIRROR],
                           capture_output=True, text=True)

@@ -25,6 +25,8 @@ def engine():
         pytest.skip("a managed engine is running: this test would stop it")
     record = managed_engine.up()
     yield record
+    if managed_engine.running():
+        _docker(record, "rmi", "-f", "aftershock-test/sleep:1")
     managed_engine.down()
 
 
@@ -64,6 +66,8 @@ def test_a_privileged_container_runs_and_stopping_leaves_nothing(engine, tmp_pat
     assert _docker(engine, "inspect", "-f", "{{.State.Running}}", "node") == "true"
     if capless_runc.missing(Path("/proc/self/status").read_text()):
         assert engine.processes["dockerd"].command.count(managed_engine.RUNTIME) == 1
+    _docker(engine, "rm", "-f", "node")
+    _docker(engine, "rmi", image)
     managed_engine.down()
     assert managed_engine.state() is None and _left(engine) == []
 
