@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,8 +75,9 @@ class KindCluster:
     })
 
     def __init__(self, shape: Shape, name: str | None = None, *, kubernetes_version: str,
-                 engine: str, kind: str):
+                 engine: str, kind: str, image: str | None = None):
         self.shape = shape
+        self.image = image
         self.name = name or default_name()
         self.kubernetes_version = kubernetes_version
         self.engine = engine
@@ -251,7 +253,8 @@ class KindCluster:
         self.state.kubeconfig = str(self.paths.kubeconfig)
         self.state.save()
         shutil.copyfile(DATA / "audit-policy.yaml", host.audit_policy)
-        config = kind_config(self.shape, self.name, self.kubernetes_version, host)
+        config = kind_config(self.shape, self.name, self.kubernetes_version, host,
+                             image=self.image)
         self.paths.config.write_text(render(config))
 
     def _write_kubeconfig(self) -> None:
@@ -309,7 +312,17 @@ class KindProvider:
         version = toolchain.normalise_kubernetes(shape.kubernetes_version
                                                  or self.kubernetes_version)
         return KindCluster(shape, name, kubernetes_version=version, engine=engine,
-                           kind=kind_binary.require()).start()
+                           kind=kind_binary.require(), image=built_image(engine, version)).start()
+
+
+def built_image(engine: str, version: str) -> str | None:
+    """The node image `aftershock kind build-image` made for this version, if the engine holds
+    it (else kind's published one, which the engine pulls if it can)."""
+    from aftershock.kindimage.node import tag_for
+
+    tag = tag_for(version)
+    found = subprocess.run([engine, "image", "inspect", tag], capture_output=True)
+    return tag if found.returncode == 0 else None
 
 
 def delete_recorded(state: procs.ClusterState) -> None:

@@ -170,8 +170,9 @@ def worker(shape: Shape, node: NodeSpec, image: str) -> dict[str, Any]:
 
 
 def kind_config(shape: Shape, name: str, kubernetes_version: str, host: HostPaths,
-                ports: Sequence[PortMapping] = ()) -> dict[str, Any]:
-    image = node_image(kubernetes_version)
+                ports: Sequence[PortMapping] = (), image: str | None = None) -> dict[str, Any]:
+    """``image``: the node image (default: kind's published one for the version)."""
+    image = image or node_image(kubernetes_version)
     return {
         "kind": "Cluster",
         "apiVersion": API_VERSION,
