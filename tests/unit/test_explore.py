@@ -257,7 +257,7 @@ def test_a_heartbeat_that_only_moves_a_timestamp_is_no_change_for_quiet():
 def test_the_gang_workload_is_tagged_with_its_shape_and_judged_by_g1_g6_g8():
     workload = load(Path("workloads/gang.steps"))
     assert workload.shape == "three-small-nodes"
-    assert workload.actions() == [2, 3, 4]  # node plans go after the gang, and after Ready
+    assert workload.actions() == [2, 3, 4, 5]  # node plans: after the gang, Ready, 5 s healthy
     assert oracles.labelled([s.text for s in workload.steps], ["gang"]) == [
         "Then every regression of the gang train below minAvailable was breached within 10 "
         "seconds (G1)",
