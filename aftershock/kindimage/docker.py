@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -9,20 +10,22 @@ from aftershock.errors import UserError
 
 
 class Docker:
-    def __init__(self, binary: str = "docker"):
+    def __init__(self, binary: str = "docker", host: str | None = None):
         self.binary = binary
+        self.env = {**os.environ, **({"DOCKER_HOST": host} if host else {})}
 
     def run(self, *args: str, stdin: bytes | None = None, timeout: float = 900,
             check: bool = True) -> str:
         done = subprocess.run([self.binary, *args], input=stdin, capture_output=True,
-                              timeout=timeout)
+                              timeout=timeout, env=self.env)
         if check and done.returncode != 0:
             raise UserError(f"{self.binary} {' '.join(args[:3])} failed: "
                             f"{done.stderr.decode(errors='replace').strip()[-800:]}")
         return done.stdout.decode(errors="replace").strip()
 
     def has_image(self, tag: str) -> bool:
-        done = subprocess.run([self.binary, "image", "inspect", tag], capture_output=True)
+        done = subprocess.run([self.binary, "image", "inspect", tag], capture_output=True,
+                              env=self.env)
         return done.returncode == 0
 
     def import_tree(self, root: Path, tag: str, changes: list[str]) -> None:
@@ -32,7 +35,8 @@ class Docker:
         command = [self.binary, "import"]
         for change in changes:
             command += ["--change", change]
-        done = subprocess.run([*command, "-", tag], stdin=tar.stdout, capture_output=True)
+        done = subprocess.run([*command, "-", tag], stdin=tar.stdout, capture_output=True,
+                              env=self.env)
         tar.wait()
         if done.returncode != 0 or tar.returncode != 0:
             raise UserError(f"{self.binary} import failed: {done.stderr.decode().strip()[-800:]}")
@@ -43,12 +47,6 @@ class Docker:
         context.mkdir(parents=True, exist_ok=True)
         (context / "Dockerfile").write_text(dockerfile)
         done = subprocess.run([self.binary, "build", "-q", "-t", tag, str(context)],
-                              env=_classic_builder(), capture_output=True)
+                              env={**self.env, "DOCKER_BUILDKIT": "0"}, capture_output=True)
         if done.returncode != 0:
             raise UserError(f"{self.binary} build failed: {done.stderr.decode().strip()[-800:]}")
-
-
-def _classic_builder() -> dict[str, str]:
-    import os
-
-    return {**os.environ, "DOCKER_BUILDKIT": "0"}

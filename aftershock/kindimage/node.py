@@ -34,6 +34,7 @@ from aftershock.providers.toolchain import cache_root
 REPOSITORY = "aftershock/kind-node"
 REVISION = 1  # bump when the assembly below changes
 CONTAINERD_WAIT = 60.0
+BUILD_PREFIX = "aftershock-kind-build-"
 
 Say = Callable[[str], None]
 
@@ -70,6 +71,7 @@ def build(kubernetes: str | None = None, say: Say = _say, force: bool = False) -
     """The node image's tag, built unless the engine holds one made of the same inputs."""
     version = toolchain.normalise_kubernetes(kubernetes)
     docker = Docker(engine.require())
+    remove_stale_builds(docker)
     began = time.monotonic()
     cache = cache_root() / "kind"
     cache.mkdir(parents=True, exist_ok=True)
@@ -105,9 +107,23 @@ def _label(docker: Docker, tag: str) -> str:
                       '{{ index .Config.Labels "io.aftershock.inputs" }}', tag, check=False)
 
 
+def remove_stale_builds(docker: Docker) -> list[str]:
+    """Build containers whose builder (the pid in the name) is gone: a build killed midway."""
+    names = docker.run("ps", "-a", "--filter", f"name={BUILD_PREFIX}", "--format",
+                       "{{.Names}}", check=False).split()
+    stale = [name for name in names if not _alive(name.removeprefix(BUILD_PREFIX))]
+    if stale:
+        docker.run("rm", "-f", "-v", *stale, check=False)
+    return stale
+
+
+def _alive(pid: str) -> bool:
+    return pid.isdigit() and Path(f"/proc/{pid}").exists()
+
+
 def assemble(docker: Docker, base_tag: str, version: str, node: Path, archives: list[Path],
              cni: str, wanted: str, key: str, say: Say) -> None:
-    container = f"aftershock-kind-build-{os.getpid()}"
+    container = f"{BUILD_PREFIX}{os.getpid()}"
     docker.run("run", "-d", "--entrypoint=sleep", "--name", container, "--security-opt",
                "seccomp=unconfined", "--network", "none", base_tag, "infinity")
     try:
@@ -144,8 +160,9 @@ def _import(docker: Docker, container: str, archives: list[Path], say: Say) -> N
     for path in archives:
         docker.run("exec", "-i", container, "ctr", "--namespace=k8s.io", "images", "import",
                    "--all-platforms", "--no-unpack", "--digests", "-", stdin=path.read_bytes())
-    say("  imported: " + ", ".join(docker.run("exec", container, "ctr", "--namespace=k8s.io",
-                                              "images", "list", "-q").split()))
+    listed = docker.run("exec", container, "ctr", "--namespace=k8s.io", "images", "list", "-q")
+    say("  imported: " + ", ".join(name for name in listed.split()
+                                   if not name.startswith(("import-", "sha256:"))))
     docker.run("exec", container, "pkill", "containerd", check=False)
     deadline = time.monotonic() + 30
     while docker.run("exec", container, "pgrep", "-x", "containerd", check=False):

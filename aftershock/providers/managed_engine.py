@@ -85,6 +85,17 @@ def running() -> procs.ClusterState | None:
     return record if daemon and daemon.alive() else None
 
 
+def remove_stale_builds() -> list[str]:
+    """Node-image build containers a killed build left in the managed engine (`cluster gc`)."""
+    record = running()
+    if record is None:
+        return []
+    from aftershock.kindimage.docker import Docker
+    from aftershock.kindimage.node import remove_stale_builds as remove
+
+    return remove(Docker(host=record.server))
+
+
 def use_if_running() -> None:
     """Point this process's docker clients (kind, docker) at the managed engine when it runs and
     the user named no other (DOCKER_HOST)."""

@@ -276,6 +276,9 @@ def gc(min_age: float = 60.0) -> GcResult:
             shutil.rmtree(workdir, ignore_errors=True)
             leftovers.append(str(workdir))
     leftovers += _stale_build_dirs() + _dead_process_scratch()
+    from aftershock.providers.managed_engine import remove_stale_builds  # imports this module
+
+    leftovers += [f"container {name}" for name in remove_stale_builds()]
     return GcResult(cleaned, killed, leftovers, undone, not_undone)
 
 
