@@ -153,9 +153,12 @@ def daemon_command(where: EnginePaths, runtime: Path | None) -> list[str]:
 
 
 def _answers(where: EnginePaths) -> bool:
-    info = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
-                          env={**os.environ, "DOCKER_HOST": where.host}, capture_output=True,
-                          text=True, timeout=10)
+    try:
+        info = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
+                              env={**os.environ, "DOCKER_HOST": where.host}, capture_output=True,
+                              text=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        return False
     return info.returncode == 0
 
 
@@ -171,6 +174,7 @@ def up() -> procs.ClusterState:
     stale = state()
     if stale:  # its daemon died: clean what it left before starting again
         procs.remove_cluster(stale)
+    stale = stale or _unclean(paths())
     where = paths()
     where.root.mkdir(parents=True, exist_ok=True, mode=0o700)
     runtime = write_runtime(where)
@@ -190,7 +194,17 @@ def up() -> procs.ClusterState:
             raise ClusterError(f"dockerd did not answer within {UP_TIMEOUT:g}s; the end of "
                                f"{where.log}:\n{_tail(where.log)}")
         time.sleep(0.2)  # a daemon's readiness has no event to wait on
+    if stale:  # the containers of a daemon that died are dead too: only their records remain
+        subprocess.run(["docker", "container", "prune", "-f"], capture_output=True, timeout=120,
+                       env={**os.environ, "DOCKER_HOST": where.host})
     return record
+
+
+def _unclean(where: EnginePaths) -> bool:
+    """Whether the data root holds containers from a daemon that did not stop cleanly (its
+    record already removed by `cluster gc`)."""
+    containers = where.data / "containers"
+    return containers.is_dir() and any(containers.iterdir())
 
 
 def down() -> bool:
@@ -229,6 +243,7 @@ def stop(record: procs.ClusterState) -> None:
     where = paths()
     leftover_containers(where.exec_root)
     leftover_mounts((where.exec_root, where.data))
+    shutil.rmtree(where.exec_root, ignore_errors=True)  # its sockets and pid file: stale now
 
 
 def leftover_containers(exec_root: Path) -> None:

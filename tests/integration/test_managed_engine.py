@@ -81,3 +81,18 @@ def test_a_killed_engine_is_cleaned_by_gc(engine, tmp_path):
     result = processes.gc()
     assert "engine" in result.clusters
     assert managed_engine.state() is None and _left(engine) == []
+
+
+def test_a_build_container_whose_builder_died_is_removed_by_gc(engine, tmp_path):
+    from aftershock.kindimage.node import BUILD_PREFIX
+
+    dead = next(pid for pid in range(4_194_000, 4_194_304) if not Path(f"/proc/{pid}").exists())
+    image = _sleep_image(engine, tmp_path)
+    _docker(engine, "run", "-d", "--name", f"{BUILD_PREFIX}{dead}", image, "/bin/sleep", "4242")
+    _docker(engine, "run", "-d", "--name", f"{BUILD_PREFIX}{os.getpid()}", image, "/bin/sleep",
+            "4242")  # its builder (this test) lives: kept
+    result = processes.gc()
+    assert f"container {BUILD_PREFIX}{dead}" in result.leftovers
+    names = _docker(engine, "ps", "-a", "--format", "{{.Names}}").split()
+    assert names == [f"{BUILD_PREFIX}{os.getpid()}"]
+    _docker(engine, "rm", "-f", names[0])
