@@ -24,6 +24,7 @@ def engine():
     if managed_engine.running():
         pytest.skip("a managed engine is running: this test would stop it")
     record = managed_engine.up()
+    _docker(record, "image", "prune", "-f")  # what an earlier, killed test left untagged
     yield record
     if managed_engine.running():
         _docker(record, "rmi", "-f", "aftershock-test/sleep:1")
