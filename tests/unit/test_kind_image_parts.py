@@ -94,3 +94,40 @@ def test_images_are_tagged_as_kubeadm_and_containerd_ask_for_them(tmp_path):
     routes = next(image.tag for image in planned if image.tag.startswith(images.ROUTES_TAG))
     manifest = images.cni_manifest(routes)
     assert f"image: {routes}" in manifest and "would you kindly patch this file" in manifest
+
+
+def test_kinds_files_get_its_modes_and_debians_binaries_are_where_kind_looks(tmp_path):
+    module = tmp_path / "kind"
+    files = module / "images" / "base" / "files"
+    for relative in ("usr/local/bin/entrypoint", "kind/bin/mount-product-files.sh",
+                     "etc/containerd/config.toml", "etc/systemd/system/kubelet.service"):
+        (files / relative).parent.mkdir(parents=True, exist_ok=True)
+        (files / relative).write_text("x")
+        (files / relative).chmod(0o444)  # as the module cache holds them
+    root = tmp_path / "root"
+    base.copy_kind_files(module, root)
+    assert (root / "usr/local/bin/entrypoint").stat().st_mode & 0o777 == 0o755
+    assert (root / "kind/bin/mount-product-files.sh").stat().st_mode & 0o777 == 0o755
+    assert (root / "etc/containerd/config.toml").stat().st_mode & 0o777 == 0o644
+    base.link_debian_binaries(root)
+    assert str((root / "usr/local/bin/containerd").readlink()) == "/usr/bin/containerd"
+    assert str((root / "opt/cni/bin/ptp").readlink()) == "/usr/lib/cni/ptp"
+
+
+def test_units_that_make_no_sense_in_a_node_are_removed(tmp_path):
+    root = tmp_path
+    system = root / "lib/systemd/system"
+    for unit in ("multi-user.target.wants/getty.target",
+                 "sockets.target.wants/systemd-udevd.socket",
+                 "sockets.target.wants/systemd-journald.socket",
+                 "sysinit.target.wants/systemd-tmpfiles-setup.service"):
+        (system / unit).parent.mkdir(parents=True, exist_ok=True)
+        (system / unit).write_text("")
+    (root / "etc/systemd").mkdir(parents=True)
+    (root / "etc/systemd/journald.conf").write_text("[Journal]\n")
+    (root / "sbin").mkdir()
+    base.trim_systemd(root)
+    left = sorted(str(p.relative_to(system)) for p in system.rglob("*") if p.is_file())
+    assert left == ["sockets.target.wants/systemd-journald.socket"]
+    assert (root / "etc/systemd/journald.conf").read_text().endswith("ReadKMsg=no\n")
+    assert str((root / "sbin/init").readlink()) == "/usr/lib/systemd/systemd"
