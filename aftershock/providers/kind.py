@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -312,17 +311,18 @@ class KindProvider:
         version = toolchain.normalise_kubernetes(shape.kubernetes_version
                                                  or self.kubernetes_version)
         return KindCluster(shape, name, kubernetes_version=version, engine=engine,
-                           kind=kind_binary.require(), image=built_image(engine, version)).start()
+                           kind=kind_binary.require(), image=node_image_for(version)).start()
 
 
-def built_image(engine: str, version: str) -> str | None:
-    """The node image `aftershock kind build-image` made for this version, if the engine holds
-    it (else kind's published one, which the engine pulls if it can)."""
-    from aftershock.kindimage.node import tag_for
+def node_image_for(version: str) -> str:
+    """The node image: AFTERSHOCK_KIND_IMAGE if set (e.g. kind's published one, where a
+    registry answers), else the one `aftershock kind build-image` makes here, built now if the
+    engine does not hold it (cached: seconds when it does)."""
+    import os
 
-    tag = tag_for(version)
-    found = subprocess.run([engine, "image", "inspect", tag], capture_output=True)
-    return tag if found.returncode == 0 else None
+    from aftershock.kindimage import node
+
+    return os.environ.get("AFTERSHOCK_KIND_IMAGE") or node.build(version)
 
 
 def delete_recorded(state: procs.ClusterState) -> None:

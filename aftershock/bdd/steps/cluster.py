@@ -5,11 +5,15 @@ from __future__ import annotations
 from aftershock import kube
 from aftershock.scenario import Scenario, StepFailed, given
 
+CONTROL_PLANE = "node-role.kubernetes.io/control-plane"
+
 
 @given("a cluster with {count:d} nodes")
 def a_cluster_with_nodes(scenario: Scenario, count: int) -> None:
+    """Counts the nodes workloads run on: a control-plane node (kind's, an existing cluster's)
+    is not one of the scenario's nodes."""
     nodes = kube.core(scenario.api).list_node().items
-    ready = [node.metadata.name for node in nodes if _ready(node)]
+    ready = [node.metadata.name for node in nodes if _ready(node) and not _control_plane(node)]
     if len(ready) != count:
         shape = scenario.cluster.shape
         where = f" (shape {shape.source})" if shape else ""
@@ -17,6 +21,11 @@ def a_cluster_with_nodes(scenario: Scenario, count: int) -> None:
             f"the cluster has {len(ready)} Ready nodes{where}, the scenario needs {count}; "
             "choose a shape with --shape")
     scenario.remember("nodes", ready)
+
+
+def _control_plane(node) -> bool:
+    return CONTROL_PLANE in (node.metadata.labels or {}) or any(
+        taint.key == CONTROL_PLANE for taint in node.spec.taints or [])
 
 
 def _ready(node) -> bool:
