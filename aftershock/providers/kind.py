@@ -12,6 +12,7 @@ gets a watch-delay sidecar instead (aftershock.faults.sidecar_delay).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -87,7 +88,8 @@ class KindCluster:
         self.state = procs.ClusterState(
             name=self.name, provider="kind", owner_pid=owner_pid, owner_start=owner_start,
             created=time.time(), workdir=str(self.paths.workdir), shape=shape.source,
-            kubernetes_version=kubernetes_version, engine=engine)
+            kubernetes_version=kubernetes_version, engine=engine,
+            engine_host=os.environ.get("DOCKER_HOST", ""))
 
     # --- public handle ------------------------------------------------------------------
 
@@ -318,8 +320,6 @@ def node_image_for(version: str) -> str:
     """The node image: AFTERSHOCK_KIND_IMAGE if set (e.g. kind's published one, where a
     registry answers), else the one `aftershock kind build-image` makes here, built now if the
     engine does not hold it (cached: seconds when it does)."""
-    import os
-
     from aftershock.kindimage import node
 
     return os.environ.get("AFTERSHOCK_KIND_IMAGE") or node.build(version)
@@ -333,5 +333,6 @@ def delete_recorded(state: procs.ClusterState) -> None:
     kubeconfig = Path(state.kubeconfig or Path(state.workdir) / "kubeconfig")
     # Without an answering engine its containers are not running either; gc goes on.
     with contextlib.suppress(ClusterError):
+        host = {"DOCKER_HOST": state.engine_host} if state.engine_host else {}
         cmd.run(cmd.delete_cluster(kind, state.name, kubeconfig),
-                env=cmd.kind_env(state.engine or "docker", kubeconfig))
+                env={**cmd.kind_env(state.engine or "docker", kubeconfig), **host})

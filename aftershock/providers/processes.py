@@ -67,6 +67,7 @@ class ClusterState:
     shape: str = ""
     kubernetes_version: str = ""
     engine: str = ""  # the container engine of a kind cluster
+    engine_host: str = ""  # its DOCKER_HOST, when not the default (the managed engine)
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, ProcessRecord] = field(default_factory=dict)
     context: str = ""
