@@ -283,7 +283,7 @@ def implementation_deleted_none(scenario: Scenario, name: str) -> None:
 @when("I cordon and drain the node running a pod of the replica group {name:Name}")
 def drain_node_of_group(scenario: Scenario, name: str) -> None:
     node = node_of_pod(scenario, name, replica_group_selector(scenario, name))
-    cordon_and_drain(scenario, node, DrainOptions())
+    cordon_and_drain(scenario, node, DrainOptions(ignore_daemonsets=True))  # node maintenance
 
 
 @when("I cordon and drain the node running a pod of the replica group {name:Name}, deleting "
@@ -292,4 +292,5 @@ def drain_node_of_group_emptydir(scenario: Scenario, name: str) -> None:
     """kubectl drain --delete-emptydir-data: pods that keep scratch data (a Ray node's logs)
     go too."""
     node = node_of_pod(scenario, name, replica_group_selector(scenario, name))
-    cordon_and_drain(scenario, node, DrainOptions(delete_emptydir_data=True))
+    cordon_and_drain(scenario, node, DrainOptions(ignore_daemonsets=True,
+                                                  delete_emptydir_data=True))

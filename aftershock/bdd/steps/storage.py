@@ -72,7 +72,7 @@ def write_objects(scenario: Scenario, count: int, name: str) -> None:
 @when("I drain the node running member {ordinal:d} of the storage cluster {name:Name}")
 def drain_member_node(scenario: Scenario, ordinal: int, name: str) -> None:
     node = node_of_named_pod(scenario, _cluster(scenario, name).pod(ordinal))
-    cordon_and_drain(scenario, node, DrainOptions())
+    cordon_and_drain(scenario, node, DrainOptions(ignore_daemonsets=True))  # node maintenance
 
 
 @when("I scale the storage cluster {name:Name} to {size:d}")
