@@ -13,7 +13,7 @@ REPORT_TOOLS := node_modules/.installed
 DEMO_RUN ?= reports/demo-$(shell date +%Y%m%d-%H%M%S)
 THIRDPARTY := sample-controller prometheus-operator kuberay-v1.0.0 kuberay-v1.4.2
 
-.PHONY: demo test toolchain venv lint unit clean report-tools browser
+.PHONY: demo test test-kind toolchain venv lint unit clean report-tools browser
 
 $(DEPS): pyproject.toml constraints.txt
 	@echo "==> [setup] virtualenv $(VENV) with pinned Python dependencies"
@@ -77,6 +77,15 @@ demo: toolchain report-tools
 	    $(foreach p,$(THIRDPARTY),--profile profiles/thirdparty/$(p).yaml)
 	@echo "==> [demo] the matrix and the HTML report"
 	$(BIN)/aftershock report $(DEMO_RUN)
+
+# kind on real kubelets: the managed engine (Debian's docker.io), the node image built here
+# (cold: about 6 minutes with warm Go caches; cached after), then the smoke feature on it. Not
+# part of `make test`: see the README's "Running on kind".
+test-kind: toolchain
+	@echo "==> [test-kind] the container engine, the kind node image, the smoke feature on kind"
+	$(BIN)/aftershock engine up
+	$(BIN)/aftershock kind build-image
+	$(BIN)/aftershock run features/harness/smoke.feature --cluster=kind
 
 clean:
 	-$(BIN)/aftershock cluster gc
