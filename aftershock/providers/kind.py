@@ -51,7 +51,8 @@ class KindPaths:
 
     @property
     def host(self) -> HostPaths:
-        return HostPaths(self.workdir / "audit-policy.yaml", self.workdir / "audit")
+        return HostPaths(self.workdir / "audit-policy.yaml", self.workdir / "audit",
+                         self.workdir / "node-data")
 
 
 def server_of(kubeconfig_text: str) -> str:
@@ -251,6 +252,8 @@ class KindCluster:
         host = self.paths.host
         self.paths.workdir.mkdir(parents=True, mode=0o700)  # keys, tokens: ours alone
         host.audit_dir.mkdir(parents=True)
+        for node in self.shape.node_names:
+            host.node_dir(node).mkdir(parents=True)
         self.state.kubeconfig = str(self.paths.kubeconfig)
         self.state.save()
         shutil.copyfile(DATA / "audit-policy.yaml", host.audit_policy)

@@ -24,6 +24,7 @@ API_VERSION = "kind.x-k8s.io/v1alpha4"
 NODE_IMAGE = "kindest/node"
 POLICY_IN_NODE = "/etc/kubernetes/aftershock/audit-policy.yaml"
 AUDIT_DIR_IN_NODE = "/var/log/kubernetes/aftershock"
+NODE_DATA_IN_NODE = "/var/lib/aftershock/node-data"  # {node_data}/<node> on the host
 AUDIT_LOG_IN_NODE = f"{AUDIT_DIR_IN_NODE}/audit.log"
 
 # Labels in the kubernetes.io / k8s.io namespaces a kubelet may give its own node; with any
@@ -54,6 +55,10 @@ class HostPaths:
 
     audit_policy: Path
     audit_dir: Path
+    node_data: Path | None = None  # <node_data>/<node> is mounted into each worker
+
+    def node_dir(self, node: str) -> Path | None:
+        return self.node_data / node if self.node_data else None
 
     @property
     def audit_log(self) -> Path:
@@ -160,8 +165,10 @@ def control_plane(image: str, host: HostPaths, ports: Sequence[PortMapping]) -> 
     return node
 
 
-def worker(shape: Shape, node: NodeSpec, image: str) -> dict[str, Any]:
+def worker(shape: Shape, node: NodeSpec, image: str, data: Path | None = None) -> dict[str, Any]:
     config: dict[str, Any] = {"role": "worker", "image": image}
+    if data is not None:  # an implementation's node-local data, on this node's disk
+        config["extraMounts"] = [{"hostPath": str(data), "containerPath": NODE_DATA_IN_NODE}]
     labels = node_labels(shape, node)
     if labels:
         config["labels"] = labels
@@ -180,7 +187,8 @@ def kind_config(shape: Shape, name: str, kubernetes_version: str, host: HostPath
         **dra_settings(kubernetes_version),
         "kubeadmConfigPatches": [cluster_patch(shape), kubelet_patch()],
         "nodes": [control_plane(image, host, ports),
-                  *(worker(shape, node, image) for node in shape.nodes)],
+                  *(worker(shape, node, image, host.node_dir(node.name))
+                    for node in shape.nodes)],
     }
 
 

@@ -51,6 +51,15 @@ class Implementation:
         """Its name among the cluster's recorded processes."""
         return f"implementation/{self.namespace}/{self.profile.name}"
 
+    @property
+    def node_data(self) -> Path:
+        """``{node_data}``: one directory per node under it (``<node_data>/<node>``), on a
+        kind cluster each bind-mounted into its node at NODE_DATA_IN_NODE, so what an
+        implementation keeps there lies on the node's own disk (kwok's nodes have none: a
+        directory beside the cluster)."""
+        root = Path(self.state.workdir) if self.state is not None else self.workdir
+        return root / "node-data"
+
     def _private(self) -> Path:
         if self.state is None:  # no cluster to keep it in: a directory of its own, 0700
             import tempfile
@@ -102,7 +111,7 @@ class Implementation:
         start = self.profile.start
         values = {"kubeconfig": str(kubeconfig or self.kubeconfig), "namespace": self.namespace,
                   "python": sys.executable, "workdir": str(self.workdir),
-                  **self.profile.module_values()}
+                  "node_data": str(self.node_data), **self.profile.module_values()}
         if self.profile.build is not None:
             from aftershock.sut.gobuild import ensure
 

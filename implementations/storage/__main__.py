@@ -27,6 +27,9 @@ WIPE_DELAY = 3.0  # faulty: the wipe runs this long after the scale-down, once t
 log = logging.getLogger("storage")
 
 
+NODE_DATA = "/var/lib/aftershock/node-data"
+
+
 @dataclass
 class PendingWipe:
     ordinals: set[int]
@@ -41,10 +44,17 @@ def statefulset(sc: dict, size: int) -> dict:
             "topologyKey": "kubernetes.io/hostname"}
     owner = {"apiVersion": f"{GROUP}/{VERSION}", "kind": KIND, "name": name,
              "uid": sc["metadata"]["uid"], "controller": True}
+    # the members' data on their node's disk: where the node agent keeps it (a kind node
+    # mounts the agent's <data-root>/<node> there; kwok's nodes mount nothing)
+    data = {"name": "data", "hostPath": {
+        "path": f"{NODE_DATA}/{sc['metadata'].get('namespace', '')}/{name}",
+        "type": "DirectoryOrCreate"}}
     pod_spec = {"terminationGracePeriodSeconds": 0,
                 "affinity": {"podAntiAffinity": {
                     "requiredDuringSchedulingIgnoredDuringExecution": [anti]}},
-                "containers": [{"name": "member", "image": PAUSE_IMAGE}]}
+                "volumes": [data],
+                "containers": [{"name": "member", "image": PAUSE_IMAGE,
+                                "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]}
     return {"apiVersion": "apps/v1", "kind": "StatefulSet",
             "metadata": {"name": name, "labels": labels, "ownerReferences": [owner]},
             "spec": {"replicas": size, "serviceName": name, "podManagementPolicy": "Parallel",

@@ -53,7 +53,8 @@ def _probe_values(scenario: Scenario, name: str) -> dict[str, str]:
     if implementation is None:
         raise StepFailed("the storage cluster's data probe needs a started implementation")
     return {"workdir": str(implementation.workdir), "namespace": scenario.namespace,
-            "name": name, "kubeconfig": str(implementation.kubeconfig)}
+            "name": name, "kubeconfig": str(implementation.kubeconfig),
+            "node_data": str(implementation.node_data)}
 
 
 @when("I write {count:d} objects to the storage cluster {name:Name}")
