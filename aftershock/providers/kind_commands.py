@@ -19,10 +19,6 @@ from aftershock.errors import ClusterError
 from aftershock.providers.kind_config import AUDIT_DIR_IN_NODE
 
 MANIFESTS_IN_NODE = "/etc/kubernetes/manifests"
-CONTAINERD_SOCKET = "/run/containerd/containerd.sock"
-CHAOS_MESH_REPO = "https://charts.chaos-mesh.org"
-CHAOS_MESH_VERSION = "2.8.2"
-CHAOS_MESH_NAMESPACE = "chaos-mesh"
 
 
 # --- kind -----------------------------------------------------------------------------------
@@ -38,6 +34,11 @@ def delete_cluster(kind: str, name: str, kubeconfig: Path) -> list[str]:
 
 def get_kubeconfig(kind: str, name: str) -> list[str]:
     return [kind, "get", "kubeconfig", "--name", name]
+
+
+def load_image_archive(kind: str, name: str, archive: Path) -> list[str]:
+    """Copy an image archive (`docker save` format) into every node."""
+    return [kind, "load", "image-archive", str(archive), "--name", name]
 
 
 def load_image(kind: str, name: str, image: str, nodes: Sequence[str] = ()) -> list[str]:
@@ -112,18 +113,6 @@ def build_image(engine: str, image: str, dockerfile: Path, context: Path) -> lis
 
 
 # --- Chaos Mesh -----------------------------------------------------------------------------
-
-def install_chaos_mesh(helm: str, kubeconfig: Path, context: str) -> list[str]:
-    """Chaos Mesh on kind: its daemon injects through containerd, the nodes' runtime."""
-    return [helm, "upgrade", "--install", "chaos-mesh", "chaos-mesh",
-            "--repo", CHAOS_MESH_REPO, "--version", CHAOS_MESH_VERSION,
-            "--namespace", CHAOS_MESH_NAMESPACE, "--create-namespace",
-            "--kubeconfig", str(kubeconfig), "--kube-context", context,
-            "--set", "chaosDaemon.runtime=containerd",
-            "--set", f"chaosDaemon.socketPath={CONTAINERD_SOCKET}",
-            "--set", "dashboard.create=false",
-            "--wait", "--timeout", "10m"]
-
 
 # --- running --------------------------------------------------------------------------------
 

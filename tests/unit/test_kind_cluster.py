@@ -230,14 +230,3 @@ def test_gc_deletes_the_kind_cluster_of_a_dead_run(tmp_path, monkeypatch):
 def test_parked_components_are_read_from_a_listing():
     assert kindmod.parked("a\nkube-scheduler.yaml.stopped\nmanifests\n") == ["kube-scheduler"]
     assert kindmod.server_of(KUBECONFIG) == "https://127.0.0.1:41234"
-
-
-def test_chaos_mesh_is_installed_with_helm_into_this_cluster(cluster, monkeypatch):
-    runner = _runner(monkeypatch)
-    monkeypatch.setattr(kindmod.shutil, "which", lambda name: f"/usr/bin/{name}")
-    cluster.install_chaos_mesh()
-    assert runner.calls == [cmd.install_chaos_mesh("/usr/bin/helm", cluster.paths.kubeconfig,
-                                                   "kind-as-1")]
-    monkeypatch.setattr(kindmod.shutil, "which", lambda name: None)
-    with pytest.raises(UserError, match="helm is not on PATH"):
-        cluster.install_chaos_mesh()

@@ -67,17 +67,6 @@ def test_the_audit_log_is_made_readable_for_the_recorder():
         "docker", "exec", CP, "chmod", "-R", "a+rX", "/var/log/kubernetes/aftershock"]
 
 
-def test_chaos_mesh_is_installed_by_helm_with_the_containerd_runtime():
-    assert cmd.install_chaos_mesh("helm", KUBECONFIG, "kind-as-1") == [
-        "helm", "upgrade", "--install", "chaos-mesh", "chaos-mesh",
-        "--repo", "https://charts.chaos-mesh.org", "--version", "2.8.2",
-        "--namespace", "chaos-mesh", "--create-namespace",
-        "--kubeconfig", "/cache/clusters/as-1/kubeconfig", "--kube-context", "kind-as-1",
-        "--set", "chaosDaemon.runtime=containerd",
-        "--set", "chaosDaemon.socketPath=/run/containerd/containerd.sock",
-        "--set", "dashboard.create=false", "--wait", "--timeout", "10m"]
-
-
 def test_an_image_is_built_with_the_engine():
     assert cmd.build_image("docker", "acme/op:dev", Path("/r/Dockerfile"), Path("/r")) == [
         "docker", "build", "--tag", "acme/op:dev", "--file", "/r/Dockerfile", "/r"]

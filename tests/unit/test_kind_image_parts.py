@@ -131,3 +131,16 @@ def test_units_that_make_no_sense_in_a_node_are_removed(tmp_path):
     assert left == ["sockets.target.wants/systemd-journald.socket"]
     assert (root / "etc/systemd/journald.conf").read_text().endswith("ReadKMsg=no\n")
     assert str((root / "sbin/init").readlink()) == "/usr/lib/systemd/systemd"
+
+
+def test_chaos_mesh_is_rendered_without_its_daemon_and_with_our_image():
+    from aftershock.kindimage import chaosmesh
+
+    assert chaosmesh._daemon({"kind": "DaemonSet", "metadata": {"name": "chaos-daemon"}})
+    assert chaosmesh._daemon({"kind": "Service", "metadata": {"name": "chaos-daemon"}})
+    assert not chaosmesh._daemon({"kind": "Deployment",
+                                  "metadata": {"name": "chaos-controller-manager"}})
+    settings = chaosmesh.values("1.34.4")
+    assert "images.registry=aftershock.local" in settings and "--kube-version" in settings
+    assert f"images.tag={chaosmesh.version()}" in settings
+    assert chaosmesh.image_tag() == f"aftershock.local/chaos-mesh:{chaosmesh.version()}"
