@@ -5,6 +5,7 @@ from aftershock.checks.attribution import (
     count,
     created_by,
     deleted_by,
+    deleted_count,
     pod_created,
     pod_deleted,
     pod_names,
@@ -24,7 +25,7 @@ from aftershock.checks.temporal import (
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict, describe
 
 __all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "always",
-           "became_true", "count", "created_by", "deleted_by", "describe", "eventually",
-           "exactly", "first", "happened_before", "honest_transitions", "never_more_than",
-           "no_earlier_than", "occurrences", "pod_created", "pod_deleted", "pod_names",
-           "stays_for"]
+           "became_true", "count", "created_by", "deleted_by", "deleted_count", "describe",
+           "eventually", "exactly", "first", "happened_before", "honest_transitions",
+           "never_more_than", "no_earlier_than", "occurrences", "pod_created", "pod_deleted",
+           "pod_names", "stays_for"]

@@ -80,6 +80,22 @@ def deleted_by(entries: Iterable[Entry], namespace: str, labels: dict[str, str],
                    reads=frozenset({"pods", "audit"}))
 
 
+def deleted_count(entries: Iterable[Entry], namespace: str, labels: dict[str, str], count: int,
+                  is_actor: Callable[[str], bool], who: str, what: str,
+                  name: str = "deleted_count") -> Verdict:
+    """Exactly ``count`` pods with ``labels`` were deleted or evicted by an actor ``is_actor``
+    accepts (by the audit log). Too few is judged by absence, as for creations."""
+    entries = list(entries)
+    names = pod_names(entries, namespace, labels)
+    deleting = pod_deleted(namespace, names)
+    done = [e for e in entries if e.kind == AUDIT and deleting(e) and is_actor(e.actor)]
+    status = PASS if len(done) == count else VIOLATED
+    return Verdict(name, status, f"{who} deleted or evicted {len(done)} of the {len(names)} "
+                   f"pods of {what} (expected {count})", done,
+                   entries[0].mono if entries else 0.0, subjects=len(names),
+                   by_absence=len(done) < count, reads=frozenset({"pods", "audit"}))
+
+
 def created_by(entries: Iterable[Entry], namespace: str, labels: dict[str, str], count: int,
                is_actor: Callable[[str], bool], who: str, what: str,
                name: str = "created_by") -> Verdict:

@@ -78,6 +78,13 @@ def deleted_by(history: History, p: Params) -> Verdict:
                              actor(p["actor"], p.get("exact", False)), p["who"], p["what"])
 
 
+@check("deleted_count", "Exactly a given number of pods of a selection were deleted or evicted "
+       "by a given actor (by the audit log).", audit=True)
+def deleted_count(history: History, p: Params) -> Verdict:
+    return checks.deleted_count(history.entries, p["namespace"], p["selector"], p["count"],
+                                actor(p["actor"], p.get("exact", False)), p["who"], p["what"])
+
+
 @check("created_by", "Exactly a given number of pods of a selection were created by a given "
        "actor (by the audit log).", audit=True)
 def created_by(history: History, p: Params) -> Verdict:

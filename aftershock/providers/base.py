@@ -18,6 +18,7 @@ class Capability(StrEnum):
     LOAD_IMAGE = "load_image"
     DESTRUCTIVE = "destructive_faults"
     NODE_ADD = "node_add"
+    CHAOS_MESH = "chaos_mesh"  # Chaos Mesh's controller can be installed (pod-kill)
 
 
 class MissingCapability(Exception):

@@ -72,13 +72,14 @@ class KindCluster:
     provider = "kind"
     capabilities = frozenset({
         Capability.NODE_FAILURE, Capability.NODE_DELETE, Capability.COMPONENT_RESTART,
-        Capability.LOAD_IMAGE, Capability.DESTRUCTIVE,
+        Capability.LOAD_IMAGE, Capability.DESTRUCTIVE, Capability.CHAOS_MESH,
     })
 
     def __init__(self, shape: Shape, name: str | None = None, *, kubernetes_version: str,
                  engine: str, kind: str, image: str | None = None):
         self.shape = shape
         self.image = image
+        self.chaos_mesh = False  # installed in this cluster
         self.name = name or default_name()
         self.kubernetes_version = kubernetes_version
         self.engine = engine
@@ -137,7 +138,10 @@ class KindCluster:
 
     def install_chaos_mesh(self) -> None:
         """Chaos Mesh's controller (built here) and the objects of its chart; returns once the
-        controller is available. See aftershock.kindimage.chaosmesh for what is left out."""
+        controller is available (at once if it already was). See aftershock.kindimage.chaosmesh
+        for what is left out."""
+        if self.chaos_mesh:
+            return
         import sys
         import tempfile
 
@@ -159,6 +163,7 @@ class KindCluster:
             for doc in chaosmesh.render(binaries / "helm", self.kubernetes_version):
                 apply_manifest(api, doc, chaosmesh.NAMESPACE)
             wait_available(api, chaosmesh.NAMESPACE, "chaos-controller-manager")
+        self.chaos_mesh = True
 
     # --- nodes --------------------------------------------------------------------------
 

@@ -293,3 +293,18 @@ def test_happened_before_orders_two_watch_streams_by_resource_version():
     is_pod = Event("a pod of web created", lambda e, _: e.resource == "pods")
     assert happened_before([pod, deployment], is_deployment, is_pod).status == "pass"
     assert happened_before([pod, deployment], is_pod, is_deployment).status == "violated"
+
+
+def test_deleted_count_wants_exactly_that_many_deletions_by_that_actor():
+    chaos = "system:serviceaccount:chaos-mesh:chaos-controller-manager"
+    h = History()
+    h.pod(0, "p0")
+    h.pod(0, "p1")
+    count = (lambda n: checks.deleted_count(h.entries, NS, APP, n, checks.actor_matches(chaos),
+                                            "Chaos Mesh", "web"))
+    assert count(1).status == VIOLATED and count(1).by_absence  # nothing killed yet
+    h.audit(3, "delete", "p0", "aftershock")  # someone else's deletion does not count
+    assert count(1).status == VIOLATED
+    h.audit(4, "delete", "p1", chaos)
+    assert count(1).status == PASS and count(1).witness[0].name == "p1"
+    assert count(0).status == VIOLATED

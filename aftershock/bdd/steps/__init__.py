@@ -3,6 +3,7 @@ registers every step in ``aftershock.scenario.REGISTRY``."""
 
 from aftershock.bdd.steps import (  # noqa: F401  (registration by import)
     anchored,
+    chaos,
     cluster,
     dra,
     gang,

@@ -78,6 +78,14 @@ def judge_deleted_none(scenario: Scenario, labels: dict[str, str], actor: str, w
         "who": who, "what": what}))
 
 
+def judge_deleted_count(scenario: Scenario, labels: dict[str, str], count: int, actor: str,
+                        who: str, what: str) -> None:
+    """Exactly ``count`` pods with ``labels`` were deleted or evicted by ``actor``."""
+    scenario.judge(Judgement("deleted_count", {
+        "namespace": scenario.namespace, "selector": labels, "count": count, "actor": actor,
+        "exact": True, "who": who, "what": what}))
+
+
 def judge_created(scenario: Scenario, labels: dict[str, str], count: int, actor: str,
                   who: str, what: str, exact: bool = False) -> None:
     """Exactly ``count`` pods with ``labels`` were created by ``actor``."""
