@@ -40,6 +40,14 @@ class Row:
     expected: list[str] | None = None  # @expect-violation ids
     named: list[str] | None = None  # the labels its Then steps name
     skipped: bool = False
+    provider: str | None = None  # the cluster it ran on (None: the embedded one)
+
+    @property
+    def implementation(self) -> str:
+        """Its matrix row: the profile, and the provider when not the embedded cluster, so one
+        run shows the same profile on local and on kind side by side."""
+        return f"{self.profile} on {self.provider}" if self.provider not in (None, "local") \
+            else self.profile
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -99,7 +107,8 @@ def cells(rows: Iterable[Row]) -> tuple[list[str], list[str], dict[tuple[str, st
     grid: dict[tuple[str, str], str] = {}
     for row in rows:
         for label, outcome in row.outcomes.items():
-            grid[(row.profile, label)] = _worse(grid.get((row.profile, label)), outcome)
+            key = (row.implementation, label)
+            grid[key] = _worse(grid.get(key), outcome)
     profiles = sorted({profile for profile, _ in grid})
     properties = sorted({label for _, label in grid}, key=_natural)
     return profiles, properties, grid

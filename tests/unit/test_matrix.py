@@ -55,3 +55,13 @@ def test_a_cell_is_the_worst_outcome_and_properties_sort_naturally(tmp_path):
 def test_an_empty_run_writes_no_matrix(tmp_path):
     assert matrix.write(tmp_path) == []
     assert matrix.markdown([]) == "no property was judged in this run\n"
+
+
+def test_the_same_profile_on_kind_is_its_own_row():
+    rows = [matrix.Row("storage-correct", "a", {"S2": matrix.PASS}),
+            matrix.Row("storage-correct", "b", {"S2": matrix.VIOLATED}, provider="kind"),
+            matrix.Row("storage-correct", "c", {"S2": matrix.PASS}, provider="local")]
+    profiles, _, grid = matrix.cells(rows)
+    assert profiles == ["storage-correct", "storage-correct on kind"]
+    assert grid[("storage-correct", "S2")] == matrix.PASS
+    assert grid[("storage-correct on kind", "S2")] == matrix.VIOLATED
