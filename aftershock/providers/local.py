@@ -38,6 +38,11 @@ NODE_MONITOR_GRACE = "5s"  # a node silent for this long turns NotReady (Unknown
 RENEWALS_PER_SECOND = 30
 SERVICE_RANGE = "10.96.0.0/12"
 REBINDABLE = ("kube-controller-manager", "kube-scheduler")  # nothing else knows their ports
+# kwok plays every node's kubelet, work that on a real cluster runs on other machines. On shared
+# cores it gives way to the API server, etcd and the recorder, so that what is observed stays
+# ahead of the simulated nodes (bench_scale, 1,000 nodes, recorder lag p99: 1.71 and 1.83 s at
+# nice 0; 0.73, 0.90 and 1.38 s at nice 10; pods per second unchanged).
+NICE = {"kwok": 10}
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 
 
@@ -297,8 +302,11 @@ class LocalCluster(Nodes):
     def _spawn(self, component: str, kubeconfig: Path | None = None) -> None:
         env = {"HOME": str(self.paths.workdir)}  # nothing may read or write ~/.kube
         self._kubeconfigs[component] = kubeconfig
-        proc, record = procs.spawn(component, self._command(component, kubeconfig),
-                                   self.paths.log(component), env=env, cwd=self.paths.workdir)
+        command = self._command(component, kubeconfig)
+        if component in NICE:
+            command = ["nice", "-n", str(NICE[component]), *command]
+        proc, record = procs.spawn(component, command, self.paths.log(component), env=env,
+                                   cwd=self.paths.workdir)
         self._popen[component] = proc
         self.state.processes[component] = record
         self.state.save()
