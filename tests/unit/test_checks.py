@@ -300,8 +300,11 @@ def test_deleted_count_wants_exactly_that_many_deletions_by_that_actor():
     h = History()
     h.pod(0, "p0")
     h.pod(0, "p1")
-    count = (lambda n: checks.deleted_count(h.entries, NS, APP, n, checks.actor_matches(chaos),
-                                            "Chaos Mesh", "web"))
+
+    def count(n: int):
+        return checks.deleted_count(h.entries, NS, APP, n, checks.actor_matches(chaos),
+                                    "Chaos Mesh", "web")
+
     assert count(1).status == VIOLATED and count(1).by_absence  # nothing killed yet
     h.audit(3, "delete", "p0", "aftershock")  # someone else's deletion does not count
     assert count(1).status == VIOLATED
