@@ -11,12 +11,15 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import platform
 import tarfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# the binaries are built for this machine, and containerd refuses an image of another platform
+ARCHITECTURE = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ def config(image: Image, diff_id: str) -> dict:
         settings["User"] = image.user
     if image.labels:
         settings["Labels"] = dict(image.labels)
-    return {"architecture": "amd64", "os": "linux", "config": settings,
+    return {"architecture": ARCHITECTURE, "os": "linux", "config": settings,
             "rootfs": {"type": "layers", "diff_ids": [diff_id]}, "history": [
                 {"created_by": "aftershock kind build-image"}]}
 

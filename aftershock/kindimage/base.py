@@ -44,14 +44,23 @@ def key(kind_version: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+def ensure_mmdebstrap(say: Say) -> None:
+    """mmdebstrap, installed from Debian if missing (root file systems are made with it)."""
+    if shutil.which("mmdebstrap"):
+        return
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        raise UserError("building a kind node image needs root and Debian's mmdebstrap "
+                        "(apt-get install mmdebstrap)")
+    say("installing mmdebstrap from Debian (apt-get)")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends",
+                       "mmdebstrap"], env=env, capture_output=True).returncode != 0:
+        raise UserError("could not install mmdebstrap with apt-get")
+
+
 def debootstrap(target: Path, say: Say) -> None:
     """A Debian root file system with kind's packages, in ``target`` (mmdebstrap, as root)."""
-    if not shutil.which("mmdebstrap"):
-        say("installing mmdebstrap from Debian (apt-get)")
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        if subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends",
-                           "mmdebstrap"], env=env, capture_output=True).returncode != 0:
-            raise UserError("could not install mmdebstrap with apt-get")
+    ensure_mmdebstrap(say)
     say(f"debian {SUITE} root file system with {len(PACKAGES)} packages (mmdebstrap)")
     command = ["mmdebstrap", "--variant=minbase", "--quiet", f"--include={','.join(PACKAGES)}",
                SUITE, str(target), MIRROR]

@@ -30,16 +30,18 @@ class Docker:
 
     def import_tree(self, root: Path, tag: str, changes: list[str]) -> None:
         """A directory as an image (tar streamed, never written to disk)."""
-        tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."],
-                               stdout=subprocess.PIPE)
         command = [self.binary, "import"]
         for change in changes:
             command += ["--change", change]
-        done = subprocess.run([*command, "-", tag], stdin=tar.stdout, capture_output=True,
-                              env=self.env)
+        tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."],
+                               stdout=subprocess.PIPE)
+        importer = subprocess.Popen([*command, "-", tag], stdin=tar.stdout,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env)
+        tar.stdout.close()  # only the importer reads it: if it quits, tar gets a broken pipe
+        _, errors = importer.communicate()
         tar.wait()
-        if done.returncode != 0 or tar.returncode != 0:
-            raise UserError(f"{self.binary} import failed: {done.stderr.decode().strip()[-800:]}")
+        if importer.returncode != 0 or tar.returncode != 0:
+            raise UserError(f"{self.binary} import failed: {errors.decode().strip()[-800:]}")
 
     def build(self, context: Path, dockerfile: str, tag: str) -> None:
         """A one-stage build FROM a local image, with the classic builder (BuildKit would

@@ -19,7 +19,7 @@ from pathlib import Path
 from aftershock.errors import UserError
 from aftershock.kindimage import archive
 from aftershock.kindimage.archive import Entry, Image
-from aftershock.kindimage.base import MIRROR, SUITE
+from aftershock.kindimage.base import MIRROR, SUITE, ensure_mmdebstrap
 
 REGISTRY = "registry.k8s.io"
 SANDBOX_PAUSE = "3.10"  # kind's containerd config names this one
@@ -59,6 +59,7 @@ def net_rootfs(cache: Path, say) -> Path:
     target = cache / f"net-{key}.tar"
     if target.is_file():
         return target
+    ensure_mmdebstrap(say)
     say(f"debian {SUITE} root file system for kube-proxy and node-routes (mmdebstrap)")
     scratch = target.with_suffix(".tmp.tar")
     cache.mkdir(parents=True, exist_ok=True)

@@ -59,11 +59,15 @@ def kind_module() -> Path:
     return Path(directory)
 
 
-def inputs_key(base_tag: str, node: Path, control_plane: Path, planned: list[Image]) -> str:
-    """What the image is made of: base, binaries (their build manifests), image tags."""
+def inputs_key(base_tag: str, node: Path, control_plane: Path, planned: list[Image],
+               cni: str) -> str:
+    """What the image is made of: base, binaries (their build manifests), every image's tags,
+    settings and inline files, and the pod network's manifest."""
+    described = [[image.tag, image.aliases, image.entrypoint, image.env, image.user,
+                  [(e.dest, e.mode, e.link, (e.data or b"").decode(errors="replace"))
+                   for e in image.entries]] for image in planned]
     text = json.dumps([REVISION, base_tag, (node / "manifest.json").read_text(),
-                       (control_plane / "manifest.json").read_text(),
-                       [image.tag for image in planned]])
+                       (control_plane / "manifest.json").read_text(), described, cni])
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -86,7 +90,8 @@ def build(kubernetes: str | None = None, say: Say = _say, force: bool = False) -
         kube = Path(toolchain.go_env("GOMODCACHE")) / f"k8s.io/kubernetes@v{version}"
         planned = images.plan(version, control_plane, node, kube,
                               images.net_rootfs(cache, say))
-        key = inputs_key(base_tag, node, control_plane, planned)
+        cni = images.cni_manifest(planned[-1].tag)
+        key = inputs_key(base_tag, node, control_plane, planned, cni)
         wanted = tag_for(version)
         if not force and docker.has_image(wanted) and _label(docker, wanted) == key:
             say(f"node image {wanted}: cached ({time.monotonic() - began:.0f}s)")
@@ -94,8 +99,7 @@ def build(kubernetes: str | None = None, say: Say = _say, force: bool = False) -
         say(f"[4/5] {len(planned)} images for the node")
         archives = images.write_all(planned, scratch / "images", say)
         say(f"[5/5] assembling {wanted}")
-        assemble(docker, base_tag, version, node, archives, images.cni_manifest(
-            planned[-1].tag), wanted, key, say)
+        assemble(docker, base_tag, version, node, archives, cni, wanted, key, say)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     say(f"node image {wanted} built in {time.monotonic() - began:.0f}s")
@@ -110,10 +114,10 @@ def _label(docker: Docker, tag: str) -> str:
 def remove_stale_builds(docker: Docker) -> list[str]:
     """Build containers whose builder (the pid in the name) is gone: a build killed midway."""
     names = docker.run("ps", "-a", "--filter", f"name={BUILD_PREFIX}", "--format",
-                       "{{.Names}}", check=False).split()
+                       "{{.Names}}", check=False, timeout=30).split()
     stale = [name for name in names if not _alive(name.removeprefix(BUILD_PREFIX))]
     if stale:
-        docker.run("rm", "-f", "-v", *stale, check=False)
+        docker.run("rm", "-f", "-v", *stale, check=False, timeout=60)
     return stale
 
 

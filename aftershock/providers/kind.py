@@ -28,7 +28,13 @@ from aftershock.providers import kind_binary, toolchain
 from aftershock.providers import kind_commands as cmd
 from aftershock.providers import processes as procs
 from aftershock.providers.base import Capability, ClusterInfo, MissingCapability
-from aftershock.providers.kind_config import HostPaths, kind_config, node_containers, render
+from aftershock.providers.kind_config import (
+    HostPaths,
+    kind_config,
+    node_containers,
+    node_image,
+    render,
+)
 from aftershock.providers.local import DATA, default_name
 from aftershock.shape import Shape
 
@@ -361,10 +367,13 @@ class KindProvider:
 def node_image_for(version: str) -> str:
     """The node image: AFTERSHOCK_KIND_IMAGE if set (e.g. kind's published one, where a
     registry answers), else the one `aftershock kind build-image` makes here, built now if the
-    engine does not hold it (cached: seconds when it does)."""
+    engine does not hold it (cached: seconds when it does). Building needs root (mmdebstrap,
+    chroot): anyone else gets kind's published image, which their engine pulls."""
     from aftershock.kindimage import node
 
-    return os.environ.get("AFTERSHOCK_KIND_IMAGE") or node.build(version)
+    if os.environ.get("AFTERSHOCK_KIND_IMAGE"):
+        return os.environ["AFTERSHOCK_KIND_IMAGE"]
+    return node.build(version) if os.geteuid() == 0 else node_image(version)
 
 
 def delete_recorded(state: procs.ClusterState) -> None:
@@ -375,6 +384,7 @@ def delete_recorded(state: procs.ClusterState) -> None:
     kubeconfig = Path(state.kubeconfig or Path(state.workdir) / "kubeconfig")
     # Without an answering engine its containers are not running either; gc goes on.
     with contextlib.suppress(ClusterError):
-        host = {"DOCKER_HOST": state.engine_host} if state.engine_host else {}
-        cmd.run(cmd.delete_cluster(kind, state.name, kubeconfig),
-                env={**cmd.kind_env(state.engine or "docker", kubeconfig), **host})
+        # the engine it was made in, not this process's ("": the default one)
+        env = {**cmd.kind_env(state.engine or "docker", kubeconfig),
+               "DOCKER_HOST": state.engine_host}
+        cmd.run(cmd.delete_cluster(kind, state.name, kubeconfig), env=env)

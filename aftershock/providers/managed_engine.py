@@ -195,8 +195,9 @@ def up() -> procs.ClusterState:
                                f"{where.log}:\n{_tail(where.log)}")
         time.sleep(0.2)  # a daemon's readiness has no event to wait on
     if stale:  # the containers of a daemon that died are dead too: only their records remain
-        subprocess.run(["docker", "container", "prune", "-f"], capture_output=True, timeout=120,
-                       env={**os.environ, "DOCKER_HOST": where.host})
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run(["docker", "container", "prune", "-f"], capture_output=True,
+                           timeout=120, env={**os.environ, "DOCKER_HOST": where.host})
     return record
 
 
@@ -220,13 +221,15 @@ def down() -> bool:
 
 
 def remove_containers(host: str) -> None:
+    """Every container of the engine (a daemon that does not answer: its stop ends them)."""
     env = {**os.environ, "DOCKER_HOST": host}
-    listing = subprocess.run(["docker", "ps", "-aq"], env=env, capture_output=True, text=True,
-                             timeout=30)
-    ids = listing.stdout.split()
-    if ids:
-        subprocess.run(["docker", "rm", "-f", "-v", *ids], env=env, capture_output=True,
-                       timeout=120)
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        listing = subprocess.run(["docker", "ps", "-aq"], env=env, capture_output=True,
+                                 text=True, timeout=30)
+        ids = listing.stdout.split()
+        if ids:
+            subprocess.run(["docker", "rm", "-f", "-v", *ids], env=env, capture_output=True,
+                           timeout=120)
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -249,12 +252,14 @@ def stop(record: procs.ClusterState) -> None:
 def leftover_containers(exec_root: Path) -> None:
     """Containers of our engine whose daemon is gone: killed and deleted through runc's state
     under our exec root, then the shims that watched them."""
-    for root in exec_root.glob("runtime-*/*"):
-        listing = subprocess.run(["runc", "--root", str(root), "list", "-q"],
-                                 capture_output=True, text=True, timeout=30)
-        for container in listing.stdout.split():
-            subprocess.run(["runc", "--root", str(root), "delete", "--force", container],
-                           capture_output=True, timeout=60)
+    runc = shutil.which("runc") or shutil.which("runc", path="/usr/sbin:/usr/bin:/sbin")
+    for root in exec_root.glob("runtime-*/*") if runc else ():
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            listing = subprocess.run([runc, "--root", str(root), "list", "-q"],
+                                     capture_output=True, text=True, timeout=30)
+            for container in listing.stdout.split():
+                subprocess.run([runc, "--root", str(root), "delete", "--force", container],
+                               capture_output=True, timeout=60)
     for pid, command in _processes():
         if "containerd-shim" in command[0] and str(exec_root) in " ".join(command):
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from aftershock.errors import UserError
 from aftershock.providers.toolchain import cache_root
 
 STATE_FILE = "state.json"
@@ -279,15 +280,16 @@ def gc(min_age: float = 60.0) -> GcResult:
     leftovers += _stale_build_dirs() + _dead_process_scratch()
     from aftershock.providers.managed_engine import remove_stale_builds  # imports this module
 
-    leftovers += [f"container {name}" for name in remove_stale_builds()]
+    with contextlib.suppress(OSError, subprocess.SubprocessError, UserError):  # engine away
+        leftovers += [f"container {name}" for name in remove_stale_builds()]
     return GcResult(cleaned, killed, leftovers, undone, not_undone)
 
 
 def _stale_build_dirs() -> list[str]:
     """Temp dirs of toolchain builds whose builder (pid in the name) is gone."""
     removed = []
-    scratches = [*(cache_root() / "bin").glob(".tmp-*"),
-                 *(cache_root() / "kind" / "bin").glob(".tmp-*")]
+    scratches = [path for where in ("bin", "kind/bin", "kind", "kind/chaos-mesh")
+                 for path in (cache_root() / where).glob(".tmp-*")]
     for scratch in scratches:
         parts = scratch.name.split("-pid")
         pid = parts[1].split("-")[0] if len(parts) > 1 else ""

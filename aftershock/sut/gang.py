@@ -195,22 +195,28 @@ class _Replica:
     healthy: set[str] | None = None  # its scheduled pods when it was last seen healthy
     since: float | None = None  # when its current healthy stretch began
     stretch: set[str] = field(default_factory=set)  # its scheduled pods in that stretch
+    said_before: bool = False  # its status already said healthy when that stretch began
     began: Entry | None = None  # where its current regression began
     breached: bool = False  # the breach was True at some moment of that regression
     judged: bool = False  # that regression was counted (its breach showed in time)
 
     def follow(self, scheduled: set[str], minimum: int, breached: bool, seen: bool,
                entry: Entry) -> None:
-        """``seen``: the implementation's status says the replica is healthy."""
-        if self.since is not None and (seen or entry.mono - self.since >= OBSERVABLE):
+        """``seen``: the implementation's status says the replica is healthy. A status that
+        already said so when the stretch began is an earlier stretch's, and proves nothing."""
+        said = seen and not self.said_before
+        if self.since is not None and (said or entry.mono - self.since >= OBSERVABLE):
             self.healthy = self.stretch  # healthy long enough, or said to be, to have been seen
         if self.healthy is not None and not self.healthy & scheduled:
             self.healthy = None  # every pod it was healthy with is gone: it starts over
         if len(scheduled) >= minimum:
-            self.since = entry.mono if self.since is None else self.since
+            if self.since is None:
+                self.since, self.said_before = entry.mono, seen
             self.stretch = scheduled
         else:
             self.since = None
+        if not seen:
+            self.said_before = False  # whatever it says from now on, it says anew
         if self.healthy is None or not 0 < len(scheduled) < minimum:
             self.began, self.judged = None, False
         elif self.began is None:

@@ -157,3 +157,17 @@ def test_a_short_healthy_moment_the_implementation_said_it_saw_is_judged():
     history.gang(2.2, breached="False", reason="Starting")
     verdict = history.judge(now=30)
     assert verdict.status == VIOLATED, verdict.explain()
+
+
+def test_a_healthy_status_left_from_an_earlier_stretch_proves_nothing():
+    # all pods replaced while the status still says Healthy; the new pods are healthy 0.1 s
+    history = History()
+    history.healthy()
+    history.gang(1.5, breached="False", reason="Healthy")
+    for index in range(3):
+        history.pod(5, f"p{index}", f"n{index}", "DELETED")
+    for index in (4, 5, 6):
+        history.pod(8, f"p{index}", f"n{index}")
+    history.pod(8.1, "p4", "n4", "DELETED")
+    verdict = history.judge(now=40)
+    assert verdict.status == UNKNOWN, verdict.explain()
