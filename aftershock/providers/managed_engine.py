@@ -243,7 +243,9 @@ def stop(record: procs.ClusterState) -> None:
     """End the daemon (it stops its containers and containerd), then whatever a daemon that
     died left: shims and containers still running under our exec root."""
     procs.terminate(list(record.processes.values()), grace=STOP_GRACE)
-    where = paths()
+    # its own root (from its socket), not this process's cache root
+    where = EnginePaths(Path(record.server.removeprefix("unix://")).parent) if record.server \
+        else paths()
     leftover_containers(where.exec_root)
     leftover_mounts((where.exec_root, where.data))
     shutil.rmtree(where.exec_root, ignore_errors=True)  # its sockets and pid file: stale now
