@@ -182,6 +182,8 @@ JUDGEMENTS = {
                     "who": "ctl", "what": "web"}, {"pods", "audit"}),
     "created_by": ({"namespace": NS, "selector": {"app": "web"}, "count": 1, "actor": "ctl",
                     "exact": True, "who": "ctl", "what": "web"}, {"pods", "audit"}),
+    "deleted_count": ({"namespace": NS, "selector": {"app": "web"}, "count": 1, "actor": "ctl",
+                       "exact": True, "who": "ctl", "what": "web"}, {"pods", "audit"}),
     "honest_transition": ({"resource": "nodes", "namespace": "", "name": "n1",
                            "condition": "Ready"}, {"nodes"}),
     "termination_timed": ({"gang": _gang(), "group": 0, "delay": 1, "latency": 5,
