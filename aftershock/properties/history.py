@@ -20,8 +20,6 @@ from aftershock.timeline.entry import (
     Entry,
 )
 
-AUDIT_LOG = "audit"  # what a judge reads when it asks the audit log who did what
-
 
 @dataclass(frozen=True)
 class Trouble:

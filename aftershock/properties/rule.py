@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.properties.history import AUDIT_LOG, History
+from aftershock.properties.history import History
+from aftershock.timeline.entry import AUDIT_LOG
 
 
 def settle(verdict: Verdict, history: History) -> Verdict:

@@ -114,7 +114,8 @@ def cluster_patch(shape: Shape) -> str:
                 "audit-policy-file": POLICY_IN_NODE,
                 "audit-log-path": AUDIT_LOG_IN_NODE,
                 "audit-log-format": "json",
-                "audit-log-maxsize": "0",
+                "audit-log-maxsize": "0",  # 100 MB, then the log is rotated (followed)
+                "audit-log-maxbackup": "1",
                 "default-not-ready-toleration-seconds":
                     str(shape.not_ready_toleration_seconds),
                 "default-unreachable-toleration-seconds":

@@ -265,7 +265,8 @@ class LocalCluster(Nodes):
                     "--authorization-mode=RBAC", "--allow-privileged=true", "--profiling=false",
                     f"--audit-policy-file={DATA / 'audit-policy.yaml'}",
                     f"--audit-log-path={self.paths.audit_log}", "--audit-log-format=json",
-                    "--audit-log-maxsize=0", "--endpoint-reconciler-type=none",
+                    "--audit-log-maxsize=0", "--audit-log-maxbackup=1",
+                    "--endpoint-reconciler-type=none",
                     "--default-not-ready-toleration-seconds="
                     f"{self.shape.not_ready_toleration_seconds}",
                     "--default-unreachable-toleration-seconds="

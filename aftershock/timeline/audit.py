@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from aftershock.timeline.entry import AUDIT
+from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR
 from aftershock.timeline.store import Timeline
 
 READ_EVERY = 0.25  # the log is a file: it has no event to wait on
@@ -41,14 +42,16 @@ def audit_fields(event: dict[str, Any], wall_to_mono: float) -> dict[str, Any]:
 
 
 class AuditTail:
-    """Follows one audit log from the moment it is started."""
+    """Follows one audit log from the moment it is started, across the apiserver's rotations
+    (its log writer renames the file aside at 100 MB and starts a new one)."""
 
     def __init__(self, path: Path, timeline: Timeline):
         self.path = path
         self.timeline = timeline
-        self._offset = path.stat().st_size if path.exists() else 0
+        self._log: BinaryIO | None = self._open(at_end=True)
         self._partial = b""
         self.latest = 0.0  # stageTimestamp of the newest event read
+        self.errors: list[str] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -62,6 +65,10 @@ class AuditTail:
         if self._thread:
             self._thread.join(timeout=5)
         self.read_available()
+        with self._lock:
+            if self._log:
+                self._log.close()
+                self._log = None
 
     def _follow(self) -> None:
         while not self._stop.wait(READ_EVERY):
@@ -81,20 +88,68 @@ class AuditTail:
             time.sleep(0.05)  # a file has no event to wait on
 
     def read_available(self) -> int:
-        """Append every complete audit line written since the last read; returns how many."""
+        """Append every complete audit line written since the last read; returns how many.
+        A failure is put on the timeline as a recorder error on the audit log (judges that ask
+        it who did what are then UNKNOWN over that moment) and following goes on."""
         with self._lock:
-            if not self.path.exists():
+            try:
+                return self._read()
+            except Exception as exc:  # never let the follower die silently
+                self._failed(f"reading {self.path} failed: {exc!r}")
                 return 0
-            with self.path.open("rb") as log:
-                log.seek(self._offset)
-                data = log.read()
-            self._offset += len(data)
-            data = self._partial + data
-            *complete, self._partial = data.split(b"\n")
-            offset = time.monotonic() - time.time()
-            for line in complete:
-                if line.strip():
-                    fields = audit_fields(json.loads(line), offset)
-                    self.latest = max(self.latest, fields["wall"])
-                    self.timeline.append(AUDIT, **fields)
-            return len(complete)
+
+    def _open(self, at_end: bool) -> BinaryIO | None:
+        try:
+            log = self.path.open("rb")
+        except FileNotFoundError:
+            return None  # not written yet: read it from its start when it appears
+        if at_end:
+            log.seek(0, os.SEEK_END)
+        return log
+
+    def _rotated(self) -> bool:
+        assert self._log is not None
+        try:
+            now = self.path.stat().st_ino
+        except FileNotFoundError:
+            return False  # renamed aside, the new one not created yet
+        return now != os.fstat(self._log.fileno()).st_ino
+
+    def _read(self) -> int:
+        if self._log is None:
+            self._log = self._open(at_end=False)
+            if self._log is None:
+                return 0
+        # Ask before reading: once the name points elsewhere, nothing more is written to the
+        # file still open here, so reading it to its end misses nothing.
+        rotated = self._rotated()
+        count = self._take(self._log.read())
+        if rotated:
+            self._log.close()
+            if self._partial:
+                self._failed(f"the rotated audit log ended inside a line "
+                             f"({len(self._partial)} bytes)")
+                self._partial = b""
+            self._log = self._open(at_end=False)
+            if self._log is not None:
+                count += self._take(self._log.read())
+        return count
+
+    def _take(self, data: bytes) -> int:
+        *complete, self._partial = (self._partial + data).split(b"\n")
+        offset = time.monotonic() - time.time()
+        for line in complete:
+            if not line.strip():
+                continue
+            try:
+                fields = audit_fields(json.loads(line), offset)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                self._failed(f"an unreadable audit line ({exc}): {line[:80]!r}")
+                continue
+            self.latest = max(self.latest, fields["wall"])
+            self.timeline.append(AUDIT, **fields)
+        return len(complete)
+
+    def _failed(self, text: str) -> None:
+        self.errors.append(text)
+        self.timeline.append(ERROR, resource=AUDIT_LOG, detail=text)

@@ -19,6 +19,9 @@ ANOMALY = "anomaly"  # the stream of `resource` is not the history it claims (or
 # moment (a judgement of who-did-what over a log that lags is not earned).
 AUDIT_SYNC = "audit-sync"
 
+# The `resource` of an ERROR on the audit log; judges of who did what read it.
+AUDIT_LOG = "audit"
+
 
 @dataclass(slots=True)
 class Entry:

@@ -54,6 +54,7 @@ def test_the_apiserver_writes_the_audit_log_into_the_mounted_directory():
         "audit-policy-file": "/etc/kubernetes/aftershock/audit-policy.yaml",
         "audit-log-path": "/var/log/kubernetes/aftershock/audit.log",
         "audit-log-format": "json", "audit-log-maxsize": "0",
+        "audit-log-maxbackup": "1",
         "default-not-ready-toleration-seconds": "30",
         "default-unreachable-toleration-seconds": "40"}
     assert patch["apiServer"]["extraVolumes"] == [

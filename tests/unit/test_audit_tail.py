@@ -1,0 +1,89 @@
+"""Following the apiserver audit log: its writer rotates the file at 100 MB (rename aside, new
+file); a line that cannot be read is a recorder error on the audit log, never a dead follower."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from aftershock.properties.history import History
+from aftershock.timeline.audit import AuditTail
+from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR
+from aftershock.timeline.store import Timeline
+
+
+def event(name: str, second: int) -> bytes:
+    stamp = f"2026-11-24T10:00:{second:02d}.000000Z"
+    return (json.dumps({
+        "verb": "create", "user": {"username": "tester"},
+        "objectRef": {"resource": "pods", "namespace": "ns", "name": name},
+        "responseStatus": {"code": 201}, "stageTimestamp": stamp,
+        "requestReceivedTimestamp": stamp}) + "\n").encode()
+
+
+def names(timeline: Timeline) -> list[str]:
+    return [e.name for e in timeline.entries if e.kind == AUDIT]
+
+
+def test_a_rotation_loses_no_line(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    log.write_bytes(event("before-start", 0))
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    with log.open("ab") as out:
+        out.write(event("a", 1))
+        out.write(event("b", 2))
+    tail.read_available()
+    with log.open("ab") as out:
+        out.write(event("c", 3))  # written after the last read, then the file is renamed aside
+    log.rename(tmp_path / "audit-2026-11-24T10-00-03.000.log")
+    log.write_bytes(event("d", 4)[:40])  # the new file, with half a line so far
+    tail.read_available()
+    with log.open("ab") as out:
+        out.write(event("d", 4)[40:] + event("e", 5))
+    tail.read_available()
+    assert names(timeline) == ["a", "b", "c", "d", "e"]
+    assert not tail.errors
+
+
+def test_the_old_offset_is_never_read_in_the_new_file(tmp_path: Path) -> None:
+    """The bug this guards: an offset kept across a rotation skipped the new file's start and
+    then read from inside a line, which killed the follower."""
+    log = tmp_path / "audit.log"
+    timeline = Timeline()
+    log.write_bytes(b"")
+    tail = AuditTail(log, timeline)
+    with log.open("ab") as out:
+        for second in range(5):
+            out.write(event(f"old-{second}", second))
+    tail.read_available()
+    log.rename(tmp_path / "audit-old.log")
+    log.write_bytes(b"".join(event(f"new-{s}", 10 + s) for s in range(8)))
+    tail.read_available()
+    assert names(timeline)[5:] == [f"new-{s}" for s in range(8)]
+    assert not tail.errors
+
+
+def test_an_unreadable_line_is_a_recorder_error_and_following_goes_on(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"")
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    with log.open("ab") as out:
+        out.write(event("a", 1) + b'4:00Z","stage": 1}\n' + event("b", 2))
+    tail.read_available()
+    assert names(timeline) == ["a", "b"]
+    errors = [e for e in timeline.entries if e.kind == ERROR]
+    assert [e.resource for e in errors] == [AUDIT_LOG]
+    troubles = History(timeline.entries).troubles(frozenset({AUDIT_LOG}))
+    assert len(troubles) == 1 and "unreadable audit line" in troubles[0].what
+
+
+def test_a_log_that_appears_later_is_read_from_its_start(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    assert tail.read_available() == 0
+    log.write_bytes(event("first", 1))
+    tail.read_available()
+    assert names(timeline) == ["first"]
