@@ -48,8 +48,11 @@ class AuditTail:
     def __init__(self, path: Path, timeline: Timeline):
         self.path = path
         self.timeline = timeline
-        self._log: BinaryIO | None = self._open(at_end=True)
         self._partial = b""
+        # Started while the apiserver was half-way through writing a line: the rest of that
+        # line is from before the start, and read alone it is not JSON.
+        self._skip_to_newline = False
+        self._log: BinaryIO | None = self._open(at_end=True)
         self.latest = 0.0  # stageTimestamp of the newest event read
         self.errors: list[str] = []
         self._lock = threading.Lock()
@@ -103,8 +106,9 @@ class AuditTail:
             log = self.path.open("rb")
         except FileNotFoundError:
             return None  # not written yet: read it from its start when it appears
-        if at_end:
-            log.seek(0, os.SEEK_END)
+        if at_end and log.seek(0, os.SEEK_END) > 0:
+            log.seek(-1, os.SEEK_END)
+            self._skip_to_newline = log.read(1) != b"\n"
         return log
 
     def _rotated(self) -> bool:
@@ -136,6 +140,11 @@ class AuditTail:
         return count
 
     def _take(self, data: bytes) -> int:
+        if self._skip_to_newline:
+            end = data.find(b"\n")
+            if end < 0:
+                return 0
+            data, self._skip_to_newline = data[end + 1:], False
         *complete, self._partial = (self._partial + data).split(b"\n")
         offset = time.monotonic() - time.time()
         for line in complete:

@@ -87,3 +87,23 @@ def test_a_log_that_appears_later_is_read_from_its_start(tmp_path: Path) -> None
     log.write_bytes(event("first", 1))
     tail.read_available()
     assert names(timeline) == ["first"]
+
+
+def test_started_while_a_line_was_half_written(tmp_path: Path) -> None:
+    """The bug this guards: following began at the file's end, inside a line the apiserver was
+    still writing; its rest was read as a line of its own, was not JSON, and the follower died
+    (every write after it went unrecorded)."""
+    log = tmp_path / "audit.log"
+    line = event("half", 1)
+    log.write_bytes(event("before", 0) + line[:57])
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    tail.read_available()
+    with log.open("ab") as out:
+        out.write(line[57:60])
+    tail.read_available()
+    with log.open("ab") as out:
+        out.write(line[60:] + event("after", 2))
+    tail.read_available()
+    assert names(timeline) == ["after"]
+    assert not tail.errors
