@@ -5,8 +5,9 @@ plans on each correct implementation; the rate over all plans, goal <= 1%).
 For each correct implementation, explore runs its workloads one after another (each with every
 plan its references admit, stale and unobserved plans at several durations) until at least
 --plans plans have run for it; then it prints, per implementation and in all: plans run,
-plans that broke a property, findings, errors, time per plan and the false-positive rate.
-Each explore run is bounded by `timeout` and leaves its run dir under reports/.
+plans that broke a property, findings, errors, plans with an UNKNOWN verdict, time per plan
+and the false-positive rate. Each explore run is bounded by `timeout` and leaves its run dir
+under reports/.
 
     .venv/bin/python benchmarks/explore_false_positives.py [--plans 200] [--only NAME ...]
 """
@@ -67,6 +68,7 @@ def tally(profile: str, runs: list[tuple[str, Path, list[dict]]]) -> dict:
     seconds = [r["seconds"] for r in plans]
     return {"profile": profile, "plans": len(plans), "broke": len(broke),
             "findings": findings, "errors": sum(1 for r in plans if r["failed"]),
+            "unknown": sum(1 for r in plans if r.get("unknown") and not r["failed"]),
             "mean": round(statistics.mean(seconds), 1) if seconds else 0.0,
             "rate": len(broke) / len(plans) if plans else 0.0,
             "workloads": ", ".join(w for w, _, _ in runs),
@@ -96,19 +98,21 @@ def main() -> None:
         results.append(tally(profile, runs))
         row = results[-1]
         print(f"{profile}: {row['plans']} plans, {row['broke']} broke a property, "
-              f"{row['findings']} findings, {row['errors']} errors, {row['mean']}s per plan",
+              f"{row['findings']} findings, {row['errors']} errors, {row['unknown']} unknown, "
+              f"{row['mean']}s per plan",
               flush=True)
     print(f"\n{'implementation':<22}{'plans':>6}{'broke':>7}{'findings':>9}{'errors':>7}"
-          f"{'s/plan':>8}{'FP rate':>9}  workloads")
+          f"{'unknown':>8}{'s/plan':>8}{'FP rate':>9}  workloads")
     for row in results:
         print(f"{row['profile']:<22}{row['plans']:>6}{row['broke']:>7}{row['findings']:>9}"
-              f"{row['errors']:>7}{row['mean']:>8}{row['rate']:>9.2%}  {row['workloads']}")
+              f"{row['errors']:>7}{row['unknown']:>8}{row['mean']:>8}{row['rate']:>9.2%}  "
+              f"{row['workloads']}")
         for example in row["examples"]:
             print(f"    {example}")
     plans = sum(r["plans"] for r in results)
     broke = sum(r["broke"] for r in results)
     print(f"{'all':<22}{plans:>6}{broke:>7}{sum(r['findings'] for r in results):>9}"
-          f"{sum(r['errors'] for r in results):>7}{'':>8}"
+          f"{sum(r['errors'] for r in results):>7}{sum(r['unknown'] for r in results):>8}{'':>8}"
           f"{(broke / plans if plans else 0):>9.2%}  (goal <= 1%; Sieve: 3.5%)")
     (root / "results.json").write_text(json.dumps(results, indent=1))
     print(f"run dirs: {root}")
