@@ -58,6 +58,7 @@ class AuditTail:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._closed = False
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._follow, name="audit", daemon=True)
@@ -69,6 +70,7 @@ class AuditTail:
             self._thread.join(timeout=5)
         self.read_available()
         with self._lock:
+            self._closed = True  # a later read must not take the log up again from its start
             if self._log:
                 self._log.close()
                 self._log = None
@@ -120,6 +122,8 @@ class AuditTail:
         return now != os.fstat(self._log.fileno()).st_ino
 
     def _read(self) -> int:
+        if self._closed:
+            return 0
         if self._log is None:
             self._log = self._open(at_end=False)
             if self._log is None:

@@ -107,3 +107,17 @@ def test_started_while_a_line_was_half_written(tmp_path: Path) -> None:
     tail.read_available()
     assert names(timeline) == ["after"]
     assert not tail.errors
+
+
+def test_nothing_is_read_after_stop(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"")
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    with log.open("ab") as out:
+        out.write(event("during", 1))
+    tail.stop()
+    with log.open("ab") as out:
+        out.write(event("after", 2))
+    assert tail.read_available() == 0 and tail.read_until(0.0, timeout=0.1)
+    assert names(timeline) == ["during"]
