@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import statistics
@@ -90,6 +91,26 @@ def running(state, query: Query, count: int) -> bool:
     """Every pod of the Deployment Running: one incremental count, as the steps' waits ask it
     (a scan of 10,000 pods on every event, under the timeline's lock, held up the recorder)."""
     return state.count(query) == count
+
+
+@contextlib.contextmanager
+def collector_pauses():
+    """Python's cyclic collector stops every thread of this process, the recorder's too: its
+    pauses by generation (seconds each) while the block runs."""
+    pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+    began = [0.0]
+
+    def timed(phase: str, info: dict) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            pauses[info["generation"]].append(time.perf_counter() - began[0])
+
+    gc.callbacks.append(timed)
+    try:
+        yield pauses
+    finally:
+        gc.callbacks.remove(timed)
 
 
 def lag(entries) -> list[float]:
@@ -156,8 +177,9 @@ def ours(nodes: int, per_node: int) -> dict:
                 checked[0] += 1
                 checked[1] += time.perf_counter() - began
 
-        kube.apps(api).create_namespaced_deployment("default", deployment(pods))
-        held, _ = timeline.wait_until(all_running, WAIT)
+        with collector_pauses() as pauses:
+            kube.apps(api).create_namespaced_deployment("default", deployment(pods))
+            held, _ = timeline.wait_until(all_running, WAIT)
         took = time.monotonic() - created
         recorder_cpu = sum(psutil.Process().cpu_times()[:2]) - cpu_before
         pids = [r.pid for r in cluster.state.processes.values()]
@@ -171,7 +193,9 @@ def ours(nodes: int, per_node: int) -> dict:
                 "lag": delays, "lost": differ, "listed": listed,
                 "processes": len(pids), "timings": dict(cluster.timings),
                 "recorder_cores": recorder_cpu / took, "waiter_checks": checked[0],
-                "waiter_seconds": checked[1]}
+                "waiter_seconds": checked[1], "gc_full": len(pauses[2]),
+                "gc_full_max": max(pauses[2], default=0.0),
+                "gc_seconds": sum(sum(p) for p in pauses.values())}
     finally:
         recorder.stop()
         cluster.down()
@@ -258,8 +282,9 @@ def main() -> None:
               f"{(max(delays) if delays else float('nan')):>7.3f}"
               f"{row['lost']:>6}{row['processes']:>6}{row['idle_cores']:>9.2f}", flush=True)
         print(f"{'':>6} this process during the pods: {row['recorder_cores']:.2f} cores; the "
-              f"waiter checked {row['waiter_checks']} times, {row['waiter_seconds']:.1f}s",
-              flush=True)
+              f"waiter checked {row['waiter_checks']} times, {row['waiter_seconds']:.1f}s; "
+              f"the cyclic collector paused it {row['gc_seconds']:.2f}s ({row['gc_full']} full "
+              f"collections, the longest {row['gc_full_max']:.3f}s)", flush=True)
     if args.kwokctl:
         binaries = toolchain.require()
         nodes = max(args.nodes)

@@ -21,6 +21,7 @@ import urllib3
 
 from aftershock.kube import load_config
 from aftershock.timeline.audit import AuditTail
+from aftershock.timeline.collector import OutOfCollector
 from aftershock.timeline.entry import ANOMALY, ERROR, GAP_END, GAP_START, WATCH
 from aftershock.timeline.resources import DEFAULT_RESOURCES, Resource
 from aftershock.timeline.store import Timeline
@@ -112,6 +113,7 @@ class Recorder:
         self._versions: dict[str, str] = {}  # where each watch resumes, carried through errors
         self.anomalies: list[str] = []
         self.errors: list[str] = []
+        self._fence = OutOfCollector()
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -170,6 +172,7 @@ class Recorder:
             thread.join(timeout=5)
         if self.audit:
             self.audit.stop()
+        self._fence.release()
 
     @property
     def has_audit(self) -> bool:
@@ -274,6 +277,7 @@ class Recorder:
         self.timeline.append(WATCH, resource=resource.name, namespace=meta.get("namespace", ""),
                              name=meta.get("name", ""), uid=meta.get("uid", ""), rv=rv,
                              type=kind, object=obj)
+        self._fence.grew()
 
     def _check_order(self, resource: Resource, kind: str, rv: str) -> None:
         """Watch events of one resource arrive in increasing resourceVersion; anything else
@@ -319,3 +323,4 @@ class Recorder:
         self.timeline.append(GAP_END, resource=resource.name, rv=version,
                              detail=f"re-listed at {version}: {len(changes)} changes",
                              extra={"changes": changes})
+        self._fence.grew(len(changes))
