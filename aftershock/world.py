@@ -32,9 +32,9 @@ def begin(cluster: Cluster, name: str, report_dir: Path | None = None, profile: 
                                  audit_log=getattr(cluster, "audit_log", None)).start()
     scenario.remember_undo(f"namespace/{namespace}",
                            {"do": "retire_namespace", "namespace": namespace})
-    kube.core(api).create_namespace({"metadata": {
-        "name": namespace, "labels": {"aftershock.io/scenario": "true"}}})
     try:
+        kube.core(api).create_namespace({"metadata": {
+            "name": namespace, "labels": {"aftershock.io/scenario": "true"}}})
         kube.wait_for_service_account(api, namespace)
     except BaseException:
         end(scenario)
@@ -47,15 +47,17 @@ def end(scenario: Scenario,
     """Undo everything (every cleanup runs), remove the namespace and what the scenario made
     outside it, stop recording and save the history. Returns what could not be undone."""
     failures = scenario.close()
-    if before_namespace_goes is not None:
-        before_namespace_goes(scenario)
     try:
-        kube.retire_namespace(scenario.api, scenario.namespace)
-        scenario.forget_undo(f"namespace/{scenario.namespace}")
-    except Exception as exc:
-        failures.append(f"namespace/{scenario.namespace}: {exc}")
-    if scenario.recorder is not None:
-        scenario.recorder.stop()
+        if before_namespace_goes is not None:
+            before_namespace_goes(scenario)
+        try:
+            kube.retire_namespace(scenario.api, scenario.namespace)
+            scenario.forget_undo(f"namespace/{scenario.namespace}")
+        except Exception as exc:
+            failures.append(f"namespace/{scenario.namespace}: {exc}")
+    finally:
+        if scenario.recorder is not None:
+            scenario.recorder.stop()
     save(scenario)
     scenario.api.close()
     return failures

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR
+from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR, GAP_END, GAP_START
 from aftershock.timeline.store import Timeline
 
 READ_EVERY = 0.25  # the log is a file: it has no event to wait on
@@ -59,6 +59,7 @@ class AuditTail:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._gap = False
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._follow, name="audit", daemon=True)
@@ -88,7 +89,7 @@ class AuditTail:
             self.read_available()
             if self.latest >= wall:
                 return True
-            if time.monotonic() > deadline:
+            if self._closed or time.monotonic() > deadline:
                 return False
             time.sleep(0.05)  # a file has no event to wait on
 
@@ -98,10 +99,15 @@ class AuditTail:
         it who did what are then UNKNOWN over that moment) and following goes on."""
         with self._lock:
             try:
-                return self._read()
+                count = self._read()
             except Exception as exc:  # never let the follower die silently
-                self._failed(f"reading {self.path} failed: {exc!r}")
+                self._cannot_read(f"reading {self.path} failed: {exc!r}")
                 return 0
+            if self._gap:
+                self._gap = False
+                self.timeline.append(GAP_END, resource=AUDIT_LOG, detail="the audit log is "
+                                     "read again", extra={"changes": []})
+            return count
 
     def _open(self, at_end: bool) -> BinaryIO | None:
         try:
@@ -131,13 +137,18 @@ class AuditTail:
         # Ask before reading: once the name points elsewhere, nothing more is written to the
         # file still open here, so reading it to its end misses nothing.
         rotated = self._rotated()
+        if os.fstat(self._log.fileno()).st_size < self._log.tell():
+            self._failed("the audit log was cut short in place: lines may be lost")
+            self._log.seek(0)
+            self._partial, self._skip_to_newline = b"", False
         count = self._take(self._log.read())
         if rotated:
-            self._log.close()
-            if self._partial:
-                self._failed(f"the rotated audit log ended inside a line "
-                             f"({len(self._partial)} bytes)")
-                self._partial = b""
+            old, self._log = self._log, None  # if opening the new one fails, retry it next time
+            old.close()
+            if self._partial or self._skip_to_newline:
+                self._failed("the rotated audit log ended inside a line (the apiserver stopped "
+                             "mid-write?)")
+                self._partial, self._skip_to_newline = b"", False
             self._log = self._open(at_end=False)
             if self._log is not None:
                 count += self._take(self._log.read())
@@ -164,5 +175,15 @@ class AuditTail:
         return len(complete)
 
     def _failed(self, text: str) -> None:
+        """One thing that could not be read: a recorder error at this moment."""
         self.errors.append(text)
         self.timeline.append(ERROR, resource=AUDIT_LOG, detail=text)
+
+    def _cannot_read(self, text: str) -> None:
+        """The log cannot be read at all: who did what is unknown from here until a read
+        succeeds again (one gap, however many retries)."""
+        if self._gap:
+            return
+        self._gap = True
+        self.errors.append(text)
+        self.timeline.append(GAP_START, resource=AUDIT_LOG, detail=text)

@@ -121,3 +121,53 @@ def test_nothing_is_read_after_stop(tmp_path: Path) -> None:
         out.write(event("after", 2))
     assert tail.read_available() == 0 and tail.read_until(0.0, timeout=0.1)
     assert names(timeline) == ["during"]
+
+
+def test_a_rotated_file_that_ends_inside_a_line_is_an_error(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"")
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    with log.open("ab") as out:
+        out.write(event("a", 1) + event("cut", 2)[:30])
+    tail.read_available()
+    log.rename(tmp_path / "audit-old.log")
+    log.write_bytes(event("b", 3))
+    tail.read_available()
+    assert names(timeline) == ["a", "b"]
+    assert len(tail.errors) == 1 and "inside a line" in tail.errors[0]
+
+
+def test_a_new_file_that_cannot_be_opened_is_one_gap_then_read(tmp_path: Path) -> None:
+    """The bug this guards: the old file was closed before the new one opened; when opening
+    failed, every later read hit the closed file and the log was never read again."""
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"")
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    log.rename(tmp_path / "audit-old.log")
+    log.mkdir()  # opening it fails (root reads any file, so not a mode)
+    for _ in range(3):
+        tail.read_available()
+    log.rmdir()
+    log.write_bytes(event("back", 4))
+    tail.read_available()
+    assert names(timeline) == ["back"]
+    kinds = [e.kind for e in timeline.entries if e.resource == AUDIT_LOG]
+    assert kinds == ["gap-start", "gap-end"]
+    troubles = History(timeline.entries).troubles(frozenset({AUDIT_LOG}))
+    assert len(troubles) == 1 and troubles[0].end < float("inf")
+
+
+def test_a_log_cut_short_in_place_is_an_error_and_read_again(tmp_path: Path) -> None:
+    log = tmp_path / "audit.log"
+    log.write_bytes(b"")
+    timeline = Timeline()
+    tail = AuditTail(log, timeline)
+    with log.open("ab") as out:
+        out.write(event("a", 1) + event("b", 2))
+    tail.read_available()
+    log.write_bytes(event("c", 3))  # truncated and rewritten, same file
+    tail.read_available()
+    assert names(timeline) == ["a", "b", "c"]
+    assert len(tail.errors) == 1 and "cut short" in tail.errors[0]
