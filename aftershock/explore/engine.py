@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aftershock.checks.verdict import UNKNOWN, VIOLATED
+from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
 from aftershock.explore.plans import Plan
 from aftershock.explore.workload import Workload
@@ -128,7 +129,13 @@ class Explorer:
         scenario = self.session.new_scenario(name)
         outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
         for line in lines:
-            result = self.session.step(line, raise_on_failure=False)
+            try:
+                result = self.session.step(line, raise_on_failure=False)
+            except UserError:
+                raise
+            except Exception as exc:  # one plan's error, not the whole exploration's
+                outcome.failed = f"{line.strip()}: {exc!r}"[:300]
+                break
             outcome.step_seconds[line] = result.seconds
             if result.status in ("failed", "skipped"):
                 outcome.failed = f"{result.line}: {result.message.splitlines()[0][:300]}"

@@ -30,6 +30,8 @@ class Observed:
         self.kubeconfig: Path | None = None
         self._restarts: list[threading.Thread] = []
         self.crash_errors: list[str] = []
+        self._starting = threading.Lock()  # never two starts at once
+        self._kills = 0
 
     @property
     def description(self) -> str:
@@ -48,20 +50,34 @@ class Observed:
         kills = any(isinstance(fault, KillAfterWrite) for fault in self.faults)
         self.proxy.anchor(self.faults, kill=self._crash if kills else None, on_fire=self.on_fire)
         self.kubeconfig = self.proxy.write_kubeconfig(self.workdir / "kubeconfig")
-        self.restart()
+        self._restart_through_proxy()
+
+    def _restart_through_proxy(self) -> None:
+        """A kill anchored on a write the implementation makes while it starts lands while its
+        start is still waited on: that start then fails by the kill's doing, and the start the
+        kill asks for follows once this one has returned."""
+        with self._starting:
+            kills = self._kills
+            try:
+                self.restart()
+            except Exception:
+                if self._kills == kills:
+                    raise
 
     def _crash(self) -> None:
         """Called on the proxy's thread right after the anchoring write was answered."""
+        self._kills += 1
         self.crash()
         thread = threading.Thread(target=self._start_again, daemon=True, name="explore-restart")
         self._restarts.append(thread)
         thread.start()
 
     def _start_again(self) -> None:
-        try:
-            self.start_again()
-        except Exception as exc:  # reported by the plan; the scenario goes on
-            self.crash_errors.append(repr(exc))
+        with self._starting:
+            try:
+                self.start_again()
+            except Exception as exc:  # reported by the plan; the scenario goes on
+                self.crash_errors.append(repr(exc))
 
     def revert(self) -> None:
         for thread in self._restarts:

@@ -1,0 +1,62 @@
+"""A kill anchored on a write the implementation makes while it is still starting: its start
+fails by the kill's doing, and the restart the kill asks for follows, never alongside it. (An
+explore run on noderecords died on this: the first start saw its process killed and raised.)"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from aftershock.sut.observed import Observed
+
+
+class Starting(Observed):
+    """A form whose start writes, and whose k-th write is the anchor: the proxy's thread
+    fires the kill while restart() is still waiting for readiness."""
+
+    def __init__(self, workdir: Path, kill_during_start: bool):
+        super().__init__([], workdir)
+        self.kill_during_start = kill_during_start
+        self.events: list[str] = []
+        self.running = 0
+
+    def restart(self) -> None:
+        self.running += 1
+        self.events.append("start")
+        if self.kill_during_start:
+            proxy = threading.Thread(target=self._crash)  # the proxy's own thread
+            proxy.start()
+            proxy.join()
+            self.events.append("start saw its process exit")
+            self.running -= 1
+            raise RuntimeError("implementation exited with -9")
+        self.running -= 1
+
+    def crash(self) -> None:
+        self.events.append("kill")
+
+    def start_again(self) -> None:
+        assert self.running == 0, "two starts at once"
+        self.events.append("start again")
+
+    def go_back(self) -> None:
+        self.events.append("stop")
+
+
+def test_a_kill_during_the_start_is_the_kills_doing(tmp_path: Path) -> None:
+    form = Starting(tmp_path, kill_during_start=True)
+    form._restart_through_proxy()
+    form.revert()
+    assert form.events == ["start", "kill", "start saw its process exit", "start again", "stop"]
+    assert not form.crash_errors
+
+
+def test_a_start_that_fails_on_its_own_still_fails(tmp_path: Path) -> None:
+    class Broken(Starting):
+        def restart(self) -> None:
+            raise RuntimeError("implementation exited with 1: no such flag")
+
+    with pytest.raises(RuntimeError, match="no such flag"):
+        Broken(tmp_path, kill_during_start=False)._restart_through_proxy()
