@@ -17,7 +17,7 @@ import threading
 
 EVERY = 1000  # entries between freezes: each collection then covers at most this much history
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # a finalizer run by the collection may record too
 _active = 0  # fences between their first freeze and their release: the last one unfreezes
 
 
