@@ -252,6 +252,12 @@ class WatchDelay:
             if not self._log.closed:
                 self._log.write(json.dumps(record, default=str) + "\n")
 
+    @property
+    def watching(self) -> int:
+        """How many watch streams pass through the proxy now."""
+        with self._lock:
+            return len(self._streams)
+
     def _snapshot_streams(self) -> list[Stream]:
         with self._lock:
             return list(self._streams)

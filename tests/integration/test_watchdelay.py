@@ -36,6 +36,12 @@ def _informer(proxy: WatchDelay, namespace: str, tmp_path: Path):
         informer.add_event_handler(kind, lambda obj, log=log: log.append(
             (obj.metadata.name, time.monotonic())))
     informer.start()
+    # Its first list is not delayed: an object made before the informer watches would be seen
+    # at once, through the list.
+    deadline = time.monotonic() + 30
+    while not proxy.watching and time.monotonic() < deadline:
+        time.sleep(0.05)  # the informer is the client under observation
+    assert proxy.watching, "the informer never started watching"
     return api, informer, seen
 
 
