@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -300,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("aftershock: interrupted; everything started was removed")
         return 130
+    except BrokenPipeError:  # e.g. `| head`: the reader has what it wanted, as with kubectl
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
