@@ -21,6 +21,14 @@ def event(name: str, second: int) -> bytes:
         "requestReceivedTimestamp": stamp}) + "\n").encode()
 
 
+def follow(tmp_path: Path, written: bytes = b"") -> tuple[Path, Timeline, AuditTail]:
+    """An audit log holding ``written``, and a tail following it from now."""
+    log = tmp_path / "audit.log"
+    log.write_bytes(written)
+    timeline = Timeline()
+    return log, timeline, AuditTail(log, timeline)
+
+
 def names(timeline: Timeline) -> list[str]:
     return [e.name for e in timeline.entries if e.kind == AUDIT]
 
@@ -49,10 +57,7 @@ def test_a_rotation_loses_no_line(tmp_path: Path) -> None:
 def test_the_old_offset_is_never_read_in_the_new_file(tmp_path: Path) -> None:
     """The bug this guards: an offset kept across a rotation skipped the new file's start and
     then read from inside a line, which killed the follower."""
-    log = tmp_path / "audit.log"
-    timeline = Timeline()
-    log.write_bytes(b"")
-    tail = AuditTail(log, timeline)
+    log, timeline, tail = follow(tmp_path)
     with log.open("ab") as out:
         for second in range(5):
             out.write(event(f"old-{second}", second))
@@ -65,10 +70,7 @@ def test_the_old_offset_is_never_read_in_the_new_file(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_line_is_a_recorder_error_and_following_goes_on(tmp_path: Path) -> None:
-    log = tmp_path / "audit.log"
-    log.write_bytes(b"")
-    timeline = Timeline()
-    tail = AuditTail(log, timeline)
+    log, timeline, tail = follow(tmp_path)
     with log.open("ab") as out:
         out.write(event("a", 1) + b'4:00Z","stage": 1}\n' + event("b", 2))
     tail.read_available()
@@ -110,10 +112,7 @@ def test_started_while_a_line_was_half_written(tmp_path: Path) -> None:
 
 
 def test_nothing_is_read_after_stop(tmp_path: Path) -> None:
-    log = tmp_path / "audit.log"
-    log.write_bytes(b"")
-    timeline = Timeline()
-    tail = AuditTail(log, timeline)
+    log, timeline, tail = follow(tmp_path)
     with log.open("ab") as out:
         out.write(event("during", 1))
     tail.stop()
@@ -124,10 +123,7 @@ def test_nothing_is_read_after_stop(tmp_path: Path) -> None:
 
 
 def test_a_rotated_file_that_ends_inside_a_line_is_an_error(tmp_path: Path) -> None:
-    log = tmp_path / "audit.log"
-    log.write_bytes(b"")
-    timeline = Timeline()
-    tail = AuditTail(log, timeline)
+    log, timeline, tail = follow(tmp_path)
     with log.open("ab") as out:
         out.write(event("a", 1) + event("cut", 2)[:30])
     tail.read_available()
@@ -141,10 +137,7 @@ def test_a_rotated_file_that_ends_inside_a_line_is_an_error(tmp_path: Path) -> N
 def test_a_new_file_that_cannot_be_opened_is_one_gap_then_read(tmp_path: Path) -> None:
     """The bug this guards: the old file was closed before the new one opened; when opening
     failed, every later read hit the closed file and the log was never read again."""
-    log = tmp_path / "audit.log"
-    log.write_bytes(b"")
-    timeline = Timeline()
-    tail = AuditTail(log, timeline)
+    log, timeline, tail = follow(tmp_path)
     log.rename(tmp_path / "audit-old.log")
     log.mkdir()  # opening it fails (root reads any file, so not a mode)
     for _ in range(3):
@@ -160,10 +153,7 @@ def test_a_new_file_that_cannot_be_opened_is_one_gap_then_read(tmp_path: Path) -
 
 
 def test_a_log_cut_short_in_place_is_an_error_and_read_again(tmp_path: Path) -> None:
-    log = tmp_path / "audit.log"
-    log.write_bytes(b"")
-    timeline = Timeline()
-    tail = AuditTail(log, timeline)
+    log, timeline, tail = follow(tmp_path)
     with log.open("ab") as out:
         out.write(event("a", 1) + event("b", 2))
     tail.read_available()
