@@ -166,6 +166,13 @@ def perturbed(entries: Iterable[Entry]) -> list[tuple[float, float]]:
             if e.kind == MARK and "lasts" in (e.extra or {})]
 
 
+def perturbation_over(entries: Iterable[Entry]) -> float:
+    """When the last anchored fault that fired stopped perturbing (its mark plus how long it
+    lasts); 0.0 if none fired."""
+    return max((e.mono + float(e.extra["lasts"]) for e in entries
+                if e.kind == MARK and "lasts" in (e.extra or {})), default=0.0)
+
+
 def split_by(found: list[Entry], windows: list[tuple[float, float]]) -> tuple[list, list]:
     """(the entries inside any window, the others)."""
     inside, outside = [], []

@@ -93,10 +93,14 @@ def killed_after(scenario: Scenario, nth: int, what: str, verb: str) -> None:
 
 
 def last_activity(scenario: Scenario) -> float:
-    from aftershock.explore.differential import last_change
+    """When an object of the namespace last changed, or an anchored fault stopped perturbing
+    the implementation if that was later: a stalled watch keeps the namespace still while the
+    implementation is blind, and an end state judged then is not the one it settles on."""
+    from aftershock.explore.differential import last_change, perturbation_over
 
-    return last_change(scenario.timeline.entries, scenario.namespace,
-                       scenario.timeline.started)
+    entries = scenario.timeline.entries
+    return max(last_change(entries, scenario.namespace, scenario.timeline.started),
+               perturbation_over(entries))
 
 
 def wait_quiet(scenario: Scenario, seconds: float, limit: float = 60.0) -> bool:
@@ -119,8 +123,9 @@ def _grown(scenario: Scenario, seen: int):
 
 @when("the namespace is quiet for {seconds:d} seconds")
 def namespace_quiet(scenario: Scenario, seconds: int) -> None:
-    """Waits (at most a minute) until nothing in the scenario's namespace changed for the
-    seconds given; a namespace that never settles is marked, not failed."""
+    """Waits (at most a minute) until every anchored fault that fired is over and then nothing
+    in the scenario's namespace changed for the seconds given; a namespace that never settles
+    is marked, not failed."""
     if not wait_quiet(scenario, seconds):
         scenario.timeline.mark(f"namespace/{scenario.namespace} still changing after 60s")
 
