@@ -8,7 +8,7 @@ from aftershock.phrases import Condition, condition
 from aftershock.sut.concepts import replica_group_selector
 from aftershock.sut.dra import departed_released
 from aftershock.sut.gang import Gang
-from aftershock.sut.records import NodeRecords, node_names
+from aftershock.sut.records import NodeRecords
 from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.state import Query, exists, is_live, is_ready, node_of
 
@@ -27,8 +27,8 @@ def group_live(ctx, name: str, count: int) -> Condition:
 def every_node_recorded(ctx) -> Condition:
     records = NodeRecords.of(ctx)
     return Condition("every node holds a node record",
-                     lambda s: node_names(s) <= records.nodes_with_records(s),
-                     frozenset({"nodes", records.resource}), lambda s: len(node_names(s)))
+                     lambda s: records.nodes(s) <= records.nodes_with_records(s),
+                     frozenset({"nodes", records.resource}), lambda s: len(records.nodes(s)))
 
 
 @condition("node {node:Name} holds a node record")
@@ -51,7 +51,7 @@ def record_released(ctx, index: int, node: str) -> Condition:
 def records_bounded(ctx, extra: int) -> Condition:
     records = NodeRecords.of(ctx)
     return Condition(f"node records ≤ nodes + {extra}",
-                     lambda s: len(records.all(s)) <= len(node_names(s)) + extra,
+                     lambda s: len(records.all(s)) <= len(records.nodes(s)) + extra,
                      frozenset({"nodes", records.resource}), lambda s: len(records.all(s)))
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aftershock import labels
 from aftershock.errors import UserError
 from aftershock.schema import validate
 from aftershock.sut import profile_paths
@@ -108,6 +109,7 @@ def load_profile(path: str | Path) -> Profile:
     validate(doc, SCHEMA)
     profile_paths.check(doc, Path(path).resolve().parent)
     raw = doc.data
+    _check_node_selector(doc, raw["concepts"].get("node_records"))
     in_cluster = _in_cluster(doc, raw.get("install_in_cluster"))
     start = raw.get("start")
     ready = (start or {}).get("ready") or {}
@@ -135,6 +137,14 @@ def load_profile(path: str | Path) -> Profile:
         build=_build(doc, raw.get("build")),
         rbac_from=tuple(raw.get("rbac_from") or ()),
     )
+
+
+def _check_node_selector(doc: Located, records: dict[str, Any] | None) -> None:
+    try:
+        labels.parse((records or {}).get("node_selector", ""))
+    except ValueError as exc:
+        raise doc.error(f"field 'concepts.node_records.node_selector': {exc}", "concepts",
+                        "node_records", "node_selector") from None
 
 
 def _build(doc: Located, raw: dict[str, Any] | None) -> GoBuild | None:

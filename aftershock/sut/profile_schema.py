@@ -81,6 +81,8 @@ CONCEPTS = {
         "staleness_seconds": Field((int, float), required=True),
         "poll_seconds": Field((int, float), required=True),
         "slots": Field(int, required=True, expected="how many indexes (0 to slots-1)"),
+        "node_selector": Field(str, expected="the nodes it keeps records for, as a label "
+                                             "selector: key, !key, key=value or key!=value"),
     }),
 }
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from aftershock import labels
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
 from aftershock.timeline.entry import WATCH, Entry
@@ -24,6 +25,7 @@ class NodeRecords:
     staleness: float
     poll: float
     slots: int
+    node_selector: tuple[labels.Requirement, ...] = ()  # the nodes it keeps records for
 
     @classmethod
     def of(cls, scenario) -> NodeRecords:
@@ -31,7 +33,7 @@ class NodeRecords:
         return cls(mapping["resource"]["plural"], scenario.namespace, mapping["index_path"],
                    mapping["node_path"], mapping["touched_path"],
                    float(mapping["staleness_seconds"]), float(mapping["poll_seconds"]),
-                   int(mapping["slots"]))
+                   int(mapping["slots"]), labels.parse(mapping.get("node_selector", "")))
 
     @property
     def highest(self) -> int:
@@ -58,6 +60,14 @@ class NodeRecords:
                 return self.node(record)
         return None
 
+    def nodes(self, state: State) -> set[str]:
+        """The nodes it keeps records for (kind's control plane is no worker: a selector
+        such as !node-role.kubernetes.io/control-plane leaves it out)."""
+        if not self.node_selector:
+            return state.names("nodes")
+        return {node["metadata"]["name"] for node in state.select("nodes")
+                if labels.matches(self.node_selector, node["metadata"].get("labels"))}
+
     def nodes_with_records(self, state: State) -> set[str]:
         return {self.node(record) for record in self.all(state)}
 
@@ -66,10 +76,6 @@ class NodeRecords:
         if not stamp:
             return None
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-
-
-def node_names(state: State) -> set[str]:
-    return state.names("nodes")
 
 
 def _release(records: NodeRecords, entry: Entry, before: dict[str, Any] | None):
@@ -111,7 +117,7 @@ def never_reclaimed_early(entries: Iterable[Entry], records: NodeRecords,
         node, before = released
         prior = earlier[1] if earlier else entry  # what it was released from, as last seen
         touched = records.touched(before)
-        if node in node_names(state):
+        if node in records.nodes(state):
             return Verdict(name, VIOLATED, f"{entry.ref} was released from node/{node} while "
                            f"node/{node} still existed", [prior, entry], origin,
                            subjects=len(seen), reads=reads)

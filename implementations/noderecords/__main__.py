@@ -221,7 +221,10 @@ class Controller:
         self.namespace, self.variant = args.namespace, args.variant
         self.slots, self.staleness, self.poll = args.slots, args.staleness, args.poll
         self.wake = threading.Event()
-        self.nodes = Reflector(self.core.list_node, self.wake.set, "nodes")
+        # the nodes it keeps records for, selected by the API server (e.g. no control plane)
+        self.nodes = Reflector(functools.partial(self.core.list_node,
+                                                 label_selector=args.node_selector),
+                               self.wake.set, "nodes")
         self.records = Reflector(functools.partial(
             self.objects.list_namespaced_custom_object, GROUP, VERSION, self.namespace, PLURAL),
             self.wake.set, PLURAL)
@@ -352,6 +355,8 @@ def main() -> None:
     parser.add_argument("--slots", type=int, default=3)
     parser.add_argument("--staleness", type=float, default=5.0, help="seconds")
     parser.add_argument("--poll", type=float, default=1.0, help="seconds")
+    parser.add_argument("--node-selector", default="",
+                        help="a label selector of the nodes to keep records for")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     configuration = load_config(args.kubeconfig)

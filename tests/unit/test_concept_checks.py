@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 
 from aftershock import properties
@@ -81,6 +82,24 @@ def test_releasing_the_record_of_a_live_node_is_a_violation():
     history.record(9.0, 1, "node-2", touched=0.1, type="DELETED")
     verdict = never_reclaimed_early(history.entries, RECORDS)
     assert verdict.status == VIOLATED and "node/node-2 still existed" in verdict.summary
+
+
+def test_the_node_selector_leaves_out_nodes_it_keeps_no_records_for():
+    """kind's control plane is a node too; records are kept for the workers only."""
+    from aftershock import labels
+    from aftershock.timeline.state import State
+
+    workers = dataclasses.replace(RECORDS, node_selector=labels.parse(
+        "!node-role.kubernetes.io/control-plane"))
+    history = _records_history()
+    history.add(0, "nodes", "kind-control-plane", {"metadata": {
+        "name": "kind-control-plane",
+        "labels": {"node-role.kubernetes.io/control-plane": ""}}}, namespace="")
+    state = State()
+    for entry in history.entries:
+        state.apply(entry)
+    assert workers.nodes(state) == {"node-2"}  # node-1 was deleted
+    assert RECORDS.nodes(state) == {"node-2", "kind-control-plane"}
 
 
 def test_reassigning_a_record_counts_as_its_release():

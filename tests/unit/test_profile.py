@@ -42,6 +42,12 @@ def test_a_good_profile_loads(tmp_path):
     ("    log: started", "    log: 3", 5,
      "field 'start.ready.log' must be a line its log prints once it is ready, got int 3"),
     ("  replica_group:", "  replica_groop:", 7, "(did you mean 'replica_group'?)"),
+    ("concepts:\n", "concepts:\n  node_records:\n    resource: {group: g, version: v1, plural: "
+     "rs, kind: R}\n    index_path: a\n    node_path: b\n    touched_path: c\n"
+     "    staleness_seconds: 5\n    poll_seconds: 1\n    slots: 3\n"
+     "    node_selector: tier in (gpu)\n", 15,
+     "field 'concepts.node_records.node_selector': cannot read 'tier in (gpu)' as a label "
+     "requirement"),
 ])
 def test_profile_errors_name_file_line_field_and_expectation(tmp_path, old, new, line,
                                                              fragment):
