@@ -173,6 +173,7 @@ class Scenario:
     step: str | None = None  # the text of the step running now, set by the runner
     violations: list[Verdict] = field(default_factory=list)  # judged, not expected, went on
     verdicts: list[Verdict] = field(default_factory=list)
+    judged: list[Verdict] = field(default_factory=list)  # of labelled steps: properties
     faults: list[FaultRecord] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     redactor: Redactor = field(default_factory=Redactor)  # secrets seen; kept out of reports
@@ -211,6 +212,8 @@ class Scenario:
                                 "upto": len(entries), "step": self.step,
                                 "status": verdict.status, "summary": verdict.summary})
         self.verdicts.append(verdict)
+        if self.property_label:
+            self.judged.append(verdict)
         if verdict.status == PASS:
             return verdict
         if verdict.status == VIOLATED and labels_of(verdict.property) & self.expected_violations:

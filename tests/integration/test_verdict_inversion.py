@@ -85,6 +85,14 @@ def test_a_capability_missing_halfway_fails_and_keeps_what_was_judged(tmp_path):
     assert "R5: PASS" in result.stdout
     rows = [json.loads(line) for line in (run / "matrix.jsonl").read_text().splitlines()]
     assert rows and rows[0]["outcomes"] == {"R5": "pass"}, rows
+    # Only set-up checks before it (no property label): nothing is hidden, so a skip.
+    path.write_text(HALFWAY.replace(" (R5)", ""))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "-rs", "--rootdir", str(tmp_path), str(path), "--profile",
+                             str(profile), "--run-dir", str(tmp_path / "run2")],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "1 skipped" in result.stdout and "lacks capability 'load_image'" in result.stdout
 
 
 UNKNOWN_PATH = """@concept:replica_group
