@@ -194,8 +194,9 @@ class KindCluster:
                 changed.append(f"started the container of node/{node}")
         with kube.api_client(self.paths.kubeconfig, self.info.context) as api:
             changed += self._reset_node_objects(kube.core(api))
-            if changed:
-                self._wait_nodes_ready(api)
+            # also when nothing changed here: a node failure reverted as its scenario ended
+            # started the container, and its kubelet is Ready only some seconds later
+            self._wait_nodes_ready(api)
         return changed
 
     def _reset_node_objects(self, core: Any) -> list[str]:
