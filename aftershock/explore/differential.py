@@ -159,18 +159,21 @@ def refused(entries: Iterable[Entry], actor: str, namespace: str | None = None) 
             and (namespace is None or e.namespace in (namespace, ""))]
 
 
-def perturbed(entries: Iterable[Entry]) -> list[tuple[float, float]]:
-    """When anchored faults perturbed the implementation: from each firing (its mark says how
-    long it lasts) until STORM_GRACE after it was lifted, as a retry backs off."""
-    return [(e.mono, e.mono + float(e.extra["lasts"]) + STORM_GRACE) for e in entries
+def fired(entries: Iterable[Entry]) -> list[tuple[float, float]]:
+    """(fired, lifted) of each anchored fault: its mark says how long it lasts."""
+    return [(e.mono, e.mono + float(e.extra["lasts"])) for e in entries
             if e.kind == MARK and "lasts" in (e.extra or {})]
 
 
+def perturbed(entries: Iterable[Entry]) -> list[tuple[float, float]]:
+    """When anchored faults perturbed the implementation: from each firing until STORM_GRACE
+    after it was lifted, as a retry backs off."""
+    return [(start, lifted + STORM_GRACE) for start, lifted in fired(entries)]
+
+
 def perturbation_over(entries: Iterable[Entry]) -> float:
-    """When the last anchored fault that fired stopped perturbing (its mark plus how long it
-    lasts); 0.0 if none fired."""
-    return max((e.mono + float(e.extra["lasts"]) for e in entries
-                if e.kind == MARK and "lasts" in (e.extra or {})), default=0.0)
+    """When the last anchored fault that fired was lifted; 0.0 if none fired."""
+    return max((lifted for _, lifted in fired(entries)), default=0.0)
 
 
 def split_by(found: list[Entry], windows: list[tuple[float, float]]) -> tuple[list, list]:
