@@ -52,7 +52,7 @@ unit: $(DEPS)
 test: toolchain lint report-tools browser
 	@echo "==> [test] harness tests and features on the embedded cluster"
 	$(BIN)/aftershock cluster gc
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest --durations=15 $(PYTEST_ARGS)
 
 demo: toolchain report-tools
 	@echo "==> [demo] the conformance suite on the embedded cluster, into $(DEMO_RUN)"

@@ -34,7 +34,7 @@ def settle(verdict: Verdict, history: History) -> Verdict:
         if verdict.subjects is None:
             return _unknown(verdict, "the check did not count what it judged")
         if verdict.subjects == 0:
-            return _unknown(verdict, f"nothing to judge: {verdict.summary}")
+            return _unknown(verdict, "nothing to judge")
     return verdict
 
 
