@@ -40,9 +40,15 @@ SERVICE_RANGE = "10.96.0.0/12"
 REBINDABLE = ("kube-controller-manager", "kube-scheduler")  # nothing else knows their ports
 # kwok plays every node's kubelet, work that on a real cluster runs on other machines. On shared
 # cores it gives way to the API server, etcd and the recorder, so that what is observed stays
-# ahead of the simulated nodes (bench_scale, 1,000 nodes, recorder lag p99: 1.71 and 1.83 s at
-# nice 0; 0.73, 0.90 and 1.38 s at nice 10; pods per second unchanged).
+# ahead of the simulated nodes. Its session gives way too (processes.give_way): until it did,
+# nice 10 changed nothing (bench_scale, 1,000 nodes, recorder lag p99 over seven runs 0.73-2.04 s;
+# with the session at nice 10, 0.94 and 0.74 s, p50 0.2 s -> 0.01 s).
 NICE = {"kwok": 10}
+# The scheduler binds at most 50 pods a second (its default QPS), so a controller-manager that
+# creates pods faster adds nothing to pods per second, only a backlog that the API server must
+# dispatch ahead of what the recorder waits for (bench_scale, 1,000 nodes: at 100 and burst 200,
+# lag p99 0.94 and 0.74 s; at 50 and burst 100, 0.16 and 0.18 s; 40-43 pods a second in both).
+KCM_PACE = ("--kube-api-qps=50", "--kube-api-burst=100")
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 
 
@@ -283,7 +289,7 @@ class LocalCluster(Nodes):
                     f"--cluster-signing-key-file={pki.ca_key}",
                     "--node-monitor-period=1s",
                     f"--node-monitor-grace-period={heartbeat(self.node_count)[1]}s",
-                    "--kube-api-qps=100", "--kube-api-burst=200",
+                    *KCM_PACE,
                     *dra_flags(self.binaries.versions.kubernetes, component)]
         if component == "kube-scheduler":
             return [binary, *served, *dra_flags(self.binaries.versions.kubernetes, component)]
@@ -304,10 +310,8 @@ class LocalCluster(Nodes):
         env = {"HOME": str(self.paths.workdir)}  # nothing may read or write ~/.kube
         self._kubeconfigs[component] = kubeconfig
         command = self._command(component, kubeconfig)
-        if component in NICE:
-            command = ["nice", "-n", str(NICE[component]), *command]
         proc, record = procs.spawn(component, command, self.paths.log(component), env=env,
-                                   cwd=self.paths.workdir)
+                                   cwd=self.paths.workdir, nice=NICE.get(component, 0))
         self._popen[component] = proc
         self.state.processes[component] = record
         self.state.save()
