@@ -155,31 +155,18 @@ def current_owner() -> tuple[int, int | None]:
 
 
 def spawn(name: str, command: list[str], log: Path, env: dict[str, str] | None = None,
-          cwd: Path | None = None, nice: int = 0) -> tuple[subprocess.Popen, ProcessRecord]:
+          cwd: Path | None = None) -> tuple[subprocess.Popen, ProcessRecord]:
     """Start one component in its own session (so it survives terminal Ctrl-C only by our
-    choice: cleanup ends it), output appended to ``log``, at priority ``nice``."""
+    choice: cleanup ends it), output appended to ``log``."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    if nice:
-        command = ["nice", "-n", str(nice), *command]  # for every thread it starts, unlike renice
     with log.open("ab") as out:
         proc = subprocess.Popen(
             command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
         )
-    if nice:
-        give_way(proc.pid, nice)
     started = start_time(proc.pid)
     record = ProcessRecord(name, proc.pid, started or 0, command, str(log))
     return proc, record
-
-
-def give_way(pid: int, nice: int) -> None:
-    """Lower the priority of the session that ``pid`` leads. With the kernel's autogroups on (the
-    default), the scheduler first shares the cores between sessions and only then between the
-    processes of one: a process's own nice value counts only against its session mates, so a
-    component alone in its session must have its session's nice set too (sched(7))."""
-    with contextlib.suppress(OSError):  # no autogroups in this kernel, or not ours to change
-        Path(f"/proc/{pid}/autogroup").write_text(f"{nice}\n")
 
 
 def terminate(records: list[ProcessRecord], grace: float = 5.0) -> None:

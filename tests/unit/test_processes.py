@@ -6,7 +6,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
@@ -29,24 +28,6 @@ def test_terminate_ends_a_spawned_process(tmp_path):
     assert record.alive()
     processes.terminate([record])
     assert not record.alive()
-
-
-def test_a_component_that_gives_way_does_so_against_other_sessions(tmp_path):
-    """Each component leads its own session. With autogroups on, the kernel shares the cores
-    between sessions first, so a nice value set on the process alone changed nothing against
-    the API server (kwok "at nice 10" still took a whole session's share)."""
-    _, record = processes.spawn("sleeper", ["sleep", "60"], tmp_path / "sleeper.log", nice=7)
-    try:
-        comm = Path(f"/proc/{record.pid}/comm")
-        deadline = time.monotonic() + 10
-        while comm.read_text().strip() != "sleep" and time.monotonic() < deadline:
-            time.sleep(0.01)  # `nice` sets the priority, then execs the command
-        assert os.getpriority(os.PRIO_PROCESS, record.pid) == 7
-        autogroup = Path(f"/proc/{record.pid}/autogroup")
-        if autogroup.exists():  # kernels built without autogroups have no such file
-            assert autogroup.read_text().split()[-1] == "7", autogroup.read_text()
-    finally:
-        processes.terminate([record])
 
 
 def test_a_recycled_pid_is_not_ours(tmp_path):
