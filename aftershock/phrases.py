@@ -21,7 +21,7 @@ from aftershock import workloads
 from aftershock.checks.temporal import Event, Transition
 from aftershock.scenario import EXTRA_TYPES
 from aftershock.timeline.entry import SINGULAR, WATCH, Entry
-from aftershock.timeline.state import Query, State, is_live, is_running, node_of
+from aftershock.timeline.state import Query, State, is_live, is_ready, is_running, node_of
 
 PLURAL = {singular: plural for plural, singular in SINGULAR.items()}
 CLUSTER_SCOPED = {"nodes", "persistentvolumes", "deviceclasses", "resourceslices", "namespaces"}
@@ -142,6 +142,20 @@ def pods_running(ctx, count: int, name: str) -> Condition:
     running = _running(ctx, name)
     return Condition(f"{count} pods of {name} are Running",
                      lambda s: s.count(running) == count, frozenset({"pods"}), _pods(ctx, name))
+
+
+@condition("{count:d} pods of {name} are Ready")
+def pods_ready(ctx, count: int, name: str) -> Condition:
+    ready = Query("pods", ctx.namespace, workloads.selector_labels(name), is_ready)
+    return Condition(f"{count} pods of {name} are Ready",
+                     lambda s: s.count(ready) == count, frozenset({"pods"}), _pods(ctx, name))
+
+
+@condition("no pod of {name} is Ready")
+def no_pod_ready(ctx, name: str) -> Condition:
+    ready = Query("pods", ctx.namespace, workloads.selector_labels(name), is_ready)
+    return Condition(f"no pod of {name} is Ready", lambda s: s.count(ready) == 0,
+                     frozenset({"pods"}), _pods(ctx, name))
 
 
 @condition("{count:d} pods of {name} are Running on {spread:d} different nodes")

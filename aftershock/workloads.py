@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"  # never pulled: kwok simulates the containers
+# answers TCP on a port; preloaded in the kind node image built here (kindimage.images)
+LISTENER_IMAGE = "aftershock.local/listener:1"
 
 
 def selector_labels(name: str) -> dict[str, str]:
@@ -15,9 +17,20 @@ def label_selector(name: str) -> str:
     return ",".join(f"{key}={value}" for key, value in selector_labels(name).items())
 
 
+def listening(port: int) -> dict[str, Any]:
+    """A container that answers on ``port`` and is Ready only while it answers the kubelet's
+    probe (every second, one miss is enough): readiness that a cut network takes away."""
+    return {"name": "main", "image": LISTENER_IMAGE, "imagePullPolicy": "Never",
+            "args": [str(port)], "ports": [{"containerPort": port}],
+            "readinessProbe": {"tcpSocket": {"port": port}, "periodSeconds": 1,
+                               "timeoutSeconds": 1, "failureThreshold": 1}}
+
+
 def pod_template(name: str, memory: str | None = None, spread_across_nodes: bool = False,
-                 finalizers: list[str] | None = None) -> dict[str, Any]:
-    container: dict[str, Any] = {"name": "main", "image": PAUSE_IMAGE}
+                 finalizers: list[str] | None = None,
+                 port: int | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = listening(port) if port else {"name": "main",
+                                                              "image": PAUSE_IMAGE}
     if memory:
         container["resources"] = {"requests": {"memory": memory}}
     spec: dict[str, Any] = {"containers": [container], "terminationGracePeriodSeconds": 0}
@@ -36,8 +49,8 @@ def pod_template(name: str, memory: str | None = None, spread_across_nodes: bool
 
 
 def deployment(name: str, replicas: int, *, memory: str | None = None,
-               spread_across_nodes: bool = False,
-               finalizers: list[str] | None = None) -> dict[str, Any]:
+               spread_across_nodes: bool = False, finalizers: list[str] | None = None,
+               port: int | None = None) -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -45,7 +58,7 @@ def deployment(name: str, replicas: int, *, memory: str | None = None,
         "spec": {
             "replicas": replicas,
             "selector": {"matchLabels": selector_labels(name)},
-            "template": pod_template(name, memory, spread_across_nodes, finalizers),
+            "template": pod_template(name, memory, spread_across_nodes, finalizers, port),
         },
     }
 

@@ -66,6 +66,17 @@ def network_partition(name: str, namespace: str, labels: dict[str, str],
         "target": {"mode": "all", "selector": _selector(namespace, other)}})
 
 
+def network_cut(name: str, namespace: str, labels: dict[str, str],
+                duration: str | None = None) -> dict[str, Any]:
+    """A partition with no target: every packet the selected pods send is dropped (their
+    answers too), by iptables in each pod's network namespace."""
+    spec: dict[str, Any] = {"action": "partition", "mode": "all", "direction": "to",
+                            "selector": _selector(namespace, labels)}
+    if duration:
+        spec["duration"] = duration
+    return _experiment("NetworkChaos", name, namespace, spec)
+
+
 def stress(name: str, namespace: str, labels: dict[str, str], cpu_workers: int = 1,
            cpu_load: int = 100, memory: str | None = None, mode: str = "all") -> dict[str, Any]:
     stressors: dict[str, Any] = {"cpu": {"workers": cpu_workers, "load": cpu_load}}

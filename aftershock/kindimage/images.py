@@ -1,6 +1,7 @@
 """The container images a kind node preloads, written as archives from binaries built here:
-the control plane (what kubeadm's static pods run), kube-proxy, etcd, CoreDNS, pause, and the
-node-routes DaemonSet that stands in for kindnetd. Each is tagged with the name kubeadm (or
+the control plane (what kubeadm's static pods run), kube-proxy, etcd, CoreDNS, pause, the
+listener that workloads with a readiness probe run, and the node-routes DaemonSet that stands
+in for kindnetd. Each is tagged with the name kubeadm (or
 containerd) asks for, so that nothing is ever pulled.
 
 Binaries that need no userland (static Go, static C) go in an image of their own files; the
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 from importlib import resources
 from pathlib import Path
@@ -25,6 +27,7 @@ REGISTRY = "registry.k8s.io"
 SANDBOX_PAUSE = "3.10"  # kind's containerd config names this one
 NET_PACKAGES = ("iptables", "nftables", "conntrack", "iproute2", "ipset", "kmod")
 ROUTES_TAG = "aftershock.local/node-routes"
+LISTENER_TAG = "aftershock.local/listener:1"  # aftershock.workloads names it
 DATA = resources.files("aftershock.kindimage") / "data"
 
 # iptables' backend chosen at first use the way kind's entrypoint chose the node's: by which
@@ -77,10 +80,31 @@ def _alone(tag: str, binary: Path, dest: str, **settings) -> Image:
     return Image(tag, (Entry(dest, binary),), **settings)
 
 
+def listener(cache: Path) -> Path:
+    """The listener (data/listener.c), built with gcc -static unless cached by its source."""
+    source = DATA / "listener.c"
+    text = source.read_bytes()
+    target = cache / f"listener-{hashlib.sha256(text).hexdigest()[:12]}"
+    if target.is_file():
+        return target
+    if not shutil.which("gcc"):
+        raise UserError("gcc is needed to build the listener (apt-get install gcc)")
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = target.with_suffix(".tmp")
+    with resources.as_file(source) as path:
+        done = subprocess.run(["gcc", "-Os", "-Wall", "-Werror", "-static", "-s", "-o",
+                               str(scratch), str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        scratch.unlink(missing_ok=True)
+        raise UserError(f"building the listener failed:\n{done.stderr.strip()[-2000:]}")
+    scratch.rename(target)
+    return target
+
+
 def plan(kubernetes: str, control_plane: Path, node: Path, kube_module: Path,
-         rootfs: Path) -> list[Image]:
-    """Every image the node preloads. ``control_plane``: the toolchain's binaries; ``node``:
-    kind's (kubelet ... coredns, pause)."""
+         rootfs: Path, listener_binary: Path) -> list[Image]:
+    """Every image the node preloads, node-routes last. ``control_plane``: the toolchain's
+    binaries; ``node``: kind's (kubelet ... coredns, pause)."""
     version = f"v{kubernetes}"
     images = [_alone(f"{REGISTRY}/{name}:{version}", control_plane / name,
                      f"/usr/local/bin/{name}")
@@ -100,6 +124,8 @@ def plan(kubernetes: str, control_plane: Path, node: Path, kube_module: Path,
                         entrypoint=("/pause",), user="65535:65535",
                         aliases=(f"{REGISTRY}/pause:{pause}",) if pause != SANDBOX_PAUSE
                         else ()))
+    images.append(Image(LISTENER_TAG, (Entry("/listener", data=listener_binary.read_bytes()),),
+                        entrypoint=("/listener",), user="65535:65535"))
     images.append(routes_image(node, rootfs))
     return images
 

@@ -89,7 +89,7 @@ def build(kubernetes: str | None = None, say: Say = _say, force: bool = False) -
         node = binaries.build(version, say)
         kube = Path(toolchain.go_env("GOMODCACHE")) / f"k8s.io/kubernetes@v{version}"
         planned = images.plan(version, control_plane, node, kube,
-                              images.net_rootfs(cache, say))
+                              images.net_rootfs(cache, say), images.listener(cache))
         cni = images.cni_manifest(planned[-1].tag)
         key = inputs_key(base_tag, node, control_plane, planned, cni)
         wanted = tag_for(version)

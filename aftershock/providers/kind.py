@@ -143,32 +143,37 @@ class KindCluster:
         self._run(cmd.load_image(self.kind, self.name, image), timeout=900)
 
     def install_chaos_mesh(self) -> None:
-        """Chaos Mesh's controller (built here) and the objects of its chart; returns once the
-        controller is available (at once if it already was). See aftershock.kindimage.chaosmesh
-        for what is left out."""
+        """Chaos Mesh's controller and daemon (built here) and the objects of its chart;
+        returns once the controller is available and a daemon runs on every node (at once if
+        they already were). See aftershock.kindimage.chaosmesh for what the daemon lacks."""
         if self.chaos_mesh:
             return
         import sys
         import tempfile
 
-        from aftershock.kindimage import chaosmesh
+        from aftershock.kindimage import chaosmesh, images
+        from aftershock.providers.toolchain import cache_root
         from aftershock.sut.runner import apply_manifest
 
-        binaries = chaosmesh.build(lambda line: print(line, file=sys.stderr, flush=True))
+        def say(line: str) -> None:
+            print(line, file=sys.stderr, flush=True)
+
+        binaries = chaosmesh.build(say)
+        rootfs = images.net_rootfs(cache_root() / "kind", say)
         with tempfile.TemporaryDirectory(prefix="aftershock-chaos-mesh-") as scratch:
-            image = chaosmesh.controller_image(binaries, Path(scratch))
-            self._run(cmd.load_image_archive(self.kind, self.name, image), timeout=900)
+            for archive in (chaosmesh.controller_image(binaries, Path(scratch)),
+                            chaosmesh.daemon_archive(binaries, rootfs, Path(scratch))):
+                self._run(cmd.load_image_archive(self.kind, self.name, archive), timeout=900)
         with kube.api_client(self.paths.kubeconfig, self.info.context) as api:
             core = kube.core(api)
             with contextlib.suppress(Exception):  # already there from an earlier scenario
                 core.create_namespace({"metadata": {"name": chaosmesh.NAMESPACE}})
-            for path in chaosmesh.crds():
-                for doc in yaml.safe_load_all(path.read_text()):
-                    if doc:
-                        apply_manifest(api, doc, chaosmesh.NAMESPACE)
+            for doc in chaosmesh.crd_documents():
+                apply_manifest(api, doc, chaosmesh.NAMESPACE)
             for doc in chaosmesh.render(binaries / "helm", self.kubernetes_version):
                 apply_manifest(api, doc, chaosmesh.NAMESPACE)
             wait_available(api, chaosmesh.NAMESPACE, "chaos-controller-manager")
+            wait_daemons(api, chaosmesh.NAMESPACE, "chaos-daemon")
         self.chaos_mesh = True
 
     # --- nodes --------------------------------------------------------------------------
@@ -343,6 +348,24 @@ def wait_available(api: Any, namespace: str, name: str) -> None:
             stream.stop()
             return
     raise ClusterError(f"deployment/{namespace}/{name} not available within "
+                       f"{COMPONENT_TIMEOUT:.0f}s")
+
+
+def wait_daemons(api: Any, namespace: str, name: str) -> None:
+    """Until daemonset/<namespace>/<name> runs a ready pod on every node it is meant for."""
+    from kubernetes import client, watch
+
+    apps = client.AppsV1Api(api)
+    stream = watch.Watch()
+    for event in stream.stream(apps.list_namespaced_daemon_set, namespace,
+                               field_selector=f"metadata.name={name}",
+                               timeout_seconds=int(COMPONENT_TIMEOUT)):
+        status = event["object"].status
+        if status.desired_number_scheduled and \
+                status.number_ready == status.desired_number_scheduled:
+            stream.stop()
+            return
+    raise ClusterError(f"daemonset/{namespace}/{name} not ready on every node within "
                        f"{COMPONENT_TIMEOUT:.0f}s")
 
 

@@ -239,6 +239,7 @@ class BuildStep:
     module: Path
     packages: tuple[str, ...]
     ldflags: str
+    cgo: bool = False  # most binaries are static; a few need C (and gcc)
 
 
 def plan(versions: Versions, with_kubectl: bool, progress: Progress) -> list[BuildStep]:
@@ -260,7 +261,7 @@ def plan(versions: Versions, with_kubectl: bool, progress: Progress) -> list[Bui
 
 
 def run_step(step: BuildStep, out: Path, index: int, total: int, progress: Progress) -> float:
-    env = {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"}
+    env = {**os.environ, "CGO_ENABLED": "1" if step.cgo else "0", "GOFLAGS": "-mod=mod"}
     listed = subprocess.run(["go", "list", "-deps", *step.packages], cwd=step.module, env=env,
                             capture_output=True, text=True)
     count = max(len(listed.stdout.split()), 1)

@@ -86,11 +86,13 @@ def test_images_are_tagged_as_kubeadm_and_containerd_ask_for_them(tmp_path):
     rootfs = tmp_path / "net.tar"
     with tarfile.open(rootfs, "w"):
         pass
-    planned = images.plan("1.34.4", binaries, binaries, kube, rootfs)
+    planned = images.plan("1.34.4", binaries, binaries, kube, rootfs, binaries / "pause")
     tags = {image.tag for image in planned} | {a for image in planned for a in image.aliases}
     assert {"registry.k8s.io/kube-apiserver:v1.34.4", "registry.k8s.io/kube-proxy:v1.34.4",
             "registry.k8s.io/etcd:3.6.5-0", "registry.k8s.io/coredns/coredns:v1.12.1",
-            "registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10.1"} <= tags
+            "registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10.1",
+            images.LISTENER_TAG} <= tags
+    assert planned[-1].tag.startswith(images.ROUTES_TAG)  # the build reads the CNI's from it
     routes = next(image.tag for image in planned if image.tag.startswith(images.ROUTES_TAG))
     manifest = images.cni_manifest(routes)
     assert f"image: {routes}" in manifest and "would you kindly patch this file" in manifest
@@ -133,14 +135,99 @@ def test_units_that_make_no_sense_in_a_node_are_removed(tmp_path):
     assert str((root / "sbin/init").readlink()) == "/usr/lib/systemd/systemd"
 
 
-def test_chaos_mesh_is_rendered_without_its_daemon_and_with_our_image():
+def test_chaos_mesh_is_rendered_with_our_images_and_the_nodes_containerd():
     from aftershock.kindimage import chaosmesh
 
-    assert chaosmesh._daemon({"kind": "DaemonSet", "metadata": {"name": "chaos-daemon"}})
-    assert chaosmesh._daemon({"kind": "Service", "metadata": {"name": "chaos-daemon"}})
-    assert not chaosmesh._daemon({"kind": "Deployment",
-                                  "metadata": {"name": "chaos-controller-manager"}})
     settings = chaosmesh.values("1.34.4")
     assert "images.registry=aftershock.local" in settings and "--kube-version" in settings
     assert f"images.tag={chaosmesh.version()}" in settings
     assert chaosmesh.image_tag() == f"aftershock.local/chaos-mesh:{chaosmesh.version()}"
+    assert chaosmesh.daemon_tag() == f"aftershock.local/chaos-daemon:{chaosmesh.version()}"
+    assert {"chaosDaemon.runtime=containerd", "chaosDaemon.imagePullPolicy=Never",
+            f"chaosDaemon.socketPath={chaosmesh.RUNTIME_SOCKET}",
+            "chaosDaemon.mtls.enabled=false"} <= set(settings)
+
+
+def test_the_daemons_modules_mount_is_created_on_a_host_without_modules():
+    from aftershock.kindimage import chaosmesh
+
+    daemonset = {"kind": "DaemonSet", "spec": {"template": {"spec": {"volumes": [
+        {"name": "lib-modules", "hostPath": {"path": "/lib/modules"}},
+        {"name": "sys-path", "hostPath": {"path": "/sys"}},
+        {"name": "socket-path", "hostPath": {"path": "/run/containerd", "type": "Directory"}}]}}}}
+    chaosmesh.host_paths(daemonset)
+    volumes = {v["name"]: v["hostPath"] for v in daemonset["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["lib-modules"]["type"] == "DirectoryOrCreate"
+    assert "type" not in volumes["sys-path"] and volumes["socket-path"]["type"] == "Directory"
+
+
+def test_the_daemon_image_carries_our_nsexec_and_legacy_iptables(tmp_path):
+    from aftershock.kindimage import chaosmesh
+
+    (tmp_path / "chaos-daemon").write_bytes(b"x")
+    image = chaosmesh.daemon_image(tmp_path, tmp_path / "rootfs.tar")
+    entries = {entry.dest: entry for entry in image.entries}
+    assert image.tag == chaosmesh.daemon_tag() and image.base == tmp_path / "rootfs.tar"
+    assert entries["/usr/local/bin/chaos-daemon"].source == tmp_path / "chaos-daemon"
+    assert entries["/usr/local/bin/nsexec"].data.startswith(b"#!/bin/bash")
+    assert entries["/usr/sbin/iptables"].link == "xtables-legacy-multi"
+
+
+def test_a_chaos_mesh_build_without_the_daemon_is_not_taken_as_built(tmp_path):
+    from aftershock.kindimage import chaosmesh
+
+    (tmp_path / "manifest.json").write_text("{}")
+    for name in ("chaos-controller-manager", "helm"):
+        (tmp_path / name).write_bytes(b"x")
+    assert not chaosmesh.built(tmp_path)  # an older build, from before the daemon
+    (tmp_path / "chaos-daemon").write_bytes(b"x")
+    assert chaosmesh.built(tmp_path)
+
+
+def test_the_listener_answers_on_its_port_and_ends_on_sigterm(tmp_path):
+    import signal
+    import socket
+    import subprocess
+
+    from aftershock.kindimage import images
+
+    binary = images.listener(tmp_path)
+    assert images.listener(tmp_path) == binary  # cached by its source
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([str(binary), str(port)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().strip() == f"listening on port {port}"
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+            assert client.recv(16) == b"ok\n"
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=5) == 0
+    finally:
+        server.kill()
+        server.stdout.close()
+
+
+def test_network_chaos_crds_keep_the_field_the_controllers_api_defaults():
+    """Without `partitionBehavior` in the CRD the API server prunes what the mutating webhook
+    set, every update reads as a changed spec, and no NetworkChaos is ever injected."""
+    from aftershock.kindimage import chaosmesh
+
+    network_spec = {"type": "object", "properties": {
+        "action": {"type": "string", "enum": ["delay", "partition"]},
+        "direction": {"type": "string"}, "target": {"type": "object"}}}
+    crd = {"kind": "CustomResourceDefinition", "spec": {"versions": [{"schema": {
+        "openAPIV3Schema": {"type": "object", "properties": {
+            "spec": network_spec,
+            "status": {"type": "object", "properties": {"phase": {"type": "string"}}}}}}}]}}
+    schedule_spec = {"type": "object", "properties": {"networkChaos": {**network_spec}}}
+    rules = {"type": "object", "properties": {"name": {}, "ipsets": {}, "direction": {}}}
+    assert chaosmesh.with_newer_fields(crd) == 1
+    assert network_spec["properties"]["partitionBehavior"] == {
+        "type": "string", "enum": ["drop", "reject"], "default": "drop"}
+    assert "partitionBehavior" not in crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"][
+        "properties"]["status"]["properties"]
+    assert chaosmesh.with_newer_fields(crd) == 0  # once only
+    assert chaosmesh.with_newer_fields({"spec": schedule_spec}) == 0  # same dict, done above
+    assert chaosmesh.with_newer_fields({"spec": rules}) == 1
+    assert "default" not in rules["properties"]["partitionBehavior"]

@@ -1,5 +1,6 @@
-"""Steps that run Chaos Mesh experiments: its controller is installed where the provider can
-(kind, built here), and each experiment is a fault, deleted when the scenario ends."""
+"""Steps that run Chaos Mesh experiments: its controller and daemon are installed where the
+provider can (kind, built here), and each experiment is a fault, deleted when the scenario
+ends."""
 
 from __future__ import annotations
 
@@ -22,8 +23,23 @@ def chaos_mesh_installed(scenario: Scenario) -> None:
 @when("Chaos Mesh kills one pod of {name:Name}")
 def chaos_mesh_kills_a_pod(scenario: Scenario, name: str) -> None:
     scenario.require(Capability.CHAOS_MESH)
-    manifest = chaosmesh.pod_kill(f"kill-{name}", scenario.namespace,
-                                  workloads.selector_labels(name))
+    _run(scenario, chaosmesh.pod_kill(f"kill-{name}", scenario.namespace,
+                                      workloads.selector_labels(name)))
+
+
+@when("Chaos Mesh cuts the network of {name:Name} for {seconds:d} seconds")
+def chaos_mesh_cuts_the_network(scenario: Scenario, name: str, seconds: int) -> None:
+    """A NetworkChaos partition of every pod of ``name``: Chaos Mesh's daemon drops what they
+    send until the experiment's duration is over (and the scenario deletes it at its end)."""
+    scenario.require(Capability.CHAOS_MESH)
+    if seconds < 1:
+        raise StepFailed(f"a network cut lasts at least 1 second, not {seconds}")
+    _run(scenario, chaosmesh.network_cut(f"cut-{name}", scenario.namespace,
+                                         workloads.selector_labels(name), f"{seconds}s"))
+
+
+def _run(scenario: Scenario, manifest: dict) -> None:
+    """Apply the experiment as a fault and wait until Chaos Mesh says it is injected."""
     experiment = chaosmesh.Experiment(scenario.api, manifest)
     scenario.inject(experiment)
     try:

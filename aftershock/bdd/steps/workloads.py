@@ -34,6 +34,17 @@ def a_spread_deployment(scenario: Scenario, name: str, replicas: int) -> None:
     create_workload(scenario, workloads.deployment(name, replicas, spread_across_nodes=True))
 
 
+@given("a Deployment {name} with {replicas:d} replicas spread across nodes that answer on "
+       "port {port:d}")
+def a_listening_deployment(scenario: Scenario, name: str, replicas: int, port: int) -> None:
+    """Ready while the pod answers the kubelet's probe on ``port`` (a real one on kind; kwok
+    simulates readiness)."""
+    if not 0 < port < 65536:
+        raise StepFailed(f"port {port} is not a TCP port (1-65535)")
+    create_workload(scenario, workloads.deployment(name, replicas, spread_across_nodes=True,
+                                                   port=port))
+
+
 @given("a Deployment {name} with {replicas:d} replicas whose pods carry the finalizer "
        "{finalizer}")
 def a_deployment_with_finalizer(scenario: Scenario, name: str, replicas: int,
