@@ -75,10 +75,11 @@ demo: toolchain report-tools
 	@echo "==> [demo] third-party operators, built from their published Go modules (profiles/thirdparty)"
 	-$(BIN)/aftershock run features/operator/replica_group_stale_cache.feature --run-dir $(DEMO_RUN) --progress \
 	    $(foreach p,$(THIRDPARTY),--profile profiles/thirdparty/$(p).yaml)
-	@echo "==> [demo] the operator family (R, S, N) and Chaos Mesh on kind: real kubelets, the engine and node image built here"
+	@echo "==> [demo] the operator family (R, S, N) and Chaos Mesh on kind: real kubelets, the engine and node image built here; the replica group built into an image and run in the cluster"
 	-$(BIN)/aftershock engine up
 	-$(BIN)/aftershock run features/operator/replica_group_stale_cache.feature --cluster=kind --run-dir $(DEMO_RUN) \
-	    --progress --profile profiles/replicagroup-correct.yaml --profile profiles/replicagroup-faulty.yaml
+	    --progress --profile profiles/incluster/replicagroup-correct.yaml \
+	    --profile profiles/incluster/replicagroup-faulty.yaml
 	-$(BIN)/aftershock run features/operator/storage_scale_down.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/storage-correct.yaml --profile profiles/storage-faulty.yaml
 	-$(BIN)/aftershock run features/operator/node_record_reclaim.feature --cluster=kind --run-dir $(DEMO_RUN) \

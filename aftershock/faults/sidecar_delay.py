@@ -56,8 +56,11 @@ def sidecar(rules: list[Rule], port: int = PORT, image: str = IMAGE) -> dict[str
         "name": CONTAINER, "image": image, "imagePullPolicy": "IfNotPresent",
         "restartPolicy": "Always",  # a native sidecar: up before the implementation starts
         "args": ["--port", str(port), "--rules", rules_to_json(rules)],
-        "startupProbe": {"tcpSocket": {"port": port}, "periodSeconds": 1,
-                         "failureThreshold": 30},
+        # it listens on the pod's loopback only (it lends the pod's token to whoever connects),
+        # which a tcpSocket probe, sent to the pod's IP, cannot reach: ask from inside the pod
+        "startupProbe": {"exec": {"command": [
+            "python3", "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}), 1)"]},
+            "periodSeconds": 1, "failureThreshold": 30},
     }
 
 
@@ -100,11 +103,13 @@ class SidecarWatchDelay:
         return f"watches of {self.implementation.profile.name} delayed ({what}) by a sidecar"
 
     def apply(self) -> None:
+        from aftershock.kindimage import python_base
         from aftershock.sut.runner import apply_manifest
 
         implementation = self.implementation
-        cmd.run(build_command(getattr(implementation.cluster, "engine", "docker")),
-                timeout=1800)
+        engine = getattr(implementation.cluster, "engine", "docker")
+        python_base.ensure_for(engine, DOCKERFILE)
+        cmd.run(build_command(engine), timeout=1800)
         implementation.cluster.load_image(IMAGE)
         apply_manifest(implementation.api, configmap(), implementation.namespace)
         self.original = self._roll_out(lambda template: with_sidecar(

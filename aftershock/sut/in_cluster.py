@@ -47,13 +47,19 @@ def helm_uninstall(helm: str, release: str, namespace: str, kubeconfig: Path,
             str(kubeconfig), "--kube-context", context, "--wait"]
 
 
-def build_command(profile: Profile, engine: str) -> list[str] | None:
+def dockerfile(profile: Profile) -> Path | None:
     spec = profile.in_cluster
     if spec is None or spec.build_context is None:
         return None
     context = profile.resolve(spec.build_context)
-    dockerfile = profile.resolve(spec.dockerfile) if spec.dockerfile else context / "Dockerfile"
-    return cmd.build_image(engine, spec.image, dockerfile, context)
+    return profile.resolve(spec.dockerfile) if spec.dockerfile else context / "Dockerfile"
+
+
+def build_command(profile: Profile, engine: str) -> list[str] | None:
+    spec, path = profile.in_cluster, dockerfile(profile)
+    if spec is None or spec.build_context is None or path is None:
+        return None
+    return cmd.build_image(engine, spec.image, path, profile.resolve(spec.build_context))
 
 
 def rendered_manifests(profile: Profile, namespace: str) -> list[dict[str, Any]]:
@@ -103,8 +109,12 @@ class InClusterImplementation:
         return (helm.release if helm and helm.release else None) or self.profile.name
 
     def install(self) -> None:
-        build = build_command(self.profile, getattr(self.cluster, "engine", "docker"))
+        engine = getattr(self.cluster, "engine", "docker")
+        build = build_command(self.profile, engine)
         if build is not None:
+            from aftershock.kindimage import python_base
+
+            python_base.ensure_for(engine, dockerfile(self.profile))
             cmd.run(build, timeout=1800)
         self.cluster.load_image(self.spec.image)
         grants.grant(self.api, self.namespace, self.spec.service_account, self.profile.rbac,
@@ -193,13 +203,54 @@ def rolled_out(deployment: dict[str, Any]) -> bool:
             and status.get("availableReplicas", 0) == wanted)
 
 
+def settled(pods: list[dict[str, Any]], replicas: int) -> bool:
+    """Exactly ``replicas`` pods and none terminating: a terminating pod still runs its
+    process (as PID 1 it may ignore SIGTERM until the grace period ends), and an old
+    implementation running beside the new one would act unseen by the fault being applied."""
+    return len(pods) == replicas and not any(
+        (pod.get("metadata") or {}).get("deletionTimestamp") for pod in pods)
+
+
 def wait_rolled_out(api: client.ApiClient, namespace: str, name: str, timeout: float) -> None:
+    """Until the Deployment is rolled out (kubectl rollout status) and its old pods are gone."""
+    deadline = time.monotonic() + timeout
     apps = client.AppsV1Api(api)
     stream = watch.Watch()
     for event in stream.stream(apps.list_namespaced_deployment, namespace,
                                field_selector=f"metadata.name={name}",
                                timeout_seconds=max(1, int(timeout))):
-        if rolled_out(api.sanitize_for_serialization(event["object"])):
+        deployment = api.sanitize_for_serialization(event["object"])
+        if rolled_out(deployment):
             stream.stop()
+            _wait_pods_settled(api, namespace, deployment, deadline)
             return
     raise TimeoutError(f"deployment/{namespace}/{name} not rolled out within {timeout:.0f}s")
+
+
+def _wait_pods_settled(api: client.ApiClient, namespace: str, deployment: dict[str, Any],
+                       deadline: float) -> None:
+    corev1 = client.CoreV1Api(api)
+    selector = ",".join(f"{key}={value}" for key, value in
+                        deployment["spec"]["selector"].get("matchLabels", {}).items())
+    replicas = deployment["spec"].get("replicas", 1)
+    listed = api.sanitize_for_serialization(
+        corev1.list_namespaced_pod(namespace, label_selector=selector))
+    pods = {pod["metadata"]["name"]: pod for pod in listed.get("items") or []}
+    if settled(list(pods.values()), replicas):
+        return
+    stream = watch.Watch()
+    for event in stream.stream(corev1.list_namespaced_pod, namespace, label_selector=selector,
+                               resource_version=listed["metadata"]["resourceVersion"],
+                               timeout_seconds=max(1, int(deadline - time.monotonic()))):
+        pod = api.sanitize_for_serialization(event["object"])
+        if event["type"] == "DELETED":
+            pods.pop(pod["metadata"]["name"], None)
+        else:
+            pods[pod["metadata"]["name"]] = pod
+        if settled(list(pods.values()), replicas):
+            stream.stop()
+            return
+    name = deployment["metadata"]["name"]
+    left = ", ".join(f"pod/{namespace}/{pod}" for pod in sorted(pods))
+    raise TimeoutError(f"deployment/{namespace}/{name} rolled out, but its old pods were not "
+                       f"gone in time ({left})")

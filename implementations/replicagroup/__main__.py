@@ -1,10 +1,12 @@
-"""python -m implementations.replicagroup --variant faulty|correct --kubeconfig K --namespace N"""
+"""python -m implementations.replicagroup --variant faulty|correct [--kubeconfig K] --namespace N"""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import random
+import signal
 import threading
 import time
 
@@ -160,9 +162,12 @@ class Controller:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--variant", choices=("faulty", "correct"), required=True)
-    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--kubeconfig", help="default: $KUBECONFIG, else in-cluster")
     parser.add_argument("--namespace", required=True)
     args = parser.parse_args()
+    # as a container's first process SIGTERM would be ignored until the grace period ends;
+    # nothing to clean up, and the informer's threads would hold up a plain exit
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     configuration = load_config(args.kubeconfig)
     controller = Controller(client.ApiClient(configuration), args.namespace, args.variant)

@@ -15,6 +15,7 @@ from aftershock.sut.in_cluster import (
     helm_uninstall,
     rendered_manifests,
     rolled_out,
+    settled,
 )
 from aftershock.sut.profile import Helm, load_profile
 
@@ -94,6 +95,19 @@ def test_a_deployment_is_rolled_out_when_every_replica_is_new_and_available(stat
     assert rolled_out(deployment) is done
     assert rolled_out({"metadata": {"generation": 3}, "spec": {"replicas": 0},
                        "status": {"observedGeneration": 3}})
+
+
+def test_a_rollout_counts_only_once_no_old_pod_is_left_running():
+    """A terminating pod still runs the old implementation (as PID 1 it may ignore SIGTERM for
+    its grace period): on kind the undelayed one made the replica group's pods while the
+    delayed one started, and the faulty operator's R1 violation went unseen."""
+    new = {"metadata": {"name": "op-new"}}
+    old = {"metadata": {"name": "op-old", "deletionTimestamp": "2026-11-25T12:00:00Z"}}
+    assert settled([new], 1)
+    assert not settled([new, old], 1)  # the Deployment already says rolled out here
+    assert not settled([old], 0)  # stopped only once its last pod is gone
+    assert settled([], 0)
+    assert not settled([], 1)
 
 
 def _scenario(provider, capabilities):

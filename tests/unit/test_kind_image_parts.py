@@ -231,3 +231,33 @@ def test_network_chaos_crds_keep_the_field_the_controllers_api_defaults():
     assert chaosmesh.with_newer_fields({"spec": schedule_spec}) == 0  # same dict, done above
     assert chaosmesh.with_newer_fields({"spec": rules}) == 1
     assert "default" not in rules["properties"]["partitionBehavior"]
+
+
+def test_the_python_base_is_built_for_its_own_python_and_only_when_asked_for(tmp_path):
+    from aftershock.kindimage import python_base
+
+    assert python_base.platforms("x86_64")[0] == "manylinux_2_36_x86_64"
+    assert {"manylinux_2_17_x86_64", "manylinux2014_x86_64"} <= set(
+        python_base.platforms("x86_64"))  # pip implies no older glibc: each is named
+    command = python_base.pip_command(tmp_path / "site")
+    assert command[command.index("--python-version") + 1] == "3.11"
+    assert command[command.index("--target") + 1] == str(tmp_path / "site")
+    assert any(word.startswith("kubernetes==") for word in command)
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(f"# FROM {python_base.TAG}\nfrom {python_base.TAG} AS run\n")
+    assert python_base.needed_by(dockerfile)
+    dockerfile.write_text(f"FROM python:3.11-slim\n# {python_base.TAG}\n")
+    assert not python_base.needed_by(dockerfile)
+
+
+def test_the_images_aftershock_builds_for_kind_need_no_registry():
+    from pathlib import Path
+
+    from aftershock.faults import sidecar_delay
+    from aftershock.kindimage import python_base
+
+    repo = Path(__file__).resolve().parents[2]
+    for dockerfile in (sidecar_delay.DOCKERFILE, repo / "implementations" / "Dockerfile"):
+        froms = [line.split()[1] for line in dockerfile.read_text().splitlines()
+                 if line.upper().startswith("FROM ")]
+        assert froms == [python_base.TAG], dockerfile

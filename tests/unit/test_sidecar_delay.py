@@ -45,8 +45,10 @@ def test_the_pod_template_gains_the_sidecar_and_the_implementation_reads_its_kub
             "args": ["--port", "8001", "--rules",
                      '[{"delay": 5.0, "resource": "pods", "namespace": null, "types": null, '
                      '"jitter": 0.0, "drop": false}]'],
-            "startupProbe": {"tcpSocket": {"port": 8001}, "periodSeconds": 1,
-                             "failureThreshold": 30}}]}
+            "startupProbe": {"exec": {"command": [
+                "python3", "-c",
+                "import socket; socket.create_connection(('127.0.0.1', 8001), 1)"]},
+                "periodSeconds": 1, "failureThreshold": 30}}]}
     assert TEMPLATE["spec"]["containers"][0]["env"][0]["value"] == "/old"  # a copy
 
 
@@ -114,3 +116,22 @@ def test_the_image_holds_every_module_the_sidecar_imports():
         needed += _aftershock_imports(package / relative)
     assert {"__init__.py", "faults/__init__.py"} <= copied
     assert re.search(r"^ENTRYPOINT .*aftershock\.faults\.watchdelay_sidecar", dockerfile, re.M)
+
+
+def test_the_startup_probe_asks_the_pods_loopback_where_the_proxy_listens():
+    """A tcpSocket probe goes to the pod's IP, where the proxy (loopback only) never answers:
+    the sidecar restarted every 30 s and never started. The probe's own command, run here,
+    succeeds only while something listens on the loopback port."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        command = sd.sidecar(RULES, port=port)["startupProbe"]["exec"]["command"]
+        assert "tcpSocket" not in sd.sidecar(RULES, port=port)["startupProbe"]
+        run = [sys.executable, *command[1:]]
+        assert subprocess.run(run, capture_output=True, timeout=10).returncode == 0
+    assert subprocess.run(run, capture_output=True, timeout=10).returncode != 0
