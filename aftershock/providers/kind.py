@@ -337,36 +337,34 @@ def wait_nodes_ready(api: Any, cluster: str, wanted: set[str]) -> None:
 
 def wait_available(api: Any, namespace: str, name: str) -> None:
     """Until deployment/<namespace>/<name> has an available replica, watching it."""
-    from kubernetes import client, watch
+    from kubernetes import client
 
-    apps = client.AppsV1Api(api)
-    stream = watch.Watch()
-    for event in stream.stream(apps.list_namespaced_deployment, namespace,
-                               field_selector=f"metadata.name={name}",
-                               timeout_seconds=int(COMPONENT_TIMEOUT)):
-        if (event["object"].status.available_replicas or 0) > 0:
-            stream.stop()
-            return
-    raise ClusterError(f"deployment/{namespace}/{name} not available within "
-                       f"{COMPONENT_TIMEOUT:.0f}s")
+    _watch_until(client.AppsV1Api(api).list_namespaced_deployment, namespace, name,
+                 lambda status: (status.available_replicas or 0) > 0,
+                 f"deployment/{namespace}/{name} not available")
 
 
 def wait_daemons(api: Any, namespace: str, name: str) -> None:
     """Until daemonset/<namespace>/<name> runs a ready pod on every node it is meant for."""
-    from kubernetes import client, watch
+    from kubernetes import client
 
-    apps = client.AppsV1Api(api)
+    _watch_until(client.AppsV1Api(api).list_namespaced_daemon_set, namespace, name,
+                 lambda status: bool(status.desired_number_scheduled)
+                 and status.number_ready == status.desired_number_scheduled,
+                 f"daemonset/{namespace}/{name} not ready on every node")
+
+
+def _watch_until(lister: Any, namespace: str, name: str, done: Any, failure: str) -> None:
+    """Watch one object until ``done(its status)``; a ClusterError after COMPONENT_TIMEOUT."""
+    from kubernetes import watch
+
     stream = watch.Watch()
-    for event in stream.stream(apps.list_namespaced_daemon_set, namespace,
-                               field_selector=f"metadata.name={name}",
+    for event in stream.stream(lister, namespace, field_selector=f"metadata.name={name}",
                                timeout_seconds=int(COMPONENT_TIMEOUT)):
-        status = event["object"].status
-        if status.desired_number_scheduled and \
-                status.number_ready == status.desired_number_scheduled:
+        if done(event["object"].status):
             stream.stop()
             return
-    raise ClusterError(f"daemonset/{namespace}/{name} not ready on every node within "
-                       f"{COMPONENT_TIMEOUT:.0f}s")
+    raise ClusterError(f"{failure} within {COMPONENT_TIMEOUT:.0f}s")
 
 
 def _ready(node: Any) -> bool:
