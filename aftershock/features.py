@@ -29,10 +29,14 @@ def parse_feature(path: Path):
 
 
 def _shown(path: Path) -> str:
+    """Relative to the working directory when under it (as pytest names files), else absolute:
+    '../../tmp/x.feature' helps no one."""
     try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
+        if path.resolve().is_relative_to(Path.cwd().resolve()):
+            return os.path.relpath(path)
+    except (OSError, ValueError):
+        pass
+    return str(path)
 
 
 def check_steps(path: Path) -> None:
