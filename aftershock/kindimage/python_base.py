@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ from pathlib import Path
 from aftershock.errors import UserError
 from aftershock.kindimage.base import MIRROR, SUITE, ensure_mmdebstrap
 from aftershock.kindimage.docker import Docker
+from aftershock.providers.toolchain import cache_root
 
 TAG = "aftershock.local/python:3.11"
 PYTHON = "3.11"  # bookworm's python3
@@ -71,7 +73,10 @@ def ensure(docker: Docker, say: Say) -> str:
                                             check=False) == wanted:
         return TAG
     ensure_mmdebstrap(say)
-    scratch = Path(tempfile.mkdtemp(prefix="aftershock-python-base-"))
+    # named as the other image builds' scratch, which `cluster gc` removes if we were killed
+    cache = cache_root() / "kind"
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".tmp-pid{os.getpid()}-", dir=cache))
     try:
         root = scratch / "rootfs"
         say(f"{TAG}: debian {SUITE} with python3 (mmdebstrap)")

@@ -160,7 +160,9 @@ class KindCluster:
 
         binaries = chaosmesh.build(say)
         rootfs = images.net_rootfs(cache_root() / "kind", say)
-        with tempfile.TemporaryDirectory(prefix="aftershock-chaos-mesh-") as scratch:
+        # named as the image builds' scratch, which `cluster gc` removes if we were killed
+        with tempfile.TemporaryDirectory(prefix=f".tmp-pid{os.getpid()}-",
+                                         dir=cache_root() / "kind") as scratch:
             for archive in (chaosmesh.controller_image(binaries, Path(scratch)),
                             chaosmesh.daemon_archive(binaries, rootfs, Path(scratch))):
                 self._run(cmd.load_image_archive(self.kind, self.name, archive), timeout=900)
