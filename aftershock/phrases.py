@@ -146,16 +146,18 @@ def pods_running(ctx, count: int, name: str) -> Condition:
 
 @condition("{count:d} pods of {name} are Ready")
 def pods_ready(ctx, count: int, name: str) -> Condition:
-    ready = Query("pods", ctx.namespace, workloads.selector_labels(name), is_ready)
-    return Condition(f"{count} pods of {name} are Ready",
-                     lambda s: s.count(ready) == count, frozenset({"pods"}), _pods(ctx, name))
+    return _ready_count(ctx, name, count, f"{count} pods of {name} are Ready")
 
 
 @condition("no pod of {name} is Ready")
 def no_pod_ready(ctx, name: str) -> Condition:
+    return _ready_count(ctx, name, 0, f"no pod of {name} is Ready")
+
+
+def _ready_count(ctx, name: str, count: int, description: str) -> Condition:
     ready = Query("pods", ctx.namespace, workloads.selector_labels(name), is_ready)
-    return Condition(f"no pod of {name} is Ready", lambda s: s.count(ready) == 0,
-                     frozenset({"pods"}), _pods(ctx, name))
+    return Condition(description, lambda s: s.count(ready) == count, frozenset({"pods"}),
+                     _pods(ctx, name))
 
 
 @condition("{count:d} pods of {name} are Running on {spread:d} different nodes")

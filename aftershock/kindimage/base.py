@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +38,10 @@ CONTAINERD_BINARIES = ("containerd", "ctr", "containerd-shim-runc-v2")
 REVISION = 1  # bump when what this module does to the root file system changes
 
 Say = Callable[[str], None]
+
+
+def say_to_stderr(message: str) -> None:
+    print(f"aftershock: {message}", file=sys.stderr, flush=True)
 
 
 def key(kind_version: str) -> str:

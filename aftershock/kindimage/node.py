@@ -18,15 +18,14 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from aftershock.errors import UserError
 from aftershock.kindimage import base, binaries, images
 from aftershock.kindimage.archive import Image
+from aftershock.kindimage.base import Say, say_to_stderr
 from aftershock.kindimage.docker import Docker
 from aftershock.providers import engine, kind_binary, toolchain
 from aftershock.providers.toolchain import cache_root
@@ -35,13 +34,6 @@ REPOSITORY = "aftershock/kind-node"
 REVISION = 1  # bump when the assembly below changes
 CONTAINERD_WAIT = 60.0
 BUILD_PREFIX = "aftershock-kind-build-"
-
-Say = Callable[[str], None]
-
-
-def _say(message: str) -> None:
-    print(f"aftershock: {message}", file=sys.stderr, flush=True)
-
 
 def tag_for(kubernetes: str) -> str:
     return f"{REPOSITORY}:v{kubernetes}"
@@ -71,7 +63,7 @@ def inputs_key(base_tag: str, node: Path, control_plane: Path, planned: list[Ima
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def build(kubernetes: str | None = None, say: Say = _say, force: bool = False) -> str:
+def build(kubernetes: str | None = None, say: Say = say_to_stderr, force: bool = False) -> str:
     """The node image's tag, built unless the engine holds one made of the same inputs."""
     version = toolchain.normalise_kubernetes(kubernetes)
     docker = Docker(engine.require())

@@ -20,12 +20,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.kindimage.base import MIRROR, SUITE, ensure_mmdebstrap
+from aftershock.kindimage.base import MIRROR, SUITE, Say, ensure_mmdebstrap, say_to_stderr
 from aftershock.kindimage.docker import Docker
 from aftershock.providers.toolchain import cache_root
 
@@ -36,8 +35,6 @@ LIBRARIES = ("kubernetes", "PyYAML")
 GLIBC = 36  # bookworm's glibc is 2.36: any manylinux wheel up to it runs there
 REVISION = 1  # bump when what this module puts in the image changes
 LABEL = "io.aftershock.inputs"
-
-Say = Callable[[str], None]
 
 
 def requirements() -> list[str]:
@@ -92,8 +89,8 @@ def ensure(docker: Docker, say: Say) -> str:
         if done.returncode != 0:
             raise UserError(f"pip could not install the image's libraries: "
                             f"{done.stderr.strip()[-800:]}")
-        for cache in (root / "var" / "cache" / "apt" / "archives").glob("*.deb"):
-            cache.unlink()
+        for package in (root / "var" / "cache" / "apt" / "archives").glob("*.deb"):
+            package.unlink()
         imported = f"{TAG}-import"
         docker.import_tree(root, imported, ["ENV PYTHONUNBUFFERED=1"])
         docker.build(scratch / "context", f"FROM {imported}\nLABEL {LABEL}={wanted}\n", TAG)
@@ -113,8 +110,7 @@ def needed_by(dockerfile: Path) -> bool:
     return False
 
 
-def ensure_for(engine: str, dockerfile: Path, say: Say | None = None) -> None:
+def ensure_for(engine: str, dockerfile: Path, say: Say = say_to_stderr) -> None:
     """Build the base first when ``dockerfile`` builds on it."""
     if needed_by(dockerfile):
-        ensure(Docker(engine), say or (lambda line: print(f"aftershock: {line}",
-                                                          file=sys.stderr, flush=True)))
+        ensure(Docker(engine), say)
