@@ -86,7 +86,7 @@ def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], descrip
     for entry in entries:
         if entry.mono > deadline:
             break
-        if not crossed and entry.mono >= start:
+        if not crossed and entry.mono > start:  # the state at the start: after its entries
             crossed = True
             if holds(state):
                 return passed(f"{description} already at the start", [], start)
@@ -123,8 +123,11 @@ def stays_for(entries: Iterable[Entry], holds: Callable[[State], bool], descript
     state, before, subjects, crossed = State(), None, 0, False
 
     def broke(summary: str, witness: list[Entry], at: float) -> Verdict:
+        """The proof is the state from the witness through ``at``: at the start, the state
+        the last change before it left (a gap open at the start leaves it unknown)."""
+        since = witness[0].mono if witness else at
         return Verdict(name, VIOLATED, summary, witness, start, subjects=max(subjects, 1),
-                       window=(start, at), reads=reads)
+                       window=(since, at), reads=reads)
 
     for entry in entries:
         if not crossed and entry.mono > start:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, MARK, Entry
+from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, MARK, UNSETTLED, Entry
 
 PASS, VIOLATED, UNKNOWN = "pass", "violated", "unknown"
 
@@ -42,7 +42,7 @@ def describe(entry: Entry, origin: float = 0.0) -> str:
     if entry.kind == AUDIT:
         sub = f"/{entry.subresource}" if entry.subresource else ""
         return f"{at}  {entry.verb}{sub} {entry.ref} by {entry.actor} (HTTP {entry.code})"
-    if entry.kind in (GAP_START, GAP_END):
+    if entry.kind in (GAP_START, GAP_END, UNSETTLED):
         return f"{at}  {entry.kind} {entry.resource}: {entry.detail}"
     if entry.kind == MARK:
         return f"{at}  -- {entry.detail}"

@@ -8,7 +8,7 @@ from aftershock.checks.verdict import PASS, VIOLATED, Verdict
 from aftershock.explore import differential as diff
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
-from aftershock.timeline.entry import AUDIT, WATCH
+from aftershock.timeline.entry import AUDIT, QUIET, WATCH
 
 prop("E1", "The objects the implementation owns end as in the unperturbed reference runs, with "
      "the fields that vary between those runs masked.", ["end_state_as_reference"])
@@ -35,7 +35,9 @@ def end_state_as_reference(history: History, p: Params) -> Verdict:
         f"{judged} objects of {', '.join(sorted(reference)) or 'no kind'} end as in the reference"
     return Verdict("end_state_as_reference", VIOLATED if differences else PASS, summary,
                    sorted(witness, key=lambda e: e.seq) if differences else [],
-                   history.origin, subjects=judged, reads=frozenset(reference),
+                   history.origin, subjects=judged, reads=frozenset({*reference, QUIET}),
+                   # a difference is judged at the end, whatever happened in between
+                   window=(history.end, history.end) if differences else None,
                    by_absence=any("at the end" in d for d in differences))
 
 

@@ -17,6 +17,8 @@ from aftershock.timeline.entry import (
     GAP_END,
     GAP_START,
     MARK,
+    QUIET,
+    UNSETTLED,
     Entry,
 )
 
@@ -68,6 +70,8 @@ class History:
                 troubles.append(Trouble(entry.resource, began.mono, entry.mono,
                                         f"a gap in the history of {entry.resource} "
                                         f"({began.detail})"))
+            elif kind == UNSETTLED:
+                troubles.append(Trouble(QUIET, entry.mono, math.inf, entry.detail))
             elif kind in (ERROR, ANOMALY):
                 troubles.append(Trouble(entry.resource, entry.mono, entry.mono,
                                         f"recorder {kind} on {entry.resource}: {entry.detail}"))

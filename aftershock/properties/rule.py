@@ -3,10 +3,11 @@
 - A pass needs something to judge: zero matching objects is UNKNOWN, with the check's reason.
 - A pass, or a violation that says something did not happen, needs a complete history of what
   it read over the window it judged: a gap, a recorder error or an anomaly there is UNKNOWN.
-- A violation proven by recorded states stands if the history between its first and last
-  witness is complete: a re-list closes a gap with the true state, so what is proven after a
-  gap is proven. A check that remembers something from earlier puts that earlier entry in its
-  witness, or judges its violation by absence.
+- A violation proven by recorded states stands if the history from its first witness through
+  the moment it is judged at (the last witness, or the end of its window: for stays_for, the
+  start it says the condition did not hold at) is complete: a re-list closes a gap with the
+  true state, so what is proven after a gap is proven. A check that remembers something from
+  earlier puts that earlier entry in its witness, or judges its violation by absence.
 - Who-did-what needs an audit log that had caught up when the judgement was made.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import replace
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.history import History
-from aftershock.timeline.entry import AUDIT_LOG
+from aftershock.timeline.entry import AUDIT_LOG, QUIET
 
 
 def settle(verdict: Verdict, history: History) -> Verdict:
@@ -40,7 +41,7 @@ def settle(verdict: Verdict, history: History) -> Verdict:
 
 def _window(verdict: Verdict, history: History, witnessed: bool) -> tuple[float, float]:
     if witnessed:
-        times = [entry.mono for entry in verdict.witness]
+        times = [entry.mono for entry in verdict.witness] + list(verdict.window or ())
         return min(times), max(times)
     return verdict.window or (history.origin, history.end)
 
@@ -57,7 +58,8 @@ def _unrecorded(verdict: Verdict, history: History) -> str | None:
     recording = history.recording
     if recording is None:
         return None  # a history saved before the recorder said what it records
-    missing = sorted(r for r in verdict.reads or () if r != AUDIT_LOG and r not in recording)
+    missing = sorted(r for r in verdict.reads or ()
+                     if r not in (AUDIT_LOG, QUIET) and r not in recording)
     if missing:
         return f"the recorder did not record {', '.join(missing)} (not served by this cluster)"
     return None

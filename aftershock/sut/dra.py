@@ -4,13 +4,15 @@ ResourceClaims and pods from the recorder, the driver's prepare log joined by wa
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.timeline.entry import GAP_END, MARK, WATCH, Entry
-from aftershock.timeline.state import State, replay
+from aftershock.timeline.entry import GAP_END, GAP_START, MARK, WATCH, Entry
+from aftershock.timeline.state import State, changes_of, node_of, replay
 
 Device = tuple[str, str, str]  # driver, pool, device
 
@@ -57,41 +59,100 @@ def claim_names(pod: dict[str, Any]) -> list[str]:
     return names
 
 
+@dataclass
+class _Claims:
+    """The claims of one namespace by etcd revision, and the revisions their history missed."""
+
+    namespace: str
+    states: dict[str, list[tuple[int, Entry, dict[str, Any] | None]]] = field(
+        default_factory=dict)
+    blind: list[tuple[int, float]] = field(default_factory=list)  # (after, until) revisions
+    last: int = 0
+    gap_from: int | None = None
+
+    def follow(self, entry: Entry) -> None:
+        if entry.kind == GAP_START:
+            self.gap_from = self.last if self.gap_from is None else self.gap_from
+        elif entry.kind == GAP_END:
+            self.blind.append((self.gap_from or 0, revision(entry)))
+            self.gap_from = None
+            for (_, namespace, claim), obj in changes_of(entry):
+                if namespace == self.namespace:
+                    self.states.setdefault(claim, []).append((revision(entry), entry, obj))
+        elif entry.kind == WATCH and entry.namespace == self.namespace:
+            obj = None if entry.type == "DELETED" else entry.object
+            self.states.setdefault(entry.name, []).append((revision(entry), entry, obj))
+            self.last = max(self.last, revision(entry))
+
+    def at(self, claim: str, rev: int) -> tuple[bool, Entry | None, dict[str, Any] | None]:
+        """(known, entry, object) of ``claim`` just before revision ``rev``."""
+        blind = self.blind + ([(self.gap_from, math.inf)] if self.gap_from is not None else [])
+        if any(after < rev < until for after, until in blind):
+            return False, None, None
+        earlier = [(r, e, o) for r, e, o in self.states.get(claim, []) if r < rev]
+        if not earlier:
+            return True, None, None
+        _, entry, obj = max(earlier, key=lambda found: found[0])
+        return True, entry, obj
+
+
 def allocated_before_bind(entries: Iterable[Entry], namespace: str,
                           name: str = "allocated_before_bind") -> Verdict:
     """D1: at the revision a pod is bound, each of its claims is allocated for that node and
-    reserved for that pod (ordered by etcd revision, one order across resources)."""
+    reserved for that pod (ordered by etcd revision, one order across resources).
+
+    Only a binding whose moment was recorded is judged: by a watch event, not the first list
+    nor the re-list that closed a gap on pods (the binding happened somewhere in the gap).
+    Nor is a claim whose history has a gap around that revision."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
-    claims: dict[str, list[Entry]] = {}
-    bound: dict[str, Entry] = {}
+    claims = _Claims(namespace)
+    bound: dict[str, bool] = {}  # each pod's last recorded state: bound or not
+    bindings: list[Entry] = []
+    unseen = 0
     reads = frozenset({"pods", "resourceclaims"})
     for entry in entries:
-        if entry.kind != WATCH or entry.namespace != namespace:
-            continue
         if entry.resource == "resourceclaims":
-            claims.setdefault(entry.name, []).append(entry)
-        elif entry.resource == "pods" and entry.uid not in bound and \
-                ((entry.object or {}).get("spec") or {}).get("nodeName"):
-            bound[entry.uid] = entry
+            claims.follow(entry)
+            continue
+        if entry.resource != "pods":
+            continue
+        if entry.kind == GAP_END:
+            found = [(obj, False) for (_, ns, _), obj in changes_of(entry)
+                     if ns == namespace and obj is not None]
+        elif entry.kind == WATCH and entry.namespace == namespace and entry.type != "DELETED":
+            found = [(entry.object or {}, entry.type != "SYNC")]
+        else:
+            continue
+        for pod, seen in found:
+            uid = (pod.get("metadata") or {}).get("uid") or entry.uid
+            if node_of(pod) and not bound.get(uid):
+                if seen:
+                    bindings.append(entry)
+                else:
+                    unseen += len(claim_names(pod))
+            bound[uid] = bool(node_of(pod))
     judged = 0
-    for pod_uid, binding in bound.items():
+    for binding in bindings:
         pod = binding.object or {}
         node = pod["spec"]["nodeName"]
         for claim_name in claim_names(pod):
+            known, earlier, claim = claims.at(claim_name, revision(binding))
+            if not known:
+                unseen += 1
+                continue
             judged += 1
-            earlier = [e for e in claims.get(claim_name, []) if revision(e) < revision(binding)
-                       and e.type != "DELETED"]
-            claim = earlier[-1].object if earlier else None
-            problem = _not_ready_for(claim, node, pod_uid)
+            problem = _not_ready_for(claim, node, binding.uid)
             if problem:
-                witness = ([earlier[-1]] if earlier else []) + [binding]
+                witness = ([earlier] if earlier else []) + [binding]
                 # With no earlier claim entry, a gap could have hidden its creation.
                 return Verdict(name, VIOLATED, f"{binding.ref} was bound to node/{node} while "
                                f"resourceclaim/{namespace}/{claim_name} {problem}", witness,
-                               origin, subjects=judged, by_absence=not earlier, reads=reads)
-    summary = (f"{judged} claims of {len(bound)} bound pods were allocated and reserved before "
-               "the binding" if judged else "no bound pod with a resource claim was recorded")
+                               origin, subjects=judged, by_absence=earlier is None, reads=reads)
+    hidden = f" ({unseen} bindings a gap hid were not judged)" if unseen else ""
+    summary = (f"{judged} claims of {len(bindings)} bound pods were allocated and reserved "
+               f"before the binding{hidden}" if judged else
+               f"no binding of a pod with a resource claim was recorded{hidden}")
     return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
 
 
@@ -180,37 +241,83 @@ def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
     return Verdict(name, PASS, summary, [], origin, subjects=count, reads=frozenset())
 
 
+def _records(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:
+    """(name as kubectl shows it after the kind, object or None when deleted) of what one
+    entry records: a watch event, or every change of the re-list that closed a gap."""
+    def named(namespace: str, name: str) -> str:
+        return f"{namespace}/{name}" if namespace else name
+    if entry.kind == WATCH:
+        return [(named(entry.namespace, entry.name),
+                 None if entry.type == "DELETED" else entry.object)]
+    if entry.kind == GAP_END:
+        return [(named(key[1], key[2]), obj) for key, obj in changes_of(entry)]
+    return []
+
+
 def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
                              name: str = "nothing_from_gone_slices") -> Verdict:
-    """D6: once node/<node> is deleted, no claim gets a new allocation from its pool."""
+    """D6: once node/<node> is deleted, no claim gets a new allocation from the pools its
+    ResourceSlices published. Judged over the claims recorded after the deletion; an
+    allocation a re-list found is blamed only when the gap began after the deletion."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
+    reads = frozenset({"nodes", "resourceclaims", "resourceslices"})
+    pools: set[tuple[str, str]] = set()  # (driver, pool) the node's slices published
     gone_at: Entry | None = None
     allocated: dict[str, list[Device]] = {}
     previous: dict[str, Entry] = {}
-    reads = frozenset({"nodes", "resourceclaims"})
+    judged: set[str] = set()
+    claims_blind_since: float | None = None
     for entry in entries:
-        if entry.kind != WATCH:
-            continue
-        if entry.resource == "nodes" and entry.name == node and entry.type == "DELETED":
-            gone_at = entry
-        if entry.resource != "resourceclaims":
-            continue
-        devices = allocated_devices(entry.object or {}) if entry.type != "DELETED" else []
-        new = [d for d in devices if d not in allocated.get(entry.uid, [])]
-        allocated[entry.uid] = devices
-        before = previous.get(entry.uid)
-        previous[entry.uid] = entry
-        if gone_at is not None and any(pool == node for _, pool, _ in new):
-            witness = sorted([e for e in (before, gone_at, entry) if e], key=lambda e: e.seq)
-            return Verdict(name, VIOLATED, f"{entry.ref} was allocated a device of node/{node} "
-                           "after the node was deleted", witness, origin, subjects=1,
-                           by_absence=before is None, reads=reads)
+        if entry.resource == "resourceclaims" and entry.kind == GAP_START:
+            claims_blind_since = entry.mono if claims_blind_since is None else claims_blind_since
+        for key, obj in _records(entry):
+            if entry.resource == "resourceslices" and obj and gone_at is None:
+                spec = obj.get("spec") or {}
+                if spec.get("nodeName") == node:
+                    pools.add((spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")))
+            elif entry.resource == "nodes" and key == node and obj is None:
+                gone_at = gone_at or entry
+            elif entry.resource == "resourceclaims":
+                found = _allocated_from(entry, key, obj, pools, gone_at, allocated, previous,
+                                        judged, claims_blind_since)
+                if found:
+                    return Verdict(name, VIOLATED, f"resourceclaim/{key} was allocated a "
+                                   f"device of node/{node} after the node was deleted", found,
+                                   origin, subjects=len(judged), reads=reads)
+        if entry.resource == "resourceclaims" and entry.kind == GAP_END:
+            claims_blind_since = None
     if gone_at is None:
-        return Verdict(name, UNKNOWN, f"node/{node} was never seen deleted", [], origin,
+        return Verdict(name, UNKNOWN, f"the precondition never held: node/{node} was never "
+                       "seen deleted", [], origin, subjects=0, reads=reads)
+    if not pools:
+        return Verdict(name, UNKNOWN, f"no ResourceSlice of node/{node} was recorded before "
+                       "its deletion, so which devices were its own is unknown", [], origin,
                        subjects=0, reads=reads)
-    return Verdict(name, PASS, f"nothing was allocated from node/{node} after its deletion",
-                   [], origin, subjects=1, reads=reads)
+    summary = (f"nothing was allocated from node/{node} after its deletion ({len(judged)} "
+               "claims recorded since)" if judged else
+               f"no resource claim was recorded after node/{node} was deleted")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(judged), reads=reads)
+
+
+def _allocated_from(entry: Entry, claim: str, obj: dict[str, Any] | None,
+                    pools: set[tuple[str, str]], gone_at: Entry | None,
+                    allocated: dict[str, list[Device]], previous: dict[str, Entry],
+                    judged: set[str], blind_since: float | None) -> list[Entry]:
+    """The witness of a device of ``pools`` newly allocated to ``claim`` after ``gone_at``."""
+    devices = allocated_devices(obj or {})
+    new = [d for d in devices if d not in allocated.get(claim, [])]
+    allocated[claim] = devices
+    before = previous.get(claim)
+    previous[claim] = entry
+    if gone_at is None:
+        return []
+    judged.add(claim)
+    if not any((driver, pool) in pools for driver, pool, _ in new):
+        return []
+    if entry.kind == GAP_END and (blind_since is None or blind_since < gone_at.mono):
+        return []  # allocated somewhere in a gap that began before the deletion
+    return sorted([e for e in (before, gone_at, entry) if e], key=lambda e: e.seq)
 
 
 def never_deallocated_in_use(entries: Iterable[Entry],

@@ -11,8 +11,8 @@ from typing import Any
 from aftershock import labels
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
-from aftershock.timeline.entry import WATCH, Entry
-from aftershock.timeline.state import State, replay
+from aftershock.timeline.entry import GAP_END, WATCH, Entry
+from aftershock.timeline.state import State, changes_of, replay
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,26 @@ def _release(records: NodeRecords, entry: Entry, before: dict[str, Any] | None):
     return None
 
 
+def _revision(entry: Entry) -> int:
+    return int(entry.rv) if entry.rv.isdigit() else 0
+
+
+def _gone_by(entries: list[Entry], node: str, release: Entry) -> bool:
+    """Whether node/<node> may have been deleted before ``release`` in etcd's order: its
+    deletion has an earlier revision, wherever the node watch delivered it (arrival order
+    across two watches is not the cluster's), or a re-list found it gone (when, a gap hides)."""
+    for entry in entries:
+        if entry.resource != "nodes":
+            continue
+        if entry.kind == WATCH and entry.name == node and entry.type == "DELETED" and \
+                _revision(entry) < _revision(release):
+            return True
+        if entry.kind == GAP_END and any(key[2] == node and obj is None
+                                         for key, obj in changes_of(entry)):
+            return True
+    return False
+
+
 def never_reclaimed_early(entries: Iterable[Entry], records: NodeRecords,
                           name: str = "never_reclaimed_early") -> Verdict:
     """N2: every release or re-assignment of a record happens when its node is gone AND the
@@ -117,7 +137,7 @@ def never_reclaimed_early(entries: Iterable[Entry], records: NodeRecords,
         node, before = released
         prior = earlier[1] if earlier else entry  # what it was released from, as last seen
         touched = records.touched(before)
-        if node in records.nodes(state):
+        if node in records.nodes(state) and not _gone_by(entries, node, entry):
             return Verdict(name, VIOLATED, f"{entry.ref} was released from node/{node} while "
                            f"node/{node} still existed", [prior, entry], origin,
                            subjects=len(seen), reads=reads)

@@ -16,7 +16,7 @@ from aftershock.checks.temporal import Event, first
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.sut.concepts import concept, get_path
 from aftershock.sut.placeholders import fill, fill_all
-from aftershock.timeline.entry import WATCH, Entry
+from aftershock.timeline.entry import QUIET, WATCH, Entry
 from aftershock.timeline.state import State, is_ready
 
 PROBE_TIMEOUT = 60
@@ -241,7 +241,7 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
     """S5: the workload drops each removed ordinal only after that member is recorded done."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
-    reads = frozenset({"statefulsets", cluster.resource})
+    reads = frozenset({"statefulsets", cluster.resource, QUIET})
     for ordinal in sorted(removed, reverse=True):
         done = first(entries, Event(f"member {ordinal} of {cluster.name} finished its removal",
                                     lambda _e, s, o=ordinal: o in cluster.finished(s)))

@@ -15,12 +15,17 @@ AUDIT = "audit"  # an apiserver audit event: who did what
 MARK = "mark"  # something the harness did (a step, a fault), for reports and ordering
 ERROR = "error"  # the recorder failed on `resource` (a watch broke, a list failed)
 ANOMALY = "anomaly"  # the stream of `resource` is not the history it claims (order broken)
+# A wait for the namespace to settle ran out: an end state judged from here on is not the one
+# the implementation settles on. A trouble, from this moment on, for the judges that read QUIET.
+UNSETTLED = "unsettled"
 # The audit log was read before a judgement: extra["caught_up"] says whether it reached that
 # moment (a judgement of who-did-what over a log that lags is not earned).
 AUDIT_SYNC = "audit-sync"
 
 # The `resource` of an ERROR on the audit log; judges of who did what read it.
 AUDIT_LOG = "audit"
+# What judges of an end state read besides their resources: that the namespace had settled.
+QUIET = "quiet"
 
 
 @dataclass(slots=True)

@@ -89,6 +89,14 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("metadata") or {}
 
 
+def last_write(obj: dict[str, Any]) -> str:
+    """When the object was last written, on the API server's clock (whole seconds): the newest
+    time its managedFields give, or its creation."""
+    meta = _meta(obj)
+    times = [f.get("time") or "" for f in meta.get("managedFields") or []]
+    return max([*times, meta.get("creationTimestamp") or ""])
+
+
 def _trimmed(obj: dict[str, Any]) -> dict[str, Any]:
     """The object without managedFields: who wrote which field is the audit log's to say, and
     they are most of an object's size."""
@@ -270,13 +278,15 @@ class Recorder:
             response.release_conn()
 
     def _record(self, resource: Resource, kind: str, obj: dict[str, Any]) -> None:
+        written = last_write(obj)
         obj = _trimmed(obj)
         meta = _meta(obj)
         rv = meta.get("resourceVersion", "")
         self._check_order(resource, kind, rv)
         self.timeline.append(WATCH, resource=resource.name, namespace=meta.get("namespace", ""),
                              name=meta.get("name", ""), uid=meta.get("uid", ""), rv=rv,
-                             type=kind, object=obj)
+                             type=kind, object=obj,
+                             extra={"written": written} if written else {})
         self._fence.grew()
 
     def _check_order(self, resource: Resource, kind: str, rv: str) -> None:

@@ -225,10 +225,12 @@ def test_count_attributes_creates_and_deletions():
     assert deleted == {"aftershock": 1, rs: 1}
 
 
-def _node(h: History, at: float, status: str, stamp: str) -> Entry:
+def _node(h: History, at: float, status: str, stamp: str, lag: float = 0.0) -> Entry:
+    """The node as written at ``at`` on the API server's clock, recorded ``lag`` later."""
     obj = {"metadata": {"name": "n1"}, "status": {"conditions": [
         {"type": "Ready", "status": status, "lastTransitionTime": stamp}]}}
-    return h._add(at, WATCH, resource="nodes", name="n1", type="MODIFIED", object=obj)
+    return h._add(at + lag, WATCH, resource="nodes", name="n1", type="MODIFIED", object=obj,
+                  extra={"written": _stamp(at)})
 
 
 def _stamp(at: float) -> str:
@@ -242,6 +244,15 @@ def test_honest_transitions_pass_when_times_move_with_the_status():
     _node(h, 0, "True", _stamp(0))
     _node(h, 5, "True", _stamp(0))
     _node(h, 10, "False", _stamp(10))
+    assert checks.honest_transitions(h.entries, "nodes", "", "n1", "Ready").status == PASS
+
+
+def test_the_recorders_lag_is_not_charged_to_the_transition_time():
+    """Written at 10 with a stamp of 10, recorded 5 s later: honest (the recorder's arrival
+    time used to be taken for the cluster's, and this was 'not when it changed')."""
+    h = History()
+    _node(h, 0, "True", _stamp(0))
+    _node(h, 10, "False", _stamp(10), lag=5)
     assert checks.honest_transitions(h.entries, "nodes", "", "n1", "Ready").status == PASS
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.checks import PASS, VIOLATED
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.sut.dra import (
     allocated_before_bind,
     exclusive_devices,
@@ -99,13 +99,44 @@ def test_node_side_prepare_over_a_stale_claim_is_caught():
     assert len(verdict.witness) == 2
 
 
+def _slice(history: History, node: str, pool: str) -> None:
+    history.add("resourceslices", f"{node}-gpu", {"spec": {
+        "driver": "gpu", "nodeName": node, "pool": {"name": pool}}}, "ADDED", namespace="")
+
+
 def test_allocating_from_a_deleted_node_is_caught():
     history = History()
+    _slice(history, "node-1", "node-1")
     history.claim("a", "dev-0")
     history.add("nodes", "node-1", {}, "DELETED", namespace="")
+    history.claim("a", "dev-0")
     assert nothing_from_gone_slices(history.entries, "node-1").status == PASS
     history.claim("b", "dev-0")
     assert nothing_from_gone_slices(history.entries, "node-1").status == VIOLATED
+
+
+def test_the_pools_of_a_deleted_node_are_the_ones_its_slices_published():
+    """A pool need not be named after its node: the slices say which pools were the node's."""
+    history = History()
+    _slice(history, "node-1", "rack-a")
+    history.add("nodes", "node-1", {}, "DELETED", namespace="")
+    history.claim("b", "dev-0", pool="rack-a")
+    assert nothing_from_gone_slices(history.entries, "node-1").status == VIOLATED
+
+
+def test_gone_slices_judge_the_claims_recorded_after_the_deletion():
+    """No claim after the deletion: nothing was judged (it used to pass, counting 1); no slice
+    of the node recorded: its devices are unknown; the node never deleted: a precondition."""
+    history = History()
+    _slice(history, "node-1", "node-1")
+    history.claim("a", "dev-0")
+    history.add("nodes", "node-1", {}, "DELETED", namespace="")
+    assert nothing_from_gone_slices(history.entries, "node-1").subjects == 0
+    assert "precondition" in nothing_from_gone_slices(history.entries, "node-2").summary
+    bare = History()
+    bare.add("nodes", "node-1", {}, "DELETED", namespace="")
+    bare.claim("b", "dev-0")
+    assert nothing_from_gone_slices(bare.entries, "node-1").status == UNKNOWN
 
 
 def test_a_claim_reallocated_or_freed_in_use_is_caught():

@@ -9,6 +9,7 @@ from aftershock.bdd.steps.nodes import RESOURCE_WORDS
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
 from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, when
+from aftershock.timeline.entry import QUIET, UNSETTLED
 
 EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
 VERBS = ("create", "update", "patch", "delete")
@@ -127,7 +128,9 @@ def namespace_quiet(scenario: Scenario, seconds: int) -> None:
     in the scenario's namespace changed for the seconds given; a namespace that never settles
     is marked, not failed."""
     if not wait_quiet(scenario, seconds):
-        scenario.timeline.mark(f"namespace/{scenario.namespace} still changing after 60s")
+        scenario.timeline.append(UNSETTLED, resource=QUIET, detail=f"namespace/"
+                                 f"{scenario.namespace} was still changing after 60s: its end "
+                                 "state is not the one it settles on")
 
 
 @given("the implementation's watches and writes are observed")

@@ -1,0 +1,228 @@
+"""A VIOLATED is earned like a PASS: each finding of the review that asked for it, as the
+history that used to blame the implementation for what the recorder did not see, for a
+precondition that never happened, or for events client-go folds into one object."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.properties.context import Context
+from aftershock.sut.gang import Gang
+from aftershock.sut.storage import StorageCluster
+from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
+
+NS = "ns"
+GANG = {"resource": {"group": "x.io", "version": "v1", "plural": "gangs", "kind": "Gang"},
+        "group_status_path": "status.groups", "group_label": "group",
+        "groups_path": "spec.groups", "min_available_path": "spec.minAvailable",
+        "pod_selector": {"app": "{name}"}, "breach_condition": "Breached",
+        "termination_reason": "GangTerminated", "scheduled_zero_reason": "ScheduledZero"}
+STORAGE = {"resource": {"group": "x.io", "version": "v1", "plural": "storageclusters",
+                        "kind": "StorageCluster"},
+           "workload": {"kind": "StatefulSet", "name": "{name}"}, "member_pod": "{name}-{ordinal}",
+           "members_path": "status.members", "terminal_path": "status.finished",
+           "destructive_reasons": ["DataWiped"]}
+CONTEXT = Context(NS, "t", {"gang": GANG}, {}).to_json()
+
+
+class History(list):
+    """Entries at the times given, watch events numbered as etcd would."""
+
+    def at(self, mono: float, kind: str = WATCH, **fields) -> History:
+        self.append(Entry(len(self), mono, 1e9 + mono, kind, rv=str(100 + len(self)),
+                          **fields))
+        return self
+
+    def watch(self, mono: float, resource: str, obj: dict, type: str = "MODIFIED") -> History:
+        meta = obj["metadata"]
+        return self.at(mono, resource=resource, namespace=meta.get("namespace", ""),
+                       name=meta["name"], uid=meta.get("uid", f"uid-{meta['name']}"),
+                       type=type, object=obj)
+
+    def gap(self, start: float, end: float, resource: str, changes: list[dict]) -> History:
+        self.at(start, GAP_START, resource=resource, detail="410 Gone")
+        return self.at(end, GAP_END, resource=resource, extra={"changes": changes})
+
+
+def judge(check: str, params: dict, history: list[Entry]):
+    return properties.judge([check], Judgement(check, params), history)
+
+
+def pod(name: str, node: str = "", phase: str = "Running", app: str = "web",
+        claim: str = "") -> dict:
+    spec: dict = {"nodeName": node} if node else {}
+    if claim:
+        spec["resourceClaims"] = [{"name": "d", "resourceClaimName": claim}]
+    return {"metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}",
+                         "labels": {"app": app, "app.kubernetes.io/name": app,
+                                    "group": "0"}},
+            "spec": spec, "status": {"phase": phase}}
+
+
+# --- an open gap before the window ----------------------------------------------------------
+
+
+def test_a_condition_is_not_blamed_at_a_start_a_gap_hid():
+    """web-0 Running at 0, a gap on pods from 1 to 4 whose re-list adds web-1 Running: at 2,
+    when the condition was to hold from, the truth is unknown (it used to be VIOLATED)."""
+    history = History().watch(0, "pods", pod("web-0"), "ADDED")
+    history.gap(1, 4, "pods", [{"type": "ADDED", "object": pod("web-1")}])
+    history.at(10, "mark", detail="end")
+    params = {"condition": "2 pods of web are Running", "context": CONTEXT, "start": 2,
+              "duration": 5, "now": 10}
+    verdict = judge("stays_for", params, history)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+    params["start"] = 0.5  # before the gap, the recorded state is the truth
+    assert judge("stays_for", params, history).status == VIOLATED
+
+
+# --- D1 across a pods gap -------------------------------------------------------------------
+
+
+def claim(name: str, reserved: list[str], node: str = "n1") -> dict:
+    status: dict = {"allocation": {"devices": {"results": [
+        {"driver": "d", "pool": node, "device": "dev-0"}]}}}
+    if reserved:
+        status["reservedFor"] = [{"resource": "pods", "name": p, "uid": f"uid-{p}"}
+                                 for p in reserved]
+    return {"metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}"},
+            "status": status}
+
+
+def test_a_binding_a_gap_hid_is_not_judged_at_a_later_event():
+    """The pod is bound during a gap on pods, while its claim is reserved for it; the claim is
+    released later. Judging the binding at the pod's next event blamed the implementation
+    ("was not reserved for the pod"): the binding's moment was never recorded."""
+    history = History()
+    history.watch(0, "resourceclaims", claim("c", ["web-0"]), "ADDED")
+    history.watch(1, "pods", pod("web-0", claim="c"), "ADDED")
+    history.gap(2, 3, "pods", [{"type": "MODIFIED", "object": pod("web-0", "n1", claim="c")}])
+    history.watch(4, "resourceclaims", claim("c", []))
+    history.watch(5, "pods", pod("web-0", "n1", "Succeeded", claim="c"))
+    verdict = judge("allocated_before_bind", {"namespace": NS}, history)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+
+
+def test_a_binding_recorded_before_its_claim_was_reserved_is_still_caught():
+    history = History()
+    history.watch(0, "resourceclaims", claim("c", []), "ADDED")
+    history.watch(1, "pods", pod("web-0", claim="c"), "ADDED")
+    history.watch(2, "pods", pod("web-0", "n1", claim="c"))
+    history.watch(3, "resourceclaims", claim("c", ["web-0"]))
+    verdict = judge("allocated_before_bind", {"namespace": NS}, history)
+    assert verdict.status == VIOLATED and "not reserved" in verdict.summary, verdict.explain()
+
+
+# --- events folded by client-go's recorder -------------------------------------------------
+
+
+def event(reason: str, count: int | None = None, series: int | None = None) -> dict:
+    obj = {"metadata": {"name": f"train.{reason}", "namespace": NS, "uid": f"uid-{reason}"},
+           "involvedObject": {"kind": "Gang", "name": "train"}, "reason": reason}
+    if count is not None:
+        obj["count"] = count
+    if series is not None:
+        obj["series"] = {"count": series}
+    return obj
+
+
+def gang_object() -> dict:
+    return {"metadata": {"name": "train", "namespace": NS},
+            "spec": {"groups": 1, "minAvailable": 2}, "status": {"groups": []}}
+
+
+def _gang() -> dict:
+    return asdict(Gang("train", NS, GANG))
+
+
+def test_a_repeated_termination_folded_into_one_event_counts_twice():
+    """client-go raises ``count`` on the Event it already made (a MODIFIED): two recycles are
+    two terminations, with the old API's count or the events API's series."""
+    for folded in (event("GangTerminated", count=2), event("GangTerminated", series=2)):
+        history = History().watch(0, "gangs", gang_object(), "ADDED")
+        history.watch(1, "events", event("GangTerminated", count=1), "ADDED")
+        history.watch(2, "events", folded)
+        verdict = judge("at_most_terminations", {"gang": _gang(), "limit": 1}, history)
+        assert verdict.status == VIOLATED and "2 times" in verdict.summary, verdict.explain()
+
+
+def test_one_warning_per_drop_counts_a_folded_warning():
+    """Two drops of scheduled pods to zero and one Event whose count became 2: one warning
+    per drop (it used to be VIOLATED: 2 drops, 1 warning)."""
+    history = History()
+    history.watch(0, "pods", pod("train-0", "n1", app="train"), "ADDED")
+    history.watch(1, "pods", pod("train-0", "", "Pending", app="train"))
+    history.watch(2, "events", event("ScheduledZero", count=1), "ADDED")
+    history.watch(3, "pods", pod("train-0", "n2", app="train"))
+    history.watch(4, "pods", pod("train-0", "", "Pending", app="train"))
+    history.watch(5, "events", event("ScheduledZero", count=2))
+    verdict = judge("one_warning_per_drop", {"gang": _gang(), "group": 0}, history)
+    assert verdict.status == PASS, verdict.explain()
+
+
+# --- a precondition that never happened ----------------------------------------------------
+
+
+def test_termination_timing_without_a_breach_is_unknown_naming_the_precondition():
+    """G2/G3 when the scenario never produced a breach: the implementation is not to blame."""
+    history = History().watch(0, "gangs", gang_object(), "ADDED")
+    history.watch(1, "pods", pod("train-0", "n1", app="train"), "ADDED")
+    params = {"gang": _gang(), "group": 0, "delay": 1, "latency": 5, "actor": "ctl"}
+    verdict = judge("termination_timed", params, history)
+    assert verdict.status == UNKNOWN and "precondition" in verdict.summary, verdict.explain()
+
+
+# --- arrival order across two watches ------------------------------------------------------
+
+
+def test_a_release_is_judged_in_etcds_order_not_in_the_order_two_watches_delivered():
+    """node-1 is deleted (revision 103), then its stale record released (revision 104); the
+    record watch delivers first. By arrival the node still existed: it used to be N2 VIOLATED."""
+    from aftershock.sut.records import NodeRecords, never_reclaimed_early
+
+    records = NodeRecords("noderecords", NS, "spec.slot", "spec.node", "spec.touchedAt",
+                          staleness=5, poll=1, slots=3)
+
+    def record() -> dict:
+        return {"metadata": {"name": "slot-0", "namespace": NS},
+                "spec": {"slot": 0, "node": "node-1", "touchedAt": "2001-09-09T01:46:40Z"}}
+
+    history = History()
+    history.append(Entry(0, 0.0, 1e9, WATCH, "nodes", "", "node-1", "uid-n", "100", "ADDED",
+                         {"metadata": {"name": "node-1"}}))
+    history.append(Entry(1, 0.1, 1e9, WATCH, "noderecords", NS, "slot-0", "uid-r", "101",
+                         "ADDED", record()))
+    history.append(Entry(2, 30.0, 1e9 + 30, WATCH, "noderecords", NS, "slot-0", "uid-r",
+                         "104", "DELETED", record()))
+    history.append(Entry(3, 30.2, 1e9 + 30.2, WATCH, "nodes", "", "node-1", "uid-n", "103",
+                         "DELETED", {"metadata": {"name": "node-1"}}))
+    verdict = never_reclaimed_early(history, records)
+    assert verdict.status == PASS, verdict.explain()
+    history[3].rv = "105"  # deleted after the release: the node did still exist
+    assert never_reclaimed_early(history, records).status == VIOLATED
+
+
+# --- the quiet wait that ran out -------------------------------------------------------------
+
+
+def test_an_end_state_is_not_judged_while_the_namespace_had_not_settled():
+    """The wait for quiet ran out: E1 (end state) and S5 (shrank only after) would judge a
+    state the implementation had not reached. It used to be only a mark."""
+    from aftershock.timeline.entry import QUIET, UNSETTLED
+
+    history = History().watch(0, "pods", pod("web-0"), "ADDED")
+    end_state = {"namespace": NS, "reference": {"pods": ["{}", "{}"]},
+                 "masks": {"pods": ["metadata", "spec", "status"]}}
+    assert judge("end_state_as_reference", end_state, history).status == VIOLATED
+    storage = {"cluster": asdict(StorageCluster("data", NS, STORAGE)), "removed": [2]}
+    history.watch(1, "statefulsets", {"metadata": {"name": "data", "namespace": NS},
+                                      "spec": {"replicas": 3}}, "ADDED")
+    assert judge("shrank_after_done", storage, history).status == VIOLATED
+    history.at(70, UNSETTLED, resource=QUIET, detail="namespace/ns was still changing")
+    for check, params in (("end_state_as_reference", end_state),
+                          ("shrank_after_done", storage)):
+        verdict = judge(check, params, history)
+        assert verdict.status == UNKNOWN and "still changing" in verdict.summary, check
