@@ -22,7 +22,7 @@ def init(target: Path) -> list[Path]:
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UserError("not an empty directory: aftershock init writes a new project",
                         path=str(target))
-    values = {"project": target.resolve().name, "version": _version()}
+    values = {"project": target.resolve().name, "requirement": requirement()}
     written = []
     for source in sorted(p for p in TEMPLATE.rglob("*") if p.is_file()):
         if "__pycache__" in source.parts:
@@ -38,11 +38,16 @@ def init(target: Path) -> list[Path]:
     return written
 
 
-def _version() -> str:
-    try:
-        return metadata.version("aftershock")
-    except metadata.PackageNotFoundError:
-        return "0.1.0"
+def requirement() -> str:
+    """The project's dependency on aftershock, as TOML: the distribution installed here, by the
+    place it was installed from (PEP 610's direct_url.json: a wheel file, a source tree). This
+    project does not own the name on a public package index, so a bare "aftershock==X" could
+    install someone else's package; with no such place known, no dependency is written."""
+    import json
+
+    found = [d.read_text("direct_url.json") for d in metadata.distributions(name="aftershock")]
+    url = next((json.loads(text).get("url", "") for text in found if text), "")
+    return json.dumps(f"aftershock @ {url}") if url else ""
 
 
 def load_project_steps(root: Path) -> None:

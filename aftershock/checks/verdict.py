@@ -21,6 +21,7 @@ class Verdict:
     window: tuple[float, float] | None = None  # recorder times judged (None: the whole history)
     by_absence: bool = False  # a violation that says something did NOT happen
     reads: frozenset[str] | None = None  # resources read ("audit": the audit log)
+    external: str = ""  # what it judged instead of the history, when it read none of it
 
     @property
     def held(self) -> bool:

@@ -61,11 +61,14 @@ class Finding:
     reproduced: int = 0
     replayed: int = 0
     same: list[str] = field(default_factory=list)  # later plans that found the same
+    wanted: int = 0  # the replays it needs before it is called a bug or flaky
 
     @property
     def verdict(self) -> str:
         if not self.replayed:
             return "not replayed"
+        if self.replayed < self.wanted:
+            return "not enough replays"  # the budget ran out first: 1 of 1 is no bug
         return "bug" if self.reproduced >= REPRODUCED * self.replayed else "flaky"
 
 
@@ -110,6 +113,7 @@ class Explorer:
         self.began = time.monotonic()
         self.findings: list[Finding] = []
         self.outcomes: list[tuple[Plan, Outcome]] = []
+        self.references: list[Outcome] = []
         self.generated: plans.Plans | None = None
         self.reference: oracles.Reference | None = None
         self.reference_violations: set[str] = set()
@@ -174,6 +178,7 @@ class Explorer:
             runs.append(self.last_history)
             traces.append(outcome.trace)
             outcomes.append(outcome)
+            self.references.append(outcome)
             if outcome.violated and not self.findings:
                 self.findings.append(Finding(1, None, outcome))
                 broken = self.last_scenario
@@ -203,24 +208,37 @@ class Explorer:
                               self.wait_cap)
             outcome = self.play(f"plan-{number:03d}-{plan.slug}", lines)
             self.outcomes.append((plan, outcome))
-            outcome.new = {p: s for p, s in outcome.violated.items()
-                           if p not in self.reference_violations and _counts(plan, p)}
+            outcome.new = self.new_violations(plan, outcome)
             self.say(f"plan {number}/{len(todo)} {plan.kind} {plan.anchor}: "
                      f"{outcome.seconds:.1f}s{_status(outcome, outcome.new)}")
             if outcome.new:
                 self._found(plan, outcome, outcome.new)
 
     def _found(self, plan: Plan, outcome: Outcome, new: dict[str, str]) -> None:
-        signature = (plan.kind, frozenset(new))  # one fault kind breaking the same: one bug
-        for finding in self.findings:
-            if finding.plan is not None and (finding.plan.kind,
-                                             frozenset(finding.outcome.violated)) == signature:
-                finding.same.append(plan.anchor)
-                return
+        if self.same_bug(plan, new):
+            return
         outcome.violated = new
         finding = Finding(len(self.findings) + 1, plan, outcome)
         self.findings.append(finding)
         self._write_and_replay(finding, self.last_scenario)
+
+    def new_violations(self, plan: Plan, outcome: Outcome) -> dict[str, str]:
+        """What a plan broke that makes it a finding. A property a reference run broke is
+        judged all the same: on a correct implementation that is a false positive to count,
+        not a property to hide from every later plan."""
+        return {p: s for p, s in outcome.violated.items() if _counts(plan, p)}
+
+    def same_bug(self, plan: Plan, new: dict[str, str]) -> bool:
+        """One fault kind breaking the same properties as a bug already found is that bug
+        again (noted on it). The same as a flaky finding, or one not replayed enough, is
+        replayed in its own right: it may be the bug the first one could not show."""
+        signature = (plan.kind, frozenset(new))
+        for finding in self.findings:
+            if finding.plan is not None and finding.verdict == "bug" and \
+                    (finding.plan.kind, frozenset(finding.outcome.violated)) == signature:
+                finding.same.append(plan.anchor)
+                return True
+        return False
 
     def _write_and_replay(self, finding: Finding, scenario) -> None:
         from aftershock.explore.finding import picture, write
@@ -236,6 +254,7 @@ class Explorer:
         from aftershock.explore.finding import scenario_lines
 
         lines = scenario_lines(finding.feature)
+        finding.wanted = self.settings.replays
         for index in range(1, self.settings.replays + 1):
             if self.left() <= 0 and index > 1:
                 break
@@ -292,6 +311,9 @@ class Explorer:
             "bugs": self.bugs(),
             "first_bug_after": self.first_bug_after,
             "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
+            "not_enough_replays": sum(1 for f in self.findings
+                                      if f.verdict == "not enough replays"),
+            "reference_violations": sorted(self.reference_violations),
             "plans_with_violations": sum(1 for _, o in self.outcomes if o.new),
             "errors": sum(1 for _, o in self.outcomes if o.failed),
             "seconds_per_plan": {"mean": _round(statistics.mean(times)) if times else None,
@@ -311,6 +333,12 @@ class Explorer:
         summary = self.summary()
         (self.out / "summary.json").write_text(json.dumps(summary, indent=1))
         with (self.out / "plans.jsonl").open("w") as out:
+            for outcome in self.references:  # an unperturbed run that broke: counted too
+                out.write(json.dumps({"kind": "reference", "anchor": outcome.name, "step": "",
+                                      "seconds": _round(outcome.seconds),
+                                      "violated": outcome.violated, "new": outcome.violated,
+                                      "unknown": outcome.unknown,
+                                      "failed": outcome.failed}) + "\n")
             for plan, outcome in self.outcomes:
                 out.write(json.dumps({"kind": plan.kind, "anchor": plan.anchor,
                                       "step": plan.step, "seconds": _round(outcome.seconds),

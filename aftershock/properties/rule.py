@@ -25,6 +25,9 @@ def settle(verdict: Verdict, history: History) -> Verdict:
         return verdict
     if verdict.reads is None:
         return _unknown(verdict, "the check did not say what it read")
+    if not verdict.reads and not verdict.external:
+        return _unknown(verdict, "the check read nothing of the history and named nothing "
+                        "else it judged from")
     witnessed = verdict.status == VIOLATED and not verdict.by_absence and verdict.witness
     why = (_incomplete(verdict, history, witnessed)
            or (None if witnessed else _unrecorded(verdict, history))

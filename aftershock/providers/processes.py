@@ -141,7 +141,7 @@ def scratch_for_this_process(kind: str) -> Path:
 
 def _dead_process_scratch() -> list[str]:
     removed = []
-    for kind in ("clients",):
+    for kind in ("clients", "credentials"):
         for path in (cache_root() / kind).glob("pid*-*"):
             pid, _, started = path.name.removeprefix("pid").partition("-")
             if not pid.isdigit() or str(start_time(int(pid))) != started:

@@ -216,6 +216,9 @@ def as_entries(records: list[dict[str, Any]], timeline: list[Entry]) -> list[Ent
             for r in records]
 
 
+PREPARE_LOG = "the driver's prepare log on each node"
+
+
 def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
                         name: str = "node_side_exclusive") -> Verdict:
     """D5: on a node, a device is never prepared for two claims at once (the driver's log)."""
@@ -230,7 +233,7 @@ def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
                 return Verdict(name, VIOLATED, f"device {record['device']} on node/"
                                f"{record['node']} was prepared for claim {record['claim']} "
                                f"while still prepared for {held[1]['claim']}", witness, origin,
-                               subjects=len(records), reads=frozenset())
+                               subjects=len(records), reads=frozenset(), external=PREPARE_LOG)
             prepared[key] = (record["claim_uid"], record)
         elif record["action"] == "unprepare" and prepared.get(key, ("",))[0] == \
                 record["claim_uid"]:
@@ -238,7 +241,8 @@ def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
     count = sum(1 for r in records if r["action"] == "prepare")
     summary = (f"{count} prepares, never two claims on one device" if count else
                "the driver logged no prepare at all")
-    return Verdict(name, PASS, summary, [], origin, subjects=count, reads=frozenset())
+    return Verdict(name, PASS, summary, [], origin, subjects=count, reads=frozenset(),
+                   external=PREPARE_LOG)
 
 
 def _records(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:

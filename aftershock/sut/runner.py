@@ -61,10 +61,11 @@ class Implementation:
         return root / "node-data"
 
     def _private(self) -> Path:
-        if self.state is None:  # no cluster to keep it in: a directory of its own, 0700
-            import tempfile
+        if self.state is None:  # no cluster to keep it in: this process's own scratch, 0700,
+            import tempfile  # which `cluster gc` removes once the process is gone
 
-            return Path(tempfile.mkdtemp(prefix="aftershock-credentials-"))
+            scratch = processes.scratch_for_this_process("credentials")
+            return Path(tempfile.mkdtemp(prefix=f"{self.namespace}-", dir=scratch))
         return processes.private_dir(self.state, self.namespace)
 
     def install(self) -> None:

@@ -172,11 +172,14 @@ def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, remo
             # Proven on disk, by the data probe: no recorded state is needed for it.
             return Verdict(name, VIOLATED, f"members that stay lost data ({detail}), with no "
                            "destructive action announced", actions[:5], origin,
-                           subjects=len(short), reads=frozenset())
+                           subjects=len(short), reads=frozenset(), external=PROBE)
     summary = (f"{len(actions)} destructive actions, all on removed members {sorted(removed)}"
                if members else f"no member of storage cluster {cluster.name} was recorded")
     return Verdict(name, PASS, summary, actions[:5], origin, subjects=len(members),
                    reads=reads)
+
+
+PROBE = "the data probe's inventory of each node's disk and its reads"
 
 
 def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[int],
@@ -187,7 +190,7 @@ def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[in
     if not written:
         return Verdict(name, PASS, f"nothing was written to the removed members "
                        f"{sorted(removed)}: the scenario cannot show their data was kept",
-                       [], origin, subjects=0, reads=reads)
+                       [], origin, subjects=0, reads=reads, external=PROBE)
     present = objects_on_disk(inventory)
     short = {m: (present.get(m, 0), count) for m, count in written.items()
              if present.get(m, 0) < count}
@@ -195,10 +198,10 @@ def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[in
         detail = ", ".join(f"member {m}: {have} of {want} objects" for m, (have, want)
                            in sorted(short.items()))
         return Verdict(name, VIOLATED, f"node-local data of removed members is gone ({detail})",
-                       evidence, origin, subjects=len(written), reads=reads)
+                       evidence, origin, subjects=len(written), reads=reads, external=PROBE)
     return Verdict(name, PASS, f"the data of removed members {sorted(removed)} is all there "
                    f"({sum(written.values())} objects)", [], origin, subjects=len(written),
-                   reads=reads)
+                   reads=reads, external=PROBE)
 
 
 def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: set[int],
@@ -212,7 +215,7 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
     if unread:
         return Verdict(name, VIOLATED, f"{len(unread)} of {len(member)} objects written were "
                        f"not read back at all (e.g. {sorted(unread)[0]})", evidence, origin,
-                       subjects=len(member), reads=reads)
+                       subjects=len(member), reads=reads, external=PROBE)
     errors = [r for r in results if r["status"] not in ("ok", "not_found")]
     lost = [r for r in results if r["status"] == "not_found"
             and not (loss_allowed and member.get(r["object"]) in removed)]
@@ -225,10 +228,12 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
             parts.append(f"{len(lost)} objects lost that the mode keeps (e.g. "
                          f"{lost[0]['object']})")
         return Verdict(name, VIOLATED, f"of {len(results)} objects read back: "
-                       + "; ".join(parts), evidence, origin, subjects=len(results), reads=reads)
+                       + "; ".join(parts), evidence, origin, subjects=len(results),
+                       reads=reads, external=PROBE)
     ok = sum(1 for r in results if r["status"] == "ok")
     return Verdict(name, PASS, f"{ok} of {len(results)} objects read back intact, the rest "
-                   "cleanly not found", [], origin, subjects=len(results), reads=reads)
+                   "cleanly not found", [], origin, subjects=len(results), reads=reads,
+                   external=PROBE)
 
 
 def _revision(entry: Entry) -> int:

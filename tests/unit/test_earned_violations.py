@@ -226,3 +226,19 @@ def test_an_end_state_is_not_judged_while_the_namespace_had_not_settled():
                           ("shrank_after_done", storage)):
         verdict = judge(check, params, history)
         assert verdict.status == UNKNOWN and "still changing" in verdict.summary, check
+
+
+def test_a_check_that_read_nothing_must_name_what_it_judged_from():
+    """A verdict with no history read is refused, unless the check names its external data
+    (a driver's prepare log, a data probe's inventory)."""
+    from aftershock.checks.verdict import Verdict
+    from aftershock.properties.history import History as Recorded
+    from aftershock.properties.rule import settle
+
+    history = Recorded(History().watch(0, "pods", pod("web-0"), "ADDED"))
+    for status in (PASS, VIOLATED):
+        bare = Verdict("x", status, "judged", [], 0.0, subjects=1, reads=frozenset())
+        assert settle(bare, history).status == UNKNOWN
+        named = Verdict("x", status, "judged", [], 0.0, subjects=1, reads=frozenset(),
+                        external="the driver's prepare log")
+        assert settle(named, history).status == status

@@ -326,3 +326,51 @@ def test_a_stateful_set_scaled_down_is_judged_by_its_claims_and_its_size():
     assert oracles.labelled([s.text for s in workload.steps], ["stateful_set"]) == [
         "Then at no point did db have more than 3 live pods",
         "Then the claims of the removed ordinals of db and their volumes are still there (S2)"]
+
+
+def _explorer_with(findings):
+    """An Explorer's bookkeeping alone: no session, no cluster."""
+    from aftershock.explore.engine import Explorer
+
+    explorer = Explorer.__new__(Explorer)
+    explorer.findings = findings
+    return explorer
+
+
+def test_a_finding_is_a_bug_only_after_every_replay_it_needs():
+    """The budget ran out after one replay that reproduced: 1 of 1 used to be a bug."""
+    from aftershock.explore.engine import Finding, Outcome
+
+    finding = Finding(1, None, Outcome("plan", [], 1.0), reproduced=1, replayed=1, wanted=3)
+    assert finding.verdict == "not enough replays"
+    finding.replayed, finding.reproduced = 3, 3
+    assert finding.verdict == "bug"
+    finding.reproduced = 1
+    assert finding.verdict == "flaky"
+
+
+def test_a_plan_like_a_flaky_finding_is_replayed_not_folded_into_it():
+    from aftershock.explore.engine import Finding, Outcome
+    from aftershock.explore.plans import Plan
+
+    plan = Plan("stall", "When the pod watch stalls", 1, "pods#3")
+    flaky = Finding(1, plan, Outcome("a", [], 1.0, violated={"R1": "x"}), reproduced=1,
+                    replayed=3, wanted=3)
+    explorer = _explorer_with([flaky])
+    later = Plan("stall", "When the pod watch stalls", 1, "pods#5")
+    assert not explorer.same_bug(later, {"R1": "x"})
+    flaky.reproduced = 3  # a bug: the same fault kind breaking the same is that bug again
+    assert explorer.same_bug(later, {"R1": "x"}) and flaky.same == ["pods#5"]
+    assert not explorer.same_bug(later, {"R1": "x", "R5": "y"})
+
+
+def test_a_property_a_reference_run_broke_still_judges_every_plan():
+    """It used to be left out of every later plan: one flaky reference blinded the rest."""
+    from aftershock.explore.engine import Outcome
+    from aftershock.explore.plans import Plan
+
+    explorer = _explorer_with([])
+    explorer.reference_violations = {"R1"}
+    plan = Plan("stall", "When the pod watch stalls", 1, "pods#3")
+    outcome = Outcome("p", [], 1.0, violated={"R1": "11 live pods"})
+    assert explorer.new_violations(plan, outcome) == {"R1": "11 live pods"}

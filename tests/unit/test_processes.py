@@ -71,3 +71,14 @@ def test_gc_ends_the_processes_of_a_run_killed_with_sigkill(cache):
     assert result.clusters == ["victim"]
     assert processes.start_time(child) is None
     assert not (cache / "clusters" / "victim").exists()
+
+
+def test_gc_removes_the_credentials_a_dead_process_kept_without_a_cluster_record(cache):
+    """A runner with no cluster state keeps its kubeconfig's keys in its process's scratch;
+    it used to be a temp dir nothing ever removed."""
+    dead = cache / "credentials" / "pid4194999-1" / "ns-abc"
+    dead.mkdir(parents=True)
+    (dead / "kubeconfig").write_text("token")
+    live = processes.scratch_for_this_process("credentials")
+    assert str(dead.parent) in processes.gc().leftovers
+    assert not dead.parent.exists() and live.exists()

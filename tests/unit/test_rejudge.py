@@ -43,7 +43,7 @@ def test_a_changed_property_shows_as_a_difference(tmp_path, monkeypatch):
     monkeypatch.setitem(base.CHECKS, "never_reclaimed_early", base.Check(
         never.name, never.statement, lambda history, params: base.Verdict(
             "never_reclaimed_early", "violated", "changed", [], 0.0, subjects=1,
-            reads=frozenset())))
+            reads=frozenset({"nodes"}))))
     result = rejudge.rejudge(run, [REPO / "profiles"])
     assert rejudge.differences(matrix.load(run), result.rows) == [
         "noderecords-faulty N2: recorded pass, judged now violated"]
