@@ -201,6 +201,8 @@ class Scenario:
         wrong = properties.problem(ids, judgement.check)
         if wrong:
             raise StepFailed(wrong)
+        if self.recorder is not None:  # every watch delivers what a list shows now, or a gap
+            self.recorder.catch_up()
         if properties.CHECKS[judgement.check].audit:
             caught_up = self.recorder is not None and self.recorder.sync_audit()
             self.timeline.append(AUDIT_SYNC, detail="audit log read before a judgement",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from aftershock.checks.invariants import changes
+from aftershock.checks.invariants import changes, written
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.timeline.entry import GAP_START, Entry
 from aftershock.timeline.state import State, replay
@@ -83,8 +83,10 @@ def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], descrip
         return Verdict(name, PASS, summary, witness, start, subjects=subjects,
                        window=(start, until), reads=reads)
 
-    for entry in entries:
+    after = len(entries)
+    for index, entry in enumerate(entries):
         if entry.mono > deadline:
+            after = index
             break
         if not crossed and entry.mono > start:  # the state at the start: after its entries
             crossed = True
@@ -106,9 +108,35 @@ def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], descrip
         return Verdict(name, UNKNOWN, f"{description}: only {now - start:.1f}s of the "
                        f"{within:.0f}s were observed", [], start, subjects=subjects,
                        reads=reads)
+    late = _seen_late(entries[after:], state, holds, watched, deadline)
+    if late is not None:
+        return Verdict(name, UNKNOWN, f"{description} held after a change the API server "
+                       f"wrote by the deadline (its clock, whole seconds) and the recorder saw "
+                       f"{late.mono - deadline:.3f}s after it: its lag is not the "
+                       "implementation's", [late], start, subjects=subjects, reads=reads)
     return Verdict(name, VIOLATED, f"{description} did not happen within {within:.0f}s",
                    [last] if last else [], start, subjects=subjects,
                    window=(start, deadline), by_absence=True, reads=reads)
+
+
+LAG = 10.0  # how late after a deadline a change written before it may still be recorded
+
+
+def _seen_late(rest: list[Entry], state: State, holds: Callable[[State], bool],
+               watched: set[str] | None, deadline: float) -> Entry | None:
+    """The first change recorded after ``deadline`` (within LAG) that was written by then on
+    the API server's clock and made ``holds`` true. ``state`` is the state at the deadline."""
+    for entry in rest:
+        if entry.mono > deadline + LAG:
+            return None
+        state.apply(entry)
+        if not changes(entry, watched):
+            continue
+        when = written(entry)  # NaN when unknown: never "by the deadline"
+        by_deadline = when <= deadline + (entry.wall - entry.mono)
+        if by_deadline and holds(state):
+            return entry
+    return None
 
 
 def stays_for(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,

@@ -41,6 +41,12 @@ class Trouble:
         return self.start <= end and self.end > start
 
 
+def _since(began: Entry) -> float:
+    """Where a gap begins: at its entry, or for a watch found behind, at its last change (what
+    it had not delivered happened after that)."""
+    return min(began.mono, (began.extra or {}).get("since", began.mono))
+
+
 class History:
     def __init__(self, entries: Sequence[Entry]):
         self.entries = entries
@@ -67,7 +73,7 @@ class History:
                 open_gaps.setdefault(entry.resource, entry)
             elif kind == GAP_END and entry.resource in open_gaps:
                 began = open_gaps.pop(entry.resource)
-                troubles.append(Trouble(entry.resource, began.mono, entry.mono,
+                troubles.append(Trouble(entry.resource, _since(began), entry.mono,
                                         f"a gap in the history of {entry.resource} "
                                         f"({began.detail})"))
             elif kind == UNSETTLED:
@@ -84,7 +90,7 @@ class History:
             elif kind == AUDIT and audit is None:
                 audit = True
         for resource, began in open_gaps.items():
-            troubles.append(Trouble(resource, began.mono, math.inf,
+            troubles.append(Trouble(resource, _since(began), math.inf,
                                     f"a gap in the history of {resource} that never closed "
                                     f"({began.detail})"))
         return troubles, recording, audit, sync

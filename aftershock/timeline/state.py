@@ -156,6 +156,10 @@ class State:
         return {key: obj for of_resource in self._by_resource.values()
                 for key, obj in of_resource.items()}
 
+    def of(self, resource: str) -> dict[Key, dict[str, Any]]:
+        """The objects of one resource now, by key (to read)."""
+        return self._by_resource.get(resource, {})
+
     def names(self, resource: str) -> set[str]:
         return {name for _, _, name in self._by_resource.get(resource, {})}
 

@@ -202,3 +202,35 @@ def test_a_watch_cut_mid_stream_resumes_where_it_stopped(aftershock_scenario,
     assert timeline.state().get("pods", namespace, "gone") is None
     assert any(e.kind == ERROR and e.resource == "pods" for e in timeline.entries), \
         "the broken watch is in the history, for the judges to see"
+
+
+def test_a_watch_that_stalls_without_an_error_is_a_gap_when_judged(aftershock_scenario,
+                                                                  proxied_recorder):
+    """The proxy holds the recorder's pod watch (no error, no 410) while a pod is created:
+    nothing in the history says anything is missing, and 'at most 1 pod of db' held over that
+    stretch used to pass. Before a judgement the recorder lists and waits for every watch to
+    deliver as much: this one does not, so its stretch since its last change is a gap, closed
+    when it catches up."""
+    from aftershock import properties
+    from aftershock.properties import Judgement
+    from aftershock.properties.context import Context
+    from aftershock.timeline.entry import GAP_END, GAP_START
+
+    proxy, recorder, timeline = proxied_recorder
+    namespace, corev1 = aftershock_scenario.namespace, kube.core(aftershock_scenario.api)
+    corev1.create_namespaced_pod(namespace, workloads.pod("first", {"app": "db"}))
+    assert _seen(timeline, namespace, "first")
+    assert recorder.catch_up(timeout=5) == []
+    proxy.pause()
+    corev1.create_namespaced_pod(namespace, workloads.pod("web-0", {"app": "web"}))
+    assert aftershock_scenario.wait_until(lambda s: s.get("pods", namespace, "web-0"), 30)[0]
+    assert recorder.catch_up(timeout=2) == ["pods"]
+    (lag,) = [e for e in timeline.entries if e.kind == GAP_START]
+    assert "had not caught up" in lag.detail
+    context = Context(namespace, "t", {}, {}).to_json()
+    verdict = properties.judge(["always"], Judgement("always", {
+        "condition": "at most 1 pods of db are live", "context": context}), timeline.entries)
+    assert verdict.status == "unknown" and "gap" in verdict.summary, verdict.explain()
+    proxy.resume()
+    assert recorder.catch_up(timeout=30) == []
+    assert timeline.entries[-1].kind == GAP_END and "caught up" in timeline.entries[-1].detail

@@ -242,3 +242,25 @@ def test_a_check_that_read_nothing_must_name_what_it_judged_from():
         named = Verdict("x", status, "judged", [], 0.0, subjects=1, reads=frozenset(),
                         external="the driver's prepare log")
         assert settle(named, history).status == status
+
+
+# --- the recorder's lag against a deadline -------------------------------------------------
+
+
+def _stamp(at: float) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(1e9 + at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_change_written_before_the_deadline_and_seen_after_it_is_not_blamed():
+    """The API server wrote web-1 Running at 8 s, the recorder saw it at 10.3 s: within 10 s it
+    may well have happened. It used to be VIOLATED on the recorder's arrival time."""
+    params = {"condition": "2 pods of web are Running", "context": CONTEXT, "start": 0,
+              "within": 10, "now": 20}
+    for written, expected in ((8.0, UNKNOWN), (12.0, VIOLATED)):
+        history = History().watch(0, "pods", pod("web-0"), "ADDED")
+        history.at(10.3, resource="pods", namespace=NS, name="web-1", uid="uid-web-1",
+                   type="ADDED", object=pod("web-1"), extra={"written": _stamp(written)})
+        verdict = judge("eventually", params, history)
+        assert verdict.status == expected, verdict.explain()
