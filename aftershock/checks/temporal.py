@@ -253,20 +253,23 @@ def no_earlier_than(entries: Iterable[Entry], event: Event, after: Event, delay:
 
 
 def exactly(entries: Iterable[Entry], event: Event, count: int, name: str = "exactly",
-            concerns: Callable[[Entry], bool] | None = None) -> Verdict:
-    """``event`` happens exactly ``count`` times over the history. The witness of too many is
-    the first ``count + 1`` occurrences; of too few, those that did happen (by absence: a gap
-    could hide the others). ``concerns`` picks the entries of the objects the event is about,
-    to count what was judged."""
+            concerns: Callable[[Entry], bool] | None = None,
+            since: float | None = None) -> Verdict:
+    """``event`` happens exactly ``count`` times over the history, or in the episode from
+    ``since`` (the step that changed the desired state). The witness of too many is the first
+    ``count + 1`` occurrences; of too few, those that did happen (by absence: a gap could hide
+    the others). ``concerns`` picks the entries of the objects the event is about, to count
+    what was judged."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     reads = event.resources
-    found = occurrences(entries, event)
+    found = [e for e in occurrences(entries, event) if since is None or e.mono >= since]
+    window = (since, entries[-1].mono if entries else since) if since is not None else None
     subjects = len({e.key for e in entries if concerns(e)}) if concerns else len(found)
     if len(found) == count:
         return Verdict(name, PASS, f"{event.description}: exactly {count} times", found,
-                       origin, subjects=subjects, reads=reads)
+                       origin, subjects=subjects, window=window, reads=reads)
     too_few = len(found) < count
     return Verdict(name, VIOLATED, f"{event.description}: {len(found)} times, expected exactly "
                    f"{count}", found[:count + 1], origin, subjects=subjects, by_absence=too_few,
-                   reads=reads)
+                   window=window, reads=reads)

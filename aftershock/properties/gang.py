@@ -22,9 +22,11 @@ def termination_timed(history: History, p: Params) -> Verdict:
                                    p["latency"], actor(p["actor"], exact=True))
 
 
-@check("at_most_terminations", "A gang is terminated at most a given number of times.")
+@check("at_most_terminations", "A gang is terminated at most a given number of times (a "
+       "replica's every pod deleted by the implementation, by the audit log).", audit=True)
 def at_most_terminations(history: History, p: Params) -> Verdict:
-    return judge.at_most_terminations(history.entries, _gang(p), p["limit"])
+    is_actor = actor(p["actor"], exact=True) if p.get("actor") else None
+    return judge.at_most_terminations(history.entries, _gang(p), p["limit"], is_actor)
 
 
 @check("one_warning_per_drop", "One scheduled-zero warning per drop of a gang replica's "

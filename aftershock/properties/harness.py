@@ -65,10 +65,12 @@ def no_earlier_than(history: History, p: Params) -> Verdict:
                                   event_of(p, "after"), delay=p["delay"])
 
 
-@check("exactly", "An event happens exactly a given number of times over the history.")
+@check("exactly", "An event happens exactly a given number of times over the history, or from "
+       "the step that last changed the desired state.")
 def exactly(history: History, p: Params) -> Verdict:
     event = event_of(p, "event")
-    return checks.exactly(history.entries, event, p["count"], concerns=event.concerns)
+    return checks.exactly(history.entries, event, p["count"], concerns=event.concerns,
+                          since=p.get("since"))
 
 
 @check("deleted_by", "No pod of a selection was deleted or evicted by a given actor (by the "

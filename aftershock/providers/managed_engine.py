@@ -29,6 +29,10 @@ NAME = "engine"
 RUNTIME = "aftershock-runc"
 PACKAGES = ("docker.io",)
 UP_TIMEOUT = 60.0
+# The host's network configuration is left as it was: no docker0 bridge (one a host's own
+# Docker or libvirt may hold), no iptables rules or FORWARD policy, no sysctl.
+OWN_NETWORK_ONLY = ("--bridge=none", "--iptables=false", "--ip6tables=false",
+                    "--ip-forward=false", "--ip-masq=false")
 STOP_GRACE = 30.0
 
 
@@ -118,13 +122,51 @@ def install() -> None:
                         "engine and use `aftershock engine up --engine=existing`")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     command = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *PACKAGES]
-    _say(f"installing {', '.join(PACKAGES)} from Debian (apt-get)")
-    if subprocess.run(command, env=env).returncode != 0:
-        _say("refreshing the package lists (apt-get update)")
-        subprocess.run(["apt-get", "update", "-q"], env=env, check=False)
+    _say(f"installing {', '.join(PACKAGES)} from Debian (apt-get), its system services "
+         "neither started nor enabled")
+    with services_held():
         if subprocess.run(command, env=env).returncode != 0:
-            raise UserError(f"could not install {', '.join(PACKAGES)} with apt-get (its output "
-                            "is above)")
+            _say("refreshing the package lists (apt-get update)")
+            subprocess.run(["apt-get", "update", "-q"], env=env, check=False)
+            _apt_retry(command, env)
+        disable_services()
+
+
+SERVICES = ("docker.service", "docker.socket", "containerd.service")
+POLICY = Path("/usr/sbin/policy-rc.d")
+
+
+@contextlib.contextmanager
+def services_held():
+    """While packages install, Debian's invoke-rc.d starts no service (a policy-rc.d that
+    answers 101, put there only if the host has none, and removed after)."""
+    ours = not POLICY.exists()
+    if ours:
+        POLICY.write_text("#!/bin/sh\n# aftershock: no service starts while it installs\n"
+                          "exit 101\n")
+        POLICY.chmod(0o755)
+    try:
+        yield
+    finally:
+        if ours:
+            POLICY.unlink(missing_ok=True)
+
+
+def disable_services() -> None:
+    """The packages aftershock installed enable their services for the next boot: undone, so
+    nothing system-wide is left enabled or running (the managed engine is its own daemon)."""
+    systemctl = shutil.which("systemctl")
+    if not systemctl:
+        return
+    for unit in SERVICES:
+        subprocess.run([systemctl, "disable", "--now", "--quiet", unit],
+                       capture_output=True, check=False)
+
+
+def _apt_retry(command: list[str], env: dict[str, str]) -> None:
+    if subprocess.run(command, env=env).returncode != 0:
+        raise UserError(f"could not install {', '.join(PACKAGES)} with apt-get (its output "
+                        "is above)")
 
 
 def write_runtime(where: EnginePaths) -> Path | None:
@@ -137,16 +179,37 @@ def write_runtime(where: EnginePaths) -> Path | None:
     source = Path(capless_runc.__file__).read_text()
     source = source.replace('RUNC = "runc"', f"RUNC = {runc!r}", 1)
     where.runtime.parent.mkdir(parents=True, exist_ok=True)
-    where.runtime.write_text(f"#!{sys.executable} -SI\n{source}")
+    where.runtime.write_text(f"#!{root_python()} -SI\n{source}")
     where.runtime.chmod(0o755)
     return where.runtime
+
+
+def root_owned(path: Path) -> bool:
+    """Whether ``path`` and every directory above it belong to root and only root may write
+    them: what the root daemon runs must be nothing a user could replace."""
+    for part in [path, *path.parents]:
+        info = part.stat()
+        if info.st_uid != 0 or info.st_mode & 0o022:
+            return False
+    return True
+
+
+def root_python() -> Path:
+    """The interpreter of the runtime the root daemon runs: the system's, fixed at install and
+    root's alone (never the one that launched `engine up`, often a user's virtualenv)."""
+    for candidate in (Path("/usr/bin/python3"), Path("/usr/local/bin/python3")):
+        if candidate.exists() and root_owned(candidate.resolve()):
+            return candidate.resolve()
+    raise UserError("the managed engine's runtime needs a python3 that only root can replace "
+                    "(/usr/bin/python3): install Debian's python3, or use "
+                    "`aftershock engine up --engine=existing`")
 
 
 def daemon_command(where: EnginePaths, runtime: Path | None) -> list[str]:
     command = [shutil.which("dockerd") or "dockerd", "--data-root", str(where.data),
                "--exec-root", str(where.exec_root), "--pidfile",
                str(where.exec_root / "dockerd.pid"),
-               "-H", where.host, "--log-level", "warn"]
+               "-H", where.host, "--log-level", "warn", *OWN_NETWORK_ONLY]
     if runtime:
         command += ["--add-runtime", f"{RUNTIME}={runtime}", "--default-runtime", RUNTIME]
     return command
@@ -170,6 +233,11 @@ def up() -> procs.ClusterState:
     if os.geteuid() != 0:
         raise UserError("the managed engine runs as root (dockerd); use "
                         "`aftershock engine up --engine=existing` with an engine you run")
+    other = other_engine()
+    if other:
+        raise UserError(f"a container engine is already running here ({other}): the managed "
+                        "engine would fight it for its network; use it with "
+                        "`aftershock engine up --engine=existing`")
     install()
     stale = state()
     if stale:  # its daemon died: clean what it left before starting again
@@ -266,6 +334,23 @@ def leftover_containers(exec_root: Path) -> None:
         if "containerd-shim" in command[0] and str(exec_root) in " ".join(command):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+
+
+ENGINES = ("dockerd", "podman", "containerd")
+
+
+def other_engine() -> str:
+    """A container engine running that is not the managed one (dockerd, podman, a containerd
+    of its own), as 'name pid N', or ''. The managed daemon's own containerd runs under its
+    exec root, and is its."""
+    ours = str(paths().root)
+    for pid, command in _processes():
+        name = Path(command[0]).name
+        if name in ENGINES and not any(ours in part for part in command):
+            if name == "containerd" and any("containerd-shim" in part for part in command):
+                continue
+            return f"{name} pid {pid}"
+    return ""
 
 
 def _processes() -> list[tuple[int, list[str]]]:

@@ -171,11 +171,72 @@ def terminations(entries: Iterable[Entry], gang: Gang) -> list[Entry]:
     return gang.events(entries, "termination_reason")
 
 
+# Within one termination the implementation's deletions follow each other closely (100 pods
+# at 50 writes a second: 20 ms apart); a pause longer than this ends the run.
+BURST = 2.0
+
+
+@dataclass
+class _Recycle:
+    began: Entry  # its first deletion
+    had: set[str]  # the replica's pods when it began
+    deleted: set[str] = field(default_factory=set)
+    last: float = 0.0  # when it last deleted
+
+    @property
+    def whole(self) -> bool:
+        return bool(self.had) and self.had <= self.deleted
+
+
+def recycles(entries: list[Entry], gang: Gang, is_actor: Callable[[str], bool]) -> list[Entry]:
+    """The gang's terminations as the audit log shows them, one entry (the first deletion)
+    each: a run of the implementation's deletions of one gang replica's pods that removed every
+    pod the replica had when the run began. A run is a burst: a deletion more than BURST
+    seconds after the previous one, or of a pod created after the run began (a replacement),
+    starts the next. Times are the audit log's: the API server's clock. Deleting one finished
+    or surplus pod is no termination."""
+    group_of: dict[str, str] = {}
+    label = gang.mapping["group_label"]
+    for entry in entries:
+        obj = entry.object or {}
+        if entry.kind == WATCH and entry.resource == "pods" and \
+                entry.namespace == gang.namespace and selects(gang.selector(), obj):
+            group_of[entry.name] = ((obj.get("metadata") or {}).get("labels") or {}).get(label)
+    deleting = pod_deleted(gang.namespace, set(group_of))
+    audits = sorted((e for e in entries if e.kind == AUDIT and e.resource == "pods"
+                     and e.namespace == gang.namespace), key=lambda e: e.mono)
+    created: dict[str, float] = {}
+    live: dict[str | None, set[str]] = {}
+    runs: dict[str | None, _Recycle] = {}
+    done: list[_Recycle] = []
+    for entry in audits:
+        group = group_of.get(entry.name)
+        if entry.verb == "create" and not entry.subresource and entry.code in (200, 201):
+            created[entry.name] = entry.mono
+            live.setdefault(group, set()).add(entry.name)
+        elif deleting(entry):
+            run = runs.get(group)
+            if is_actor(entry.actor):
+                if run is None or created.get(entry.name, -1.0) > run.began.mono or \
+                        entry.mono - run.last > BURST:
+                    done += [run] if run else []
+                    run = runs[group] = _Recycle(entry, set(live.get(group, ())) | {entry.name})
+                run.deleted.add(entry.name)
+                run.last = entry.mono
+            live.setdefault(group, set()).discard(entry.name)
+    return [run.began for run in [*done, *runs.values()] if run.whole]
+
+
 def at_most_terminations(entries: Iterable[Entry], gang: Gang, limit: int,
+                         is_actor: Callable[[str], bool] | None = None,
                          name: str = "at_most_terminations") -> Verdict:
-    """G5/G6: the gang was terminated at most ``limit`` times."""
+    """G5/G6: the gang was terminated at most ``limit`` times: by the audit log (deletions by
+    the implementation, ``recycles``) when its identity is given, else by its own Events (a
+    judgement saved before it was)."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
+    if is_actor is not None:
+        return _recycled_at_most(entries, gang, limit, is_actor, name)
     found = terminations(entries, gang)
     seen = int(any(e.kind == WATCH and e.key == (gang.resource, gang.namespace, gang.name)
                    for e in entries))
@@ -187,6 +248,23 @@ def at_most_terminations(entries: Iterable[Entry], gang: Gang, limit: int,
     summary = (f"gang {gang.name} was terminated {len(found)} times" if seen else
                f"gang {gang.name} was never recorded")
     return Verdict(name, PASS, summary, distinct(found), origin, subjects=seen, reads=reads)
+
+
+def _recycled_at_most(entries: list[Entry], gang: Gang, limit: int,
+                      is_actor: Callable[[str], bool], name: str) -> Verdict:
+    origin = entries[0].mono if entries else 0.0
+    found = recycles(entries, gang, is_actor)
+    pods = {e.name for e in entries if e.kind == WATCH and e.resource == "pods"
+            and e.namespace == gang.namespace and selects(gang.selector(), e.object or {})}
+    reads = frozenset({"pods", "audit"})
+    if len(found) > limit:
+        return Verdict(name, VIOLATED, f"gang {gang.name} was terminated {len(found)} times "
+                       f"(each a replica's every pod deleted by the implementation), at most "
+                       f"{limit} allowed", found[:limit + 1], origin, subjects=len(pods),
+                       reads=reads)
+    summary = (f"gang {gang.name} was terminated {len(found)} times" if pods else
+               f"no pod of gang {gang.name} was recorded")
+    return Verdict(name, PASS, summary, found, origin, subjects=len(pods), reads=reads)
 
 
 def one_warning_per_drop_to_zero(entries: Iterable[Entry], gang: Gang, group: int,

@@ -264,3 +264,70 @@ def test_a_change_written_before_the_deadline_and_seen_after_it_is_not_blamed():
                    type="ADDED", object=pod("web-1"), extra={"written": _stamp(written)})
         verdict = judge("eventually", params, history)
         assert verdict.status == expected, verdict.explain()
+
+
+# --- episodes --------------------------------------------------------------------------------
+
+
+def test_an_exact_count_judges_the_episode_from_the_step_that_changed_the_desired_state():
+    """An earlier drain marked web-0 for deletion; the scale-down from 3 to 2 then marked
+    web-1. 'exactly 1 marked for deletion' counted both over the whole history."""
+    def marked(name: str) -> dict:
+        obj = pod(name)
+        obj["metadata"]["deletionTimestamp"] = "2001-09-09T01:46:40Z"
+        return obj
+    context = Context(NS, "t", {"replica_group": {
+        "resource": {"group": "x.io", "version": "v1", "plural": "groups", "kind": "Group"},
+        "replicas_path": "spec.replicas", "pod_selector": {"app": "{name}"}}}, {}).to_json()
+    history = History()
+    for name in ("web-0", "web-1", "web-2"):
+        history.watch(0, "pods", pod(name), "ADDED")
+    history.watch(1, "pods", marked("web-0"))
+    history.at(5, "mark", detail="scale group/ns/web to 2")
+    history.watch(6, "pods", marked("web-1"))
+    params = {"event": "a pod of the replica group web was marked for deletion", "count": 1,
+              "context": context}
+    assert judge("exactly", params, history).status == VIOLATED
+    assert judge("exactly", {**params, "since": 5}, history).status == PASS
+
+
+# --- terminations from the audit log ----------------------------------------------------------
+
+
+def _audit(history: History, at: float, verb: str, name: str, actor: str = "gang-op") -> None:
+    from aftershock.timeline.entry import AUDIT
+
+    history.at(at, AUDIT, resource="pods", namespace=NS, name=name, verb=verb, actor=actor,
+               code=201 if verb == "create" else 200)
+
+
+def _train_pod(history: History, at: float, name: str) -> None:
+    history.watch(at, "pods", pod(name, "n1", app="train"), "ADDED")
+
+
+def test_terminations_are_the_implementations_recycles_in_the_audit_log():
+    """G5/G6 counted the implementation's own Events: one that emits none, or a profile whose
+    reason has a typo, always passed. Two recycles of the replica (every pod deleted, the
+    second time its replacements), and one finished pod deleted on its own (no recycle)."""
+    history = History().watch(0, "gangs", gang_object(), "ADDED")
+    for i, name in enumerate(("train-a", "train-b", "train-c")):
+        _audit(history, 0.1 * i, "create", name)
+        _train_pod(history, 0.1 * i, name)
+    _audit(history, 1, "delete", "train-c")  # finished: deleted and replaced
+    _audit(history, 1.1, "create", "train-d")
+    _train_pod(history, 1.1, "train-d")
+    params = {"gang": _gang(), "limit": 0, "actor": "gang-op"}
+    assert judge("at_most_terminations", params, history).status == PASS
+    for name in ("train-a", "train-b", "train-d"):  # the first recycle
+        _audit(history, 5, "delete", name)
+    for name in ("train-e", "train-f", "train-g"):
+        _audit(history, 5.5, "create", name)
+        _train_pod(history, 5.5, name)
+    verdict = judge("at_most_terminations", {**params, "limit": 1}, history)
+    assert verdict.status == PASS and "1 times" in verdict.summary, verdict.explain()
+    for name in ("train-e", "train-f", "train-g"):  # replacements deleted: a second recycle
+        _audit(history, 9, "delete", name)
+    verdict = judge("at_most_terminations", {**params, "limit": 1}, history)
+    assert verdict.status == VIOLATED and "2 times" in verdict.summary, verdict.explain()
+    other = judge("at_most_terminations", {**params, "actor": "someone-else"}, history)
+    assert other.status == PASS  # deletions by another actor are not the implementation's

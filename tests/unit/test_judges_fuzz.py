@@ -321,7 +321,8 @@ JUDGEMENTS = {
                            "condition": "Ready"}, {"nodes"}),
     "termination_timed": ({"gang": _gang(), "group": 0, "delay": 1, "latency": 5,
                            "actor": "ctl"}, {"gangs", "pods", "audit"}),
-    "at_most_terminations": ({"gang": _gang(), "limit": 1}, {"events", "gangs"}),
+    "at_most_terminations": ({"gang": asdict(Gang("web", NS, GANG)), "limit": 1,
+                              "actor": "ctl"}, {"pods", "audit"}),
     # a gang of the web pods: their scheduled count rises and falls often enough to judge
     "regression_detected": ({"gang": asdict(Gang("web", NS, GANG)), "latency": 2, "now": 100},
                             {"gangs", "pods"}),
@@ -402,7 +403,7 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "stays_for": (("nodes", "n1"),), "happened_before": (WEB, ("pods", "db-0")),
     "no_earlier_than": (WEB,), "exactly": (WEB,), "deleted_by": (WEB,), "created_by": (WEB,),
     "deleted_count": (WEB,), "honest_transition": (("nodes", "n1"),),
-    "termination_timed": (TRAIN,), "at_most_terminations": (TRAIN,),
+    "termination_timed": (TRAIN,), "at_most_terminations": (WEB,),
     "regression_detected": (("gangs", "web"),), "one_warning_per_drop": (WEB,),
     "never_reclaimed_early": (("noderecords", ""),), "allocated_before_bind": (("pods", ""),),
     "exclusive_devices": (("resourceclaims", ""),),

@@ -101,7 +101,8 @@ def regressions_breached(scenario: Scenario, name: str, latency: int) -> None:
       check="at_most_terminations")
 def terminated_at_most(scenario: Scenario, name: str, count: int) -> None:
     scenario.judge(Judgement("at_most_terminations", {
-        "gang": asdict(Gang.of(scenario, name)), "limit": count}))
+        "gang": asdict(Gang.of(scenario, name)), "limit": count,
+        "actor": implementation_actor(scenario)}))
 
 
 @then("the implementation deleted no pod of group {group:d} of the gang {name:Name}",

@@ -118,9 +118,17 @@ def _create_group(scenario: Scenario, name: str, replicas: int,
         body = {"apiVersion": api_version(resource), "kind": resource["kind"],
                 "metadata": {"name": name}}
     wanted = {group["replicas_path"]: replicas, **(extra or {})}
-    scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
+    changed = scenario.timeline.mark(
+        f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
+    scenario.remember(desired_since(name), changed.mono)
     writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
                   fields=wanted)
+
+
+def desired_since(name: str) -> str:
+    """The fact: when a step last changed the replica group's desired state. Counts judge the
+    episode from there (an earlier drain's evictions are no part of a later scale-down)."""
+    return f"replica group {name} desired since"
 
 
 def _group_field(scenario: Scenario, field: str, what: str) -> str:
@@ -158,8 +166,9 @@ def a_held_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
 def scale_group(scenario: Scenario, name: str, replicas: int) -> None:
     group = concept(scenario, "replica_group")
     resource = group["resource"]
-    scenario.timeline.mark(f"scale {resource['kind'].lower()}/{scenario.namespace}/{name} "
-                           f"to {replicas}")
+    changed = scenario.timeline.mark(
+        f"scale {resource['kind'].lower()}/{scenario.namespace}/{name} to {replicas}")
+    scenario.remember(desired_since(name), changed.mono)
     writes.set_field(dynamic_resource(scenario, resource), name, scenario.namespace,
                      group["replicas_path"], replicas)
 
@@ -188,7 +197,8 @@ def exactly_marked(scenario: Scenario, count: int, name: str) -> None:
     replica_group_selector(scenario, name)  # no concept: skipped before judging
     scenario.judge(Judgement("exactly", {
         "event": f"a pod of the replica group {name} was marked for deletion", "count": count,
-        "context": scenario.context().to_json()}))
+        "context": scenario.context().to_json(),
+        "since": scenario.facts.get(desired_since(name))}))
 
 
 class SutWatchDelay:
