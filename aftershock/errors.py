@@ -18,6 +18,10 @@ class UserError(Exception):
         super().__init__(f"{where}{message}")
 
 
+class StepFailed(AssertionError):
+    """A step that could not do or confirm what it says; the message carries the evidence."""
+
+
 class ToolchainMissing(UserError):
     """The control-plane binaries are not built yet."""
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from kubernetes import client, config, watch
 
+from aftershock import door
+
 
 def client_scratch() -> str:
     """Where the Kubernetes client writes a kubeconfig's certificates and keys (it needs them
@@ -99,8 +101,8 @@ def release_finalizers(api: client.ApiClient, namespace: str, prefix: str = "aft
         if remaining == held:
             continue
         try:
-            corev1.patch_namespaced_pod(pod.metadata.name, namespace,
-                                        {"metadata": {"finalizers": remaining or None}})
+            door.call(corev1.patch_namespaced_pod, pod.metadata.name, namespace,
+                      {"metadata": {"finalizers": remaining or None}})
         except ApiException as exc:
             if exc.status != 404:
                 raise

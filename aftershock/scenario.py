@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.errors import StepFailed
 from aftershock.faults.base import Fault, FaultRecord
 from aftershock.properties.base import Judgement
 from aftershock.properties.context import Context, plain
@@ -143,10 +144,6 @@ def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
 def closest_steps(text: str, count: int = 3) -> list[str]:
     examples = {definition.example: definition for definition in REGISTRY}
     return difflib.get_close_matches(text, list(examples), n=count, cutoff=0.3)
-
-
-class StepFailed(AssertionError):
-    """A step that could not do or confirm what it says; the message carries the evidence."""
 
 
 class PropertyViolated(StepFailed):

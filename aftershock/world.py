@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from aftershock import kube
+from aftershock import door, kube
 from aftershock.providers.base import Cluster
 from aftershock.scenario import Scenario, namespace_for
 from aftershock.timeline.recorder import Recorder
@@ -33,7 +33,7 @@ def begin(cluster: Cluster, name: str, report_dir: Path | None = None, profile: 
     scenario.remember_undo(f"namespace/{namespace}",
                            {"do": "retire_namespace", "namespace": namespace})
     try:
-        kube.core(api).create_namespace({"metadata": {
+        door.call(kube.core(api).create_namespace, {"metadata": {
             "name": namespace, "labels": {"aftershock.io/scenario": "true"}}})
         kube.wait_for_service_account(api, namespace)
     except BaseException:

@@ -12,6 +12,8 @@ from typing import Any
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 
+from aftershock import door
+
 GROUP, VERSION = "chaos-mesh.org", "v1alpha1"
 PLURALS = {"PodChaos": "podchaos", "NetworkChaos": "networkchaos", "StressChaos": "stresschaos"}
 PAUSE_ANNOTATION = "experiment.chaos-mesh.org/pause"
@@ -117,7 +119,7 @@ class Experiment:
         return GROUP, VERSION, self.namespace, PLURALS[self.kind]
 
     def apply(self) -> None:
-        self._objects.create_namespaced_custom_object(*self._args(), self.manifest)
+        door.call(self._objects.create_namespaced_custom_object, *self._args(), self.manifest)
 
     def wait_injected(self, timeout: float = 60) -> None:
         """Until the AllInjected condition is True (watching the experiment)."""
@@ -134,8 +136,8 @@ class Experiment:
         raise TimeoutError(f"{self.description} was not AllInjected within {timeout:.0f}s")
 
     def pause(self, paused: bool = True) -> None:
-        self._objects.patch_namespaced_custom_object(
-            *self._args(), self.name,
+        door.call(
+            self._objects.patch_namespaced_custom_object, *self._args(), self.name,
             {"metadata": {"annotations": {PAUSE_ANNOTATION: "true" if paused else None}}})
 
     def revert(self, timeout: float = 60) -> None:

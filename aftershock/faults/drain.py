@@ -23,6 +23,7 @@ from typing import Any
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 
+from aftershock import door
 from aftershock.faults.nodes import cordon
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
@@ -181,7 +182,8 @@ def _evict(api: client.ApiClient, pod, options: DrainOptions, deadline: float,
     corev1 = client.CoreV1Api(api)
     while True:
         try:
-            corev1.create_namespaced_pod_eviction(pod.metadata.name, pod.metadata.namespace, body)
+            door.call(corev1.create_namespaced_pod_eviction, pod.metadata.name,
+                      pod.metadata.namespace, body)
             say(f"evicting {_ref(pod)}")
             return
         except ApiException as exc:

@@ -7,11 +7,13 @@ from typing import Any
 
 from kubernetes import client
 
+from aftershock import door
 from aftershock.scenario import suppress_not_found
 
 
 def set_unschedulable(api: client.ApiClient, node: str, unschedulable: bool) -> None:
-    client.CoreV1Api(api).patch_node(node, {"spec": {"unschedulable": unschedulable or None}})
+    door.call(client.CoreV1Api(api).patch_node, node,
+              {"spec": {"unschedulable": unschedulable or None}})
 
 
 def cordon(api: client.ApiClient, node: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from kubernetes import client
 
-from aftershock import __version__
+from aftershock import __version__, door
 from aftershock.faults.watchdelay import Rule
 from aftershock.faults.watchdelay_sidecar import rules_to_json
 from aftershock.providers import kind_commands as cmd
@@ -140,6 +140,6 @@ class SidecarWatchDelay:
             apps.read_namespaced_deployment(name, namespace))
         before = deployment["spec"]["template"]
         deployment["spec"]["template"] = change(before)
-        apps.replace_namespaced_deployment(name, namespace, deployment)
+        door.call(apps.replace_namespaced_deployment, name, namespace, deployment)
         wait_rolled_out(implementation.api, namespace, name, implementation.spec.ready_timeout)
         return before

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from aftershock import kube
+from aftershock import door, kube
 from aftershock.errors import ClusterError
 from aftershock.providers import engine as engines
 from aftershock.providers import kind_binary, toolchain
@@ -169,7 +169,7 @@ class KindCluster:
         with kube.api_client(self.paths.kubeconfig, self.info.context) as api:
             core = kube.core(api)
             with contextlib.suppress(Exception):  # already there from an earlier scenario
-                core.create_namespace({"metadata": {"name": chaosmesh.NAMESPACE}})
+                door.call(core.create_namespace, {"metadata": {"name": chaosmesh.NAMESPACE}})
             for doc in chaosmesh.crd_documents():
                 apply_manifest(api, doc, chaosmesh.NAMESPACE)
             for doc in chaosmesh.render(binaries / "helm", self.kubernetes_version):
@@ -221,7 +221,8 @@ class KindCluster:
                       for t in current.spec.taints or []
                       if not t.key.startswith("node.kubernetes.io/")]
             if current.spec.unschedulable or taints != wanted:
-                core.patch_node(spec.name, {"spec": {"unschedulable": None, "taints": wanted}})
+                door.call(core.patch_node, spec.name,
+                          {"spec": {"unschedulable": None, "taints": wanted}})
                 changed.append(f"reset node/{spec.name} to its shape")
         return changed
 

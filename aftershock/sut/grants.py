@@ -9,6 +9,7 @@ from typing import Any
 
 from kubernetes import client
 
+from aftershock import door
 from aftershock.kube import OWNER_LABEL
 
 
@@ -26,17 +27,20 @@ def _binding(name: str, kind: str, account: str, namespace: str,
 def grant(api: client.ApiClient, namespace: str, account: str, rules: Sequence[dict],
           cluster_rules: Sequence[dict] = ()) -> None:
     corev1, rbac = client.CoreV1Api(api), client.RbacAuthorizationV1Api(api)
-    corev1.create_namespaced_service_account(namespace, {"metadata": {"name": account}})
-    rbac.create_namespaced_role(namespace, {"metadata": {"name": account}, "rules": list(rules)})
-    rbac.create_namespaced_role_binding(namespace,
-                                        _binding(account, "Role", account, namespace))
+    door.call(corev1.create_namespaced_service_account, namespace,
+              {"metadata": {"name": account}})
+    door.call(rbac.create_namespaced_role, namespace,
+              {"metadata": {"name": account}, "rules": list(rules)})
+    door.call(rbac.create_namespaced_role_binding, namespace,
+              _binding(account, "Role", account, namespace))
     if not cluster_rules:
         return
     name = cluster_role_name(namespace, account)
     labels = {OWNER_LABEL: namespace}
-    rbac.create_cluster_role({"metadata": {"name": name, "labels": labels},
-                              "rules": list(cluster_rules)})
-    rbac.create_cluster_role_binding(_binding(name, "ClusterRole", account, namespace, labels))
+    door.call(rbac.create_cluster_role, {"metadata": {"name": name, "labels": labels},
+                                         "rules": list(cluster_rules)})
+    door.call(rbac.create_cluster_role_binding,
+              _binding(name, "ClusterRole", account, namespace, labels))
 
 
 def revoke_cluster_rules(api: client.ApiClient, namespace: str, account: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from kubernetes import client, watch
 
-from aftershock import yamlsrc
+from aftershock import door, yamlsrc
 from aftershock.providers import kind_commands as cmd
 from aftershock.sut import grants
 from aftershock.sut.placeholders import fill
@@ -188,8 +188,8 @@ class InClusterImplementation:
         return sorted(pod.metadata.name for pod in pods.items)
 
     def _scale(self, replicas: int) -> None:
-        client.AppsV1Api(self.api).patch_namespaced_deployment_scale(
-            self.spec.deployment, self.namespace, {"spec": {"replicas": replicas}})
+        door.call(client.AppsV1Api(self.api).patch_namespaced_deployment_scale,
+                  self.spec.deployment, self.namespace, {"spec": {"replicas": replicas}})
 
 
 def rolled_out(deployment: dict[str, Any]) -> bool:

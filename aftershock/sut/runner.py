@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from kubernetes import client, utils
+from kubernetes import client
 
-from aftershock import yamlsrc
+from aftershock import door, yamlsrc
 from aftershock.providers import processes
 from aftershock.sut import grants, readiness
 from aftershock.sut.placeholders import fill_all
@@ -77,8 +77,9 @@ class Implementation:
     def _service_account(self) -> None:
         name = self.profile.start.service_account
         grants.grant(self.api, self.namespace, name, self.profile.rbac, self.cluster_rules)
-        self.token = token = client.CoreV1Api(self.api).create_namespaced_service_account_token(
-            name, self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
+        self.token = token = door.call(
+            client.CoreV1Api(self.api).create_namespaced_service_account_token, name,
+            self.namespace, {"spec": {"expirationSeconds": 3600}}).status.token
         self.kubeconfig = self._private() / f"{self.profile.name}.kubeconfig"
         self.kubeconfig.touch(mode=0o600)
         self.kubeconfig.write_text(yaml.safe_dump({
@@ -159,18 +160,22 @@ def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -
         extensions = client.ApiextensionsV1Api(api)
         doc = _hashed(doc)
         try:
-            extensions.create_custom_resource_definition(doc)
+            door.call(extensions.create_custom_resource_definition, doc)
         except client.exceptions.ApiException as exc:
             if exc.status != 409:
                 raise
             _replace_crd(extensions, doc)
         _wait_established(extensions, doc["metadata"]["name"])
         return
+    from kubernetes.dynamic import DynamicClient
+
+    from aftershock.sut import writes
+
+    resource = DynamicClient(api).resources.get(api_version=doc["apiVersion"], kind=doc["kind"])
     try:
-        utils.create_from_dict(api, doc, namespace=namespace)
-    except utils.FailToCreateError as exc:
-        # Cluster-scoped parts stay installed from an earlier scenario.
-        if any(error.status != 409 for error in exc.api_exceptions):
+        writes.create(resource, doc, namespace if resource.namespaced else None)
+    except client.exceptions.ApiException as exc:
+        if exc.status != 409:  # cluster-scoped parts stay installed from an earlier scenario
             raise
 
 
@@ -197,7 +202,7 @@ def _replace_crd(extensions: client.ApiextensionsV1Api, doc: dict[str, Any]) -> 
     if (current.metadata.annotations or {}).get(SPEC_HASH) == wanted:
         return
     doc["metadata"]["resourceVersion"] = current.metadata.resource_version
-    extensions.replace_custom_resource_definition(name, doc)
+    door.call(extensions.replace_custom_resource_definition, name, doc)
 
 
 def _wait_established(extensions: client.ApiextensionsV1Api, name: str) -> None:

@@ -9,30 +9,16 @@ from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
-from aftershock.scenario import StepFailed
+from aftershock.door import STRICT, HarnessWriteFailed, call, unmet
+from aftershock.door import refused as _refused
 from aftershock.sut import paths
 
-STRICT = [("fieldValidation", "Strict")]
+__all__ = ["STRICT", "HarnessWriteFailed", "call", "create", "set_field", "unmet"]
 JSON_PATCH = "application/json-patch+json"
-
-
-class HarnessWriteFailed(StepFailed):
-    """The harness could not make a change it meant to make: a harness error."""
 
 
 def _ref(kind: str, namespace: str | None, name: str) -> str:
     return f"{kind.lower()}/{namespace}/{name}" if namespace else f"{kind.lower()}/{name}"
-
-
-def _refused(what: str, exc: ApiException) -> HarnessWriteFailed:
-    import json
-
-    try:
-        message = json.loads(exc.body or "{}").get("message") or exc.reason
-    except ValueError:
-        message = exc.reason
-    return HarnessWriteFailed(f"harness error: the API refused {what} (HTTP {exc.status}): "
-                              f"{message}")
 
 
 def create(resource, body: dict[str, Any], namespace: str | None,

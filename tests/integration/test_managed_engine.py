@@ -65,6 +65,15 @@ def test_a_privileged_container_runs_and_stopping_leaves_nothing(engine, tmp_pat
     image = _sleep_image(engine, tmp_path)
     _docker(engine, "run", "-d", "--privileged", "--name", "node", image, "/bin/sleep", "4242")
     assert _docker(engine, "inspect", "-f", "{{.State.Running}}", "node") == "true"
+    # the host's network as it was: no docker0, no rule or chain of Docker's, no policy change
+    assert not Path("/sys/class/net/docker0").exists()
+    if shutil.which("iptables"):
+        rules = subprocess.run(["iptables", "-S"], capture_output=True, text=True).stdout
+        assert "DOCKER" not in rules and "-P FORWARD DROP" not in rules, rules
+    for unit in managed_engine.SERVICES if shutil.which("systemctl") else ():
+        state = subprocess.run(["systemctl", "is-enabled", unit], capture_output=True,
+                               text=True).stdout.strip()
+        assert state != "enabled", f"{unit} left enabled"
     if capless_runc.missing(Path("/proc/self/status").read_text()):
         assert engine.processes["dockerd"].command.count(managed_engine.RUNTIME) == 1
     _docker(engine, "rm", "-f", "node")

@@ -161,8 +161,10 @@ class FakeCore:
     def list_node(self):
         return SimpleNamespace(items=self.nodes)
 
-    def patch_node(self, name, body):
+    def patch_node(self, name, body, **kwargs):
+        assert kwargs == {"field_validation": "Strict"}, "every write goes through the door"
         self.patches.append((name, body))
+        return {"metadata": {"name": name}, "spec": body["spec"]}
 
 
 def test_reset_brings_back_parked_components_stopped_nodes_and_the_shapes_taints(

@@ -10,7 +10,7 @@ from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import dra
+from aftershock.sut import dra, writes
 from aftershock.sut.concepts import concept
 from aftershock.sut.placeholders import fill
 
@@ -24,11 +24,12 @@ def _resource(scenario: Scenario, kind: str):
 def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
     driver = concept(scenario, "device_driver")
     template = f"{name}-device"
-    _resource(scenario, "ResourceClaimTemplate").create(namespace=scenario.namespace, body={
+    writes.create(_resource(scenario, "ResourceClaimTemplate"), {
         "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
         "metadata": {"name": template},
         "spec": {"spec": {"devices": {"requests": [{
-            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}})
+            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}},
+        scenario.namespace)
     manifest = workloads.deployment(name, replicas)
     spec = manifest["spec"]["template"]["spec"]
     spec["resourceClaims"] = [{"name": "device", "resourceClaimTemplateName": template}]

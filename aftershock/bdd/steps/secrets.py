@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import base64
 
-from aftershock import kube
+from aftershock import door, kube
 from aftershock.scenario import Scenario, StepFailed, given, then
 
 
 @given('a Secret {name:Name} with {key:Name} "{value}"')
 def a_secret(scenario: Scenario, name: str, key: str, value: str) -> None:
     scenario.redactor.add(value)
-    kube.core(scenario.api).create_namespaced_secret(scenario.namespace, {
+    door.call(kube.core(scenario.api).create_namespaced_secret, scenario.namespace, {
         "metadata": {"name": name}, "stringData": {key: value}})
 
 

@@ -7,10 +7,11 @@ from contextlib import suppress
 
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import kube, workloads
+from aftershock import door, kube, workloads
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then
+from aftershock.sut import writes
 from aftershock.sut.concepts import concept
 
 DRIVER = "slices.aftershock.io"
@@ -38,7 +39,7 @@ def _volumes(scenario: Scenario, count: int) -> None:
     for name in names:
         volume = workloads.persistent_volume(name, _storage_class(scenario))
         volume["metadata"]["labels"][OWNER_LABEL] = scenario.namespace
-        corev1.create_persistent_volume(volume)
+        door.call(corev1.create_persistent_volume, volume)
     held, _ = scenario.wait_until(lambda state: all(
         ((state.get("persistentvolumes", "", name) or {}).get("status") or {}).get("phase")
         == "Available" for name in names), VOLUMES_AVAILABLE)
@@ -86,7 +87,7 @@ def slices_published(scenario: Scenario) -> None:
                                         api_version=api_version)
         body["metadata"]["name"] = f"{scenario.namespace}-{body['metadata']['name']}"
         body["metadata"]["labels"] = {OWNER_LABEL: scenario.namespace}
-        slices.create(body=body)
+        writes.create(slices, body, None)
 
 
 @then("the claims of the removed ordinals of {name:Name} and their volumes are still there",

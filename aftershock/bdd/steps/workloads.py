@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock import kube, workloads
+from aftershock import door, kube, workloads
 from aftershock.scenario import Scenario, StepFailed, given, suppress_not_found, when
 from aftershock.sut import writes
 
@@ -77,7 +77,7 @@ def dishonest_condition(scenario: Scenario, type: str, name: str, status: str) -
          "lastTransitionTime": c["last_transition_time"].strftime("%Y-%m-%dT%H:%M:%SZ")}
         for c in conditions]}}
     scenario.timeline.mark(f"set condition {type}={status} on pod/{scenario.namespace}/{name}")
-    corev1.patch_namespaced_pod_status(name, scenario.namespace, body)
+    door.call(corev1.patch_namespaced_pod_status, name, scenario.namespace, body)
 
 
 @given("a StatefulSet {name} with {replicas:d} replicas whose PVCs are {policy} when scaled")
@@ -144,8 +144,8 @@ def _remove_finalizer(scenario: Scenario, finalizer: str, name: str) -> None:
         remaining = [f for f in pod.metadata.finalizers or [] if f != finalizer]
         if remaining != list(pod.metadata.finalizers or []):
             with suppress_not_found():
-                corev1.patch_namespaced_pod(pod.metadata.name, scenario.namespace,
-                                            {"metadata": {"finalizers": remaining or None}})
+                door.call(corev1.patch_namespaced_pod, pod.metadata.name, scenario.namespace,
+                          {"metadata": {"finalizers": remaining or None}})
 
 
 @when("I remove the finalizer {finalizer} from every pod of {name}")
