@@ -17,6 +17,8 @@ from aftershock.providers import capless_runc, managed_engine, processes
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not (shutil.which("dockerd") or shutil.which("apt-get")),
     reason="the managed engine needs root and Debian's docker.io (or apt-get to install it)")
+FORWARDING = Path("/proc/sys/net/ipv4/ip_forward")
+FORWARDING_BEFORE = FORWARDING.read_text() if FORWARDING.exists() else ""
 
 
 @pytest.fixture()
@@ -67,6 +69,7 @@ def test_a_privileged_container_runs_and_stopping_leaves_nothing(engine, tmp_pat
     assert _docker(engine, "inspect", "-f", "{{.State.Running}}", "node") == "true"
     # the host's network as it was: no docker0, no rule or chain of Docker's, no policy change
     assert not Path("/sys/class/net/docker0").exists()
+    assert (FORWARDING.read_text() if FORWARDING.exists() else "") == FORWARDING_BEFORE
     if shutil.which("iptables"):
         rules = subprocess.run(["iptables", "-S"], capture_output=True, text=True).stdout
         assert "DOCKER" not in rules and "-P FORWARD DROP" not in rules, rules
