@@ -13,18 +13,9 @@ from aftershock.properties.context import Context
 from aftershock.sut.gang import Gang
 from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
+from tests.unit.concept_maps import GANG, STORAGE
 
 NS = "ns"
-GANG = {"resource": {"group": "x.io", "version": "v1", "plural": "gangs", "kind": "Gang"},
-        "group_status_path": "status.groups", "group_label": "group",
-        "groups_path": "spec.groups", "min_available_path": "spec.minAvailable",
-        "pod_selector": {"app": "{name}"}, "breach_condition": "Breached",
-        "termination_reason": "GangTerminated", "scheduled_zero_reason": "ScheduledZero"}
-STORAGE = {"resource": {"group": "x.io", "version": "v1", "plural": "storageclusters",
-                        "kind": "StorageCluster"},
-           "workload": {"kind": "StatefulSet", "name": "{name}"}, "member_pod": "{name}-{ordinal}",
-           "members_path": "status.members", "terminal_path": "status.finished",
-           "destructive_reasons": ["DataWiped"]}
 CONTEXT = Context(NS, "t", {"gang": GANG}, {}).to_json()
 
 

@@ -44,24 +44,13 @@ from aftershock.timeline.entry import (
     Entry,
 )
 from aftershock.timeline.state import State
+from tests.unit.concept_maps import GANG, RG, STORAGE
 
 NS = "ns"
 EXAMPLES = int(os.environ.get("AFTERSHOCK_FUZZ", "1000"))
 # Each history of the completions test is judged four times (as recorded, and three fillings).
 COMPLETED = int(os.environ.get("AFTERSHOCK_FUZZ", "400"))
 STATS: Counter[str] = Counter()
-RG = {"resource": {"group": "x.io", "version": "v1", "plural": "groups", "kind": "Group"},
-      "replicas_path": "spec.replicas", "pod_selector": {"app": "{name}"}}
-GANG = {"resource": {"group": "x.io", "version": "v1", "plural": "gangs", "kind": "Gang"},
-        "group_status_path": "status.groups", "group_label": "group",
-        "groups_path": "spec.groups", "min_available_path": "spec.minAvailable",
-        "pod_selector": {"app": "{name}"}, "breach_condition": "Breached",
-        "termination_reason": "GangTerminated", "scheduled_zero_reason": "ScheduledZero"}
-STORAGE = {"resource": {"group": "x.io", "version": "v1", "plural": "storageclusters",
-                        "kind": "StorageCluster"},
-           "workload": {"kind": "StatefulSet", "name": "{name}"}, "member_pod": "{name}-{ordinal}",
-           "members_path": "status.members", "terminal_path": "status.finished",
-           "destructive_reasons": ["DataWiped"]}
 RECORDS = NodeRecords("noderecords", NS, "spec.index", "spec.node", "status.touched", 5.0, 1.0, 3)
 CONTEXT = Context(NS, "fuzz", {"replica_group": RG, "gang": GANG, "storage_cluster": STORAGE},
                   {"drained node": "n1", "node of pod web-0": "n1"}).to_json()

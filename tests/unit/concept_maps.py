@@ -1,0 +1,14 @@
+"""Concept mappings of made-up implementations, for the unit tests that judge histories."""
+
+RG = {"resource": {"group": "x.io", "version": "v1", "plural": "groups", "kind": "Group"},
+      "replicas_path": "spec.replicas", "pod_selector": {"app": "{name}"}}
+GANG = {"resource": {"group": "x.io", "version": "v1", "plural": "gangs", "kind": "Gang"},
+        "group_status_path": "status.groups", "group_label": "group",
+        "groups_path": "spec.groups", "min_available_path": "spec.minAvailable",
+        "pod_selector": {"app": "{name}"}, "breach_condition": "Breached",
+        "termination_reason": "GangTerminated", "scheduled_zero_reason": "ScheduledZero"}
+STORAGE = {"resource": {"group": "x.io", "version": "v1", "plural": "storageclusters",
+                        "kind": "StorageCluster"},
+           "workload": {"kind": "StatefulSet", "name": "{name}"}, "member_pod": "{name}-{ordinal}",
+           "members_path": "status.members", "terminal_path": "status.finished",
+           "destructive_reasons": ["DataWiped"]}
