@@ -13,10 +13,11 @@ from typing import Any
 
 import yaml
 from kubernetes import client
+from kubernetes.dynamic import DynamicClient
 
 from aftershock import door, yamlsrc
 from aftershock.providers import processes
-from aftershock.sut import grants, readiness
+from aftershock.sut import grants, readiness, writes
 from aftershock.sut.placeholders import fill_all
 from aftershock.sut.profile import Profile
 
@@ -167,10 +168,6 @@ def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -
             _replace_crd(extensions, doc)
         _wait_established(extensions, doc["metadata"]["name"])
         return
-    from kubernetes.dynamic import DynamicClient
-
-    from aftershock.sut import writes
-
     resource = DynamicClient(api).resources.get(api_version=doc["apiVersion"], kind=doc["kind"])
     try:
         writes.create(resource, doc, namespace if resource.namespaced else None)
