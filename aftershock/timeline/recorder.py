@@ -220,8 +220,8 @@ class Recorder:
 
     def catch_up(self, timeout: float = CATCH_UP) -> list[str]:
         """Before a judgement: wait until every watch has delivered what a list made now shows
-        (every listed object at its listed resourceVersion or later, nothing the list no longer
-        has that is older than the list). A watch that stalls without an error would otherwise
+        (every listed object at its listed resourceVersion or later). A watch that stalls
+        without an error would otherwise
         leave a stretch in which nothing was recorded looking quiet. Each watch still behind
         after ``timeout`` opens a gap from its last recorded change, closed when a later
         catch-up finds it level; returns those resources."""
