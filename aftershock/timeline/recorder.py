@@ -106,14 +106,17 @@ def _revision(meta: dict[str, Any]) -> int:
     return int(version) if version.isdigit() else 0
 
 
-def level(recorded: dict[tuple[str, str, str], dict[str, Any]],
-          listed: dict[tuple[str, str], int], version: int) -> bool:
-    """Whether the recorded objects of one resource have caught up with a list at
-    ``version``: each listed object recorded at its listed revision or later. (A recorded
-    object the list no longer has is not waited for: in a CI run that wait timed out on a
-    namespace's teardown, a false lag not yet understood.)"""
-    have = {(key[1], key[2]): _revision(_meta(obj)) for key, obj in recorded.items()}
-    return all(have.get(key, -1) >= revision for key, revision in listed.items())
+def level(resource: str, recorded: dict[tuple[str, str, str], dict[str, Any]],
+          listed: dict[tuple[str, str], int]) -> bool:
+    """Whether the recorded objects of one resource have caught up with a list: each listed
+    object recorded at its listed revision or later. (A recorded object the list no longer has
+    is not waited for: in a CI run that wait timed out on a namespace's teardown, a false lag
+    not yet understood.)"""
+    for (namespace, name), revision in listed.items():
+        obj = recorded.get((resource, namespace, name))
+        if obj is None or _revision(_meta(obj)) < revision:
+            return False
+    return True
 
 
 def _trimmed(obj: dict[str, Any]) -> dict[str, Any]:
@@ -241,9 +244,9 @@ class Recorder:
             thread.join()
 
         def behind(state: State) -> list[str]:
-            return [name for name, (objects, version) in listed.items()
+            return [name for name, (objects, _) in listed.items()
                     if (name not in state.gaps or name in self._lagging)
-                    and not level(state.of(name), objects, version)]
+                    and not level(name, state.of(name), objects)]
         self.timeline.wait_until(lambda state: not behind(state), timeout)
         late = behind(self.timeline.state())
         for name in sorted(listed):
