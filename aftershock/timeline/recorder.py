@@ -110,8 +110,7 @@ def level(resource: str, recorded: dict[tuple[str, str, str], dict[str, Any]],
           listed: dict[tuple[str, str], int]) -> bool:
     """Whether the recorded objects of one resource have caught up with a list: each listed
     object recorded at its listed revision or later. (A recorded object the list no longer has
-    is not waited for: in a CI run that wait timed out on a namespace's teardown, a false lag
-    not yet understood.)"""
+    is not waited for.)"""
     for (namespace, name), revision in listed.items():
         obj = recorded.get((resource, namespace, name))
         if obj is None or _revision(_meta(obj)) < revision:
@@ -244,8 +243,11 @@ class Recorder:
             thread.join()
 
         def behind(state: State) -> list[str]:
-            return [name for name, (objects, _) in listed.items()
+            # A watch that delivered an event at or past the list's version has delivered
+            # everything before it (events come in revision order), deletions included.
+            return [name for name, (objects, version) in listed.items()
                     if (name not in state.gaps or name in self._lagging)
+                    and self._last_rv.get(name, 0) < version
                     and not level(name, state.of(name), objects)]
         self.timeline.wait_until(lambda state: not behind(state), timeout)
         late = behind(self.timeline.state())
