@@ -43,6 +43,8 @@ browser:
 
 lint: $(DEPS)
 	$(BIN)/ruff check .
+	@echo "==> [lint] the layering: which layer may import which, and no import circles (pyproject.toml)"
+	$(BIN)/lint-imports
 	@echo "==> [lint] the copyable GitHub workflow (actionlint, built once from its Go module)"
 	$(BIN)/python -m tests.lint_workflows
 

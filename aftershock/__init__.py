@@ -1,12 +1,7 @@
-"""aftershock: judge Kubernetes controllers, schedulers and drivers by their whole history."""
+"""aftershock: judge Kubernetes controllers, schedulers and drivers by their whole history.
+
+The engine is importable without pytest or Jupyter: ``aftershock.scenario`` (a scenario's
+world), ``aftershock.properties`` (the property registry), ``aftershock.notebook`` (``Session``,
+and the IPython extension)."""
 
 __version__ = "0.1.0"
-
-
-def __getattr__(name: str):
-    """`aftershock.Session` without importing the notebook layer for every engine user."""
-    if name == "Session":
-        from aftershock.notebook.session import Session
-
-        return Session
-    raise AttributeError(f"module 'aftershock' has no attribute {name!r}")

@@ -128,7 +128,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_properties(args: argparse.Namespace) -> int:
-    from aftershock.properties import catalogue
+    from aftershock import catalogue
 
     features = Path(args.features) if args.features else None
     if features is not None and not features.is_dir():
@@ -142,7 +142,7 @@ def cmd_properties(args: argparse.Namespace) -> int:
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from aftershock.properties import rejudge
+    from aftershock import rejudge
     from aftershock.report import matrix
 
     run = Path(args.run_dir)

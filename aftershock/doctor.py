@@ -7,6 +7,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from aftershock import cache
 from aftershock.errors import UserError
 from aftershock.providers import engine, kind_binary, toolchain
 
@@ -61,7 +62,7 @@ def _kubectl() -> Check:
 
 
 def _disk() -> Check:
-    root = toolchain.cache_root()
+    root = cache.cache_root()
     probe = root if root.exists() else root.parent
     while not probe.exists():
         probe = probe.parent

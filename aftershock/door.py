@@ -2,7 +2,7 @@
 on any create, patch or replace call elsewhere): sent with fieldValidation=Strict, so an
 unknown field is refused rather than silently pruned; a refusal is a harness error, not the
 implementation's doing; and what a patch set reads back from the stored object.
-``sut/writes.py`` builds on it for the resources a profile maps (dynamic, with the generation
+``writes.py`` builds on it for the resources a profile maps (dynamic, with the generation
 check)."""
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ def call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """One write with a typed client's ``method`` (create_*, patch_*, replace_*). A patch's
     body must read back from what the API stored (a value of null removes; times are the
     server's to format). The dynamic client ignores ``field_validation``: its writes go
-    through ``sut/writes.py``, with ``query_params=STRICT``."""
+    through ``writes.py``, with ``query_params=STRICT``."""
     if not hasattr(method, "__name__"):
         raise TypeError("door.call takes a typed client's method; a dynamic resource's writes "
-                        "go through aftershock.sut.writes")
+                        "go through aftershock.writes")
     what = method.__name__.replace("_", " ")
     try:
         result = method(*args, field_validation="Strict", **kwargs)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.scenario import closest_steps, match_step, step_problem
+from aftershock.grammar import closest_steps, match_step, step_problem
 
 
 def parse_feature(path: Path):

@@ -6,7 +6,7 @@ import argparse
 
 
 def cmd_build_image(args: argparse.Namespace) -> int:
-    from aftershock.kindimage import node
+    from aftershock.providers.kindimage import node
 
     tag = node.build(args.kubernetes_version, force=args.force)
     print(tag)

@@ -3,11 +3,13 @@ the global default configuration), and waiting for a state by watching, never by
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from kubernetes import client, config, watch
 
 from aftershock import door
+from aftershock.cache import scratch_for_this_process
 
 
 def client_scratch() -> str:
@@ -15,8 +17,6 @@ def client_scratch() -> str:
     as files, and removes them only at a clean exit): a directory of this process's own, mode
     0700, under aftershock's cache, which `cluster gc` removes once the process is gone (it
     wrote them to /tmp, for ever, when a run was killed)."""
-    from aftershock.providers.processes import scratch_for_this_process
-
     return str(scratch_for_this_process("clients"))
 
 
@@ -175,3 +175,27 @@ def sweep_cluster_scoped(api: client.ApiClient, retiring: str | None = None) -> 
                 resource.delete(name=item.metadata.name)
                 removed.append(f"{kind.lower()}/{item.metadata.name}")
     return removed
+
+
+@contextlib.contextmanager
+def suppress_not_found():
+    """Go on when the object is already gone (a 404), as ``kubectl delete --ignore-not-found``."""
+    try:
+        yield
+    except client.exceptions.ApiException as exc:
+        if exc.status != 404:
+            raise
+
+
+def set_unschedulable(api: client.ApiClient, node: str, unschedulable: bool) -> None:
+    door.call(client.CoreV1Api(api).patch_node, node,
+              {"spec": {"unschedulable": unschedulable or None}})
+
+
+def cordon(api: client.ApiClient, node: str) -> None:
+    set_unschedulable(api, node, True)
+
+
+def uncordon(api: client.ApiClient, node: str) -> None:
+    with suppress_not_found():
+        set_unschedulable(api, node, False)

@@ -63,7 +63,7 @@ def load_project_steps(root: Path) -> None:
 def catalogue(root: Path) -> list[str]:
     """Every step: its words, the check it judges by, where it comes from, what it does."""
     import aftershock.bdd.steps  # noqa: F401  (the built-in steps)
-    from aftershock.scenario import REGISTRY
+    from aftershock.grammar import REGISTRY
 
     load_project_steps(root)
     lines = []

@@ -189,7 +189,7 @@ def _cannot_install(profile, cluster: str) -> str | None:
     the same words the step would raise, before any set-up."""
     if not profile.in_cluster_only or cluster == "kind":
         return None
-    from aftershock.providers.base import Capability, MissingCapability
+    from aftershock.capabilities import Capability, MissingCapability
 
     return str(MissingCapability(cluster, Capability.LOAD_IMAGE,
                                  f"profile {profile.name} installs its implementation in the "

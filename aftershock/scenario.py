@@ -1,14 +1,12 @@
-"""The ``Scenario`` every step acts on, and the one step registry both runners dispatch from.
+"""The ``Scenario`` every step acts on: the world of one scenario (its cluster, namespace,
+recorder, faults and cleanups) and the one place it is judged.
 
-A step is a plain function of a Scenario plus parsed parameters, declared once with
-``@given/@when/@then`` below. pytest-bdd (``fixtures/bdd.py``) and the notebook magic read the
-same registry, so one definition serves two runners.
+The words of steps live a floor below, in ``aftershock.grammar``; ``given``, ``when``, ``then``
+and ``StepFailed`` are also importable from here, as a project's ``steps/`` has always done.
 """
 
 from __future__ import annotations
 
-import contextlib
-import difflib
 import re
 import secrets
 import threading
@@ -16,135 +14,25 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from aftershock import properties
+from aftershock.capabilities import Capability, MissingCapability
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
 from aftershock.errors import StepFailed
 from aftershock.faults.base import Fault, FaultRecord
-from aftershock.properties.base import Judgement
+from aftershock.grammar import given, label_ids, labels_of, then, when
+from aftershock.properties import Judgement
 from aftershock.properties.context import Context, plain
-from aftershock.providers.base import Capability, Cluster, MissingCapability
+from aftershock.providers.base import Cluster
 from aftershock.report.redact import Redactor
+from aftershock.sut.concepts import profile_concept
+from aftershock.timeline.entry import AUDIT_SYNC
 from aftershock.timeline.recorder import Recorder
 from aftershock.timeline.store import Timeline
 
-StepKind = Literal["given", "when", "then"]
-
-
-@dataclass(frozen=True)
-class StepDefinition:
-    kind: StepKind
-    pattern: str  # a `parse` format string: "a Deployment {name} with {replicas:d} replicas"
-    func: Callable[..., Any]
-    phrases: dict[str, str] = field(default_factory=dict)  # argument → "condition" | "event"
-    check: str | None = None  # the check a Then step judges by (it may name property ids)
-
-    @property
-    def arguments(self) -> list[str]:
-        return re.findall(r"{(\w+)(?::[^}]*)?}", self.pattern)
-
-    @property
-    def example(self) -> str:
-        """The pattern with placeholders shown as <name>, for suggestions."""
-        return re.sub(r"{(\w+)(?::[^}]*)?}", r"<\1>", self.pattern)
-
-
-REGISTRY: list[StepDefinition] = []
-
-
-def _name_type(text: str) -> str:
-    return text
-
-
-_name_type.pattern = r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?"  # an object name: no spaces
-
-
-def _ordinal_type(text: str) -> int:
-    return int(text[:-2])
-
-
-_ordinal_type.pattern = r"[1-9][0-9]*(?:st|nd|rd|th)"  # 1st, 2nd, 3rd, 11th
-EXTRA_TYPES = {"Name": _name_type, "Ordinal": _ordinal_type}
-
-
-def _register(kind: StepKind, pattern: str, phrases: dict[str, str] | None,
-              check: str | None = None):
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        REGISTRY.append(StepDefinition(kind, pattern, func, phrases or {}, check))
-        return func
-
-    return decorate
-
-
-def given(pattern: str, phrases: dict[str, str] | None = None):
-    return _register("given", pattern, phrases)
-
-
-def when(pattern: str, phrases: dict[str, str] | None = None):
-    return _register("when", pattern, phrases)
-
-
-def then(pattern: str, phrases: dict[str, str] | None = None, check: str | None = None):
-    """A Then step; ``check`` names the check it judges by, which lets it carry property ids
-    ("… (R1)") that the registry accepts for that check."""
-    return _register("then", pattern, phrases, check)
-
-
-def _compiled(definition: StepDefinition):
-    import parse
-
-    return parse.compile(definition.pattern, extra_types=EXTRA_TYPES)
-
-
-# A Then step may end with the property it judges, e.g. "... more than 3 live pods (R1)".
-_ONE_LABEL = r"[A-Z][A-Za-z0-9_.:-]*"
-LABEL = re.compile(rf"\s+\(({_ONE_LABEL}(?:,\s*{_ONE_LABEL})*)\)\s*$")  # "(R1)", "(N1, N5)"
-
-
-def labels_of(property: str) -> set[str]:
-    return {part.strip() for part in property.split(",")}
-
-
-def label_ids(property: str) -> list[str]:
-    """'G2, G3' → ['G2', 'G3'], in the order written."""
-    return [part.strip() for part in property.split(",") if part.strip()]
-
-
-def split_label(text: str) -> tuple[str, str | None]:
-    found = LABEL.search(text)
-    return (text[:found.start()], found.group(1)) if found else (text, None)
-
-
-def step_problem(text: str, definition: StepDefinition, arguments: dict[str, Any]) -> str | None:
-    """Why a step cannot run as written: a property it may not name, or a number beyond what
-    this machine can hold or wait for."""
-    from aftershock.limits import step_problem as too_big
-
-    return label_problem(text, definition) or too_big(definition.func.__name__, arguments)
-
-
-def label_problem(text: str, definition: StepDefinition) -> str | None:
-    """Why the property ids a step's text ends with ("… (R1)") cannot be judged by it."""
-    from aftershock.properties import problem
-
-    label = split_label(text)[1]
-    return None if label is None else problem(label_ids(label), definition.check)
-
-
-def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
-    """The definition whose whole pattern matches ``text``, with its parsed arguments."""
-    text, _ = split_label(text)
-    for definition in REGISTRY:
-        found = _compiled(definition).parse(text)
-        if found is not None:
-            return definition, dict(found.named)
-    return None
-
-
-def closest_steps(text: str, count: int = 3) -> list[str]:
-    examples = {definition.example: definition for definition in REGISTRY}
-    return difflib.get_close_matches(text, list(examples), n=count, cutoff=0.3)
-
+__all__ = ["PropertyViolated", "Scenario", "StepFailed", "given", "namespace_for", "then",
+           "when"]
 
 class PropertyViolated(StepFailed):
     """A judged property was violated (or could not be decided): the verdict is the evidence."""
@@ -191,9 +79,6 @@ class Scenario:
     def judge(self, judgement: Judgement) -> Verdict:
         """Judge through the property registry, for the properties the step names (or the
         check's own); record it; raise unless it held or is a violation this scenario expects."""
-        from aftershock.properties import base as properties
-        from aftershock.timeline.entry import AUDIT_SYNC
-
         ids = label_ids(self.property_label) if self.property_label else [judgement.check]
         wrong = properties.problem(ids, judgement.check)
         if wrong:
@@ -225,8 +110,6 @@ class Scenario:
         return Context.of(self.namespace, self.facts.get("profile"), self.facts)
 
     def concept(self, name: str) -> dict[str, Any]:
-        from aftershock.sut.concepts import profile_concept
-
         return profile_concept(self.facts.get("profile"), name)
 
     def caught(self) -> set[str]:
@@ -390,14 +273,3 @@ class Scenario:
 def namespace_for(name: str) -> str:
     slug = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")[:40].strip("-") or "scenario"
     return f"{slug}-{secrets.token_hex(3)}"
-
-
-@contextlib.contextmanager
-def suppress_not_found():
-    from kubernetes.client.exceptions import ApiException
-
-    try:
-        yield
-    except ApiException as exc:
-        if exc.status != 404:
-            raise

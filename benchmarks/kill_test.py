@@ -39,9 +39,9 @@ from pathlib import Path
 import psutil
 
 from aftershock import kube
+from aftershock.cache import cache_root
 from aftershock.providers import processes
 from aftershock.providers.existing import current_context
-from aftershock.providers.toolchain import cache_root
 
 REPO = Path(__file__).resolve().parents[1]
 FEATURE = """Feature: faults active when the run is killed

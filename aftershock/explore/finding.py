@@ -7,7 +7,7 @@ import datetime
 from pathlib import Path
 
 from aftershock.explore import oracles
-from aftershock.scenario import label_ids, split_label
+from aftershock.grammar import label_ids, split_label
 
 
 def write(finding, workload, directory: Path, profile, seed: int) -> Path:

@@ -46,7 +46,7 @@ class Plans:
 
 def words(resource: str, kinds: dict[str, str]) -> str | None:
     """The word a step uses for a resource ('pod', a custom resource's kind), or None."""
-    from aftershock.bdd.steps.nodes import RESOURCE_WORDS
+    from aftershock.bdd.steps.watches import RESOURCE_WORDS
 
     named = {plural: word for word, plural in RESOURCE_WORDS.items()}
     return kinds.get(resource) or named.get(resource)

@@ -54,7 +54,7 @@ class Trace:
 def read(log: Path, namespace: str) -> Trace:
     """The events of ``namespace`` (and of cluster-scoped objects) and the accepted writes
     into ``namespace`` (a controller manager also writes leases, nodes and events elsewhere)."""
-    from aftershock.faults.watchhandler import namespace_of, resource_of
+    from aftershock.faults.watchdelay.streams import namespace_of, resource_of
 
     trace = Trace()
     events: Counter[tuple[str, str]] = Counter()

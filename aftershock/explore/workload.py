@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import aftershock.bdd.steps  # noqa: F401  (the step registry)
 from aftershock.errors import UserError
+from aftershock.features import check_steps, parse_feature, unknown_step
+from aftershock.grammar import match_step, split_keyword, step_problem
 
 RUNNING = "the implementation under test is running"
-KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,6 @@ class Workload:
 
 
 def load(path: Path, scenario: str | None = None) -> Workload:
-    import aftershock.bdd.steps  # noqa: F401  (the step registry)
-
     if not path.is_file():
         raise UserError("no such workload file", path=str(path))
     workload = _feature(path, scenario) if path.suffix == ".feature" else _plain(path)
@@ -64,8 +64,6 @@ def load(path: Path, scenario: str | None = None) -> Workload:
 
 
 def _feature(path: Path, wanted: str | None) -> Workload:
-    from aftershock.features import check_steps, parse_feature
-
     check_steps(path)
     feature = parse_feature(path)
     templates = list(feature.scenarios.values())
@@ -94,8 +92,7 @@ def _plain(path: Path) -> Workload:
         if line.startswith("@"):
             tags |= {word.lstrip("@") for word in line.split()}
             continue
-        first, _, rest = line.partition(" ")
-        keyword, text = (first, rest.strip()) if first in KEYWORDS else ("*", line)
+        keyword, text = split_keyword(line)
         steps.append(Step(keyword, text, number))
     return Workload(path, path.stem, _chain(steps), tags)
 
@@ -115,9 +112,6 @@ def _chain(steps: list[Step]) -> list[Step]:
 
 
 def _check(workload: Workload) -> None:
-    from aftershock.features import unknown_step
-    from aftershock.scenario import match_step, step_problem
-
     for step in workload.steps:
         found = match_step(step.text)
         if found is None:

@@ -24,7 +24,7 @@ from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 
 from aftershock import door
-from aftershock.faults.nodes import cordon
+from aftershock.kube import cordon
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 RETRY_429 = 5.0

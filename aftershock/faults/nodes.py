@@ -7,22 +7,7 @@ from typing import Any
 
 from kubernetes import client
 
-from aftershock import door
-from aftershock.scenario import suppress_not_found
-
-
-def set_unschedulable(api: client.ApiClient, node: str, unschedulable: bool) -> None:
-    door.call(client.CoreV1Api(api).patch_node, node,
-              {"spec": {"unschedulable": unschedulable or None}})
-
-
-def cordon(api: client.ApiClient, node: str) -> None:
-    set_unschedulable(api, node, True)
-
-
-def uncordon(api: client.ApiClient, node: str) -> None:
-    with suppress_not_found():
-        set_unschedulable(api, node, False)
+from aftershock.kube import cordon, uncordon
 
 
 @dataclass

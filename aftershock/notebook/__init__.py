@@ -8,7 +8,7 @@
     %scenario save features/x/y.feature "Scenario name"
     %scenario plot
 
-The session is also `session` in the notebook's namespace (an aftershock.Session)."""
+The session is also `session` in the notebook's namespace (an aftershock.notebook.Session)."""
 
 from __future__ import annotations
 

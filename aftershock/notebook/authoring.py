@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.scenario import match_step
+from aftershock.features import check_steps
+from aftershock.grammar import match_step, split_keyword
 
 INDENT = "    "
 
 
 def _keyword(line: str, previous: str | None) -> tuple[str, str]:
-    from aftershock.notebook.session import split_keyword
-
     keyword, text = split_keyword(line)
     if keyword != "*":
         return keyword, text
@@ -37,8 +36,6 @@ def write_feature(path: Path, scenario: str, lines: list[str],
                   feature: str | None = None) -> Path:
     """Create the feature file, or add the scenario to it; then check it the way pytest will
     (Gherkin syntax, every step known), so a saved file is a runnable one."""
-    from aftershock.features import check_steps
-
     block = scenario_block(scenario, lines)
     if path.exists():
         existing = path.read_text()

@@ -1,4 +1,4 @@
-"""`aftershock.Session`: the features' steps, one at a time, from a notebook or a script.
+"""`aftershock.notebook.Session`: the features' steps, one at a time, from a notebook or a script.
 
     session = Session(shape="clusters/three-nodes.yaml")
     session.step("Given a Deployment web with 3 replicas")
@@ -22,17 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from aftershock import world
-from aftershock.errors import UserError
-from aftershock.scenario import (
-    PropertyViolated,
-    Scenario,
-    StepFailed,
-    match_step,
-    split_label,
-    step_problem,
-)
-
-KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
+from aftershock.errors import StepFailed, UserError
+from aftershock.grammar import match_step, split_keyword, split_label, step_problem
+from aftershock.notebook.authoring import write_feature
+from aftershock.scenario import PropertyViolated, Scenario
 
 
 @dataclass
@@ -60,14 +53,6 @@ class TimelinePlot:
         buffer = io.BytesIO()
         self.figure.savefig(buffer, format="png")
         return buffer.getvalue()
-
-
-def split_keyword(line: str) -> tuple[str, str]:
-    """'When I drain node node-1' -> ('When', 'I drain node node-1'); no keyword -> '*'."""
-    first, _, rest = line.strip().partition(" ")
-    if first in KEYWORDS:
-        return first, rest.strip()
-    return "*", line.strip()
 
 
 class Session:
@@ -150,13 +135,13 @@ class Session:
     def step(self, line: str, raise_on_failure: bool = True) -> StepResult:
         """Run one step of the features' vocabulary. A violated or failed step raises (unless
         told not to); an interrupt (Ctrl-C, a kernel interrupt) reverts every active fault."""
-        from aftershock.providers.base import MissingCapability
+        from aftershock.capabilities import MissingCapability
 
         assert self.scenario is not None, "no scenario: call new_scenario()"
         keyword, text = split_keyword(line)
         found = match_step(text)
         if found is None:
-            from aftershock.scenario import closest_steps
+            from aftershock.grammar import closest_steps
 
             close = closest_steps(text)
             hint = ("; closest known steps: " + " | ".join(f"'{c}'" for c in close)) if close \
@@ -246,8 +231,6 @@ class Session:
 
     def save(self, path: str | Path, scenario_name: str, feature_name: str | None = None) -> Path:
         """The steps run so far in this scenario, as a feature file pytest runs unchanged."""
-        from aftershock.notebook.authoring import write_feature
-
         return write_feature(Path(path), scenario_name, [r.line for r in self.results
                                                          if r.status != "interrupted"],
                              feature_name)

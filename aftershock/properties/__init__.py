@@ -1,5 +1,21 @@
-"""The property registry: R1..D7 and the generic checks, each judged through one rule."""
+"""The property registry: R1..D7, E1-E3 and the generic checks, each judged through one rule.
 
+Importing this package registers every family: the list below is the whole registry. A family
+is one module: its judges beside the ``prop(...)`` lines that name them. The registry judges a
+saved history: it imports nothing of the scenario, the step library, the providers or the
+notebook (``make lint`` holds it to that).
+"""
+
+# Every family, in one visible list (importing one registers its checks and properties).
+from aftershock.properties import (  # noqa: F401
+    dra,
+    explore,
+    gang,
+    harness,
+    records,
+    replica,
+    storage,
+)
 from aftershock.properties.base import (
     CHECKS,
     PROPERTIES,

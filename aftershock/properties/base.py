@@ -9,10 +9,12 @@ through the one rule (``rule.settle``), so no check decides alone when to answer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from aftershock.capabilities import Capability
 from aftershock.checks.verdict import UNKNOWN, Verdict
 from aftershock.properties.history import History
 from aftershock.properties.rule import settle
@@ -73,8 +75,6 @@ def check(name: str, statement: str, audit: bool = False):
 
 def prop(id: str, statement: str, checks: Iterable[str], concepts: Iterable[str] = (),
          capabilities: Iterable[str] = ()) -> Property:
-    from aftershock.providers.base import Capability
-
     for name in capabilities:
         Capability(name)  # a typo is an import error, not a silent promise
     found = Property(id, id.rstrip("0123456789"), statement, tuple(checks), tuple(concepts),
@@ -84,20 +84,17 @@ def prop(id: str, statement: str, checks: Iterable[str], concepts: Iterable[str]
 
 
 def get(id: str) -> Property:
-    _load()
     if id not in PROPERTIES:
         raise UnknownProperty(id)
     return PROPERTIES[id]
 
 
 def all_properties() -> list[Property]:
-    _load()
     return list(PROPERTIES.values())
 
 
 def problem(ids: Iterable[str], check_name: str | None) -> str | None:
     """Why a step judged by ``check_name`` may not name these properties, or None."""
-    _load()
     for id in ids:
         if id not in PROPERTIES:
             return f"unknown property '{id}'; known: {', '.join(sorted_ids(PROPERTIES))}"
@@ -128,14 +125,7 @@ def judge(ids: Sequence[str], judgement: Judgement,
 
 
 def sorted_ids(ids: Iterable[str]) -> list[str]:
-    import re
-
     def key(id: str) -> tuple[int, str, int]:
         found = re.fullmatch(r"([A-Z]+)([0-9]+)", id)
         return (0, found.group(1), int(found.group(2))) if found else (1, id, 0)
     return sorted(ids, key=key)
-
-
-def _load() -> None:
-    """The families register when imported."""
-    from aftershock.properties import families  # noqa: F401

@@ -4,8 +4,8 @@ the judgement's parameters, so a saved run is judged again against the same refe
 
 from __future__ import annotations
 
+from aftershock.checks import differential as diff
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
-from aftershock.explore import differential as diff
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
 from aftershock.timeline.entry import AUDIT, QUIET, WATCH

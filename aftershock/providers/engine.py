@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aftershock.errors import UserError
@@ -40,12 +41,16 @@ def _answers(binary: str) -> bool:
     return info.returncode == 0
 
 
-def ask(path: str | None = None) -> EngineAnswer:
-    """The first engine on ``path`` (default: PATH) whose `info` succeeds; the managed engine
-    (`aftershock engine up`) when it runs and DOCKER_HOST names no other."""
-    from aftershock.providers.managed_engine import use_if_running
+# Run before an engine is looked for: the managed engine (`aftershock engine up`) registers
+# one that points this process's clients at it when it runs and DOCKER_HOST names no other.
+BEFORE_ASK: list[Callable[[], None]] = []
 
-    use_if_running()
+
+def ask(path: str | None = None) -> EngineAnswer:
+    """The first engine on ``path`` (default: PATH) whose `info` succeeds, after every hook of
+    ``BEFORE_ASK`` ran."""
+    for hook in BEFORE_ASK:
+        hook()
     silent = None
     for engine in ENGINES:
         binary = shutil.which(engine, path=path)

@@ -8,10 +8,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aftershock import yamlsrc
+from kubernetes.config.config_exception import ConfigException
+
+from aftershock import kube, yamlsrc
+from aftershock.capabilities import Capability
 from aftershock.errors import UserError
 from aftershock.providers import processes as procs
-from aftershock.providers.base import Capability, ClusterInfo
+from aftershock.providers.base import ClusterInfo
 from aftershock.shape import Shape
 
 
@@ -63,13 +66,9 @@ def _check_structure(kubeconfig: Path, context: str) -> None:
 def check_kubeconfig(kubeconfig: Path, context: str) -> None:
     """What the client reads of it (its context, cluster, user) is there: one line naming
     file:line if not."""
-    from kubernetes.config.config_exception import ConfigException
-
-    from aftershock.kube import load_config
-
     _check_structure(kubeconfig, context)
     try:
-        load_config(kubeconfig, context)
+        kube.load_config(kubeconfig, context)
     except (ConfigException, ValueError, TypeError, KeyError, AttributeError) as exc:
         why = " ".join(str(exc).split()) or type(exc).__name__
         raise UserError(f"kubeconfig cannot be used (context '{context}'): {why}",
@@ -127,14 +126,14 @@ class ExistingCluster:
             self._state = None
 
 
+@procs.teardown("existing", after_processes=True)
 def undo_recorded(state: procs.ClusterState) -> dict[str, str]:
     """What a killed run left on a cluster it reused, undone as its record says: its cordons
     lifted, its namespaces (and the cluster-scoped objects made for them) removed. Returns
     what could not be undone (its key → why)."""
-    from aftershock import kube
-    from aftershock.faults.nodes import uncordon
-
-    failures = {}
+    failures: dict[str, str] = {}
+    if not state.undo:
+        return failures
     try:
         api = kube.api_client(state.kubeconfig, state.context or None)
     except Exception as exc:  # the kubeconfig is gone or unusable: nothing can be undone
@@ -143,7 +142,7 @@ def undo_recorded(state: procs.ClusterState) -> dict[str, str]:
         for key, action in state.undo.items():
             try:
                 if action["do"] == "uncordon":
-                    uncordon(api, action["node"])
+                    kube.uncordon(api, action["node"])
                 elif action["do"] == "retire_namespace":
                     kube.retire_namespace(api, action["namespace"])
             except Exception as exc:  # each is tried; what fails is reported

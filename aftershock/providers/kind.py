@@ -6,7 +6,7 @@ Faults act through the container engine: a node fails when its container stops a
 when it starts; a component stops when its static-pod manifest is moved away and restarts when
 its container is stopped (the kubelet starts it again). A watch delay of the controller-manager
 or scheduler is not offered (their kubeconfig lives in the node); an in-cluster implementation
-gets a watch-delay sidecar instead (aftershock.faults.sidecar_delay).
+gets a watch-delay sidecar instead (aftershock.faults.watchdelay.sidecar).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +24,15 @@ from typing import Any
 import yaml
 
 from aftershock import door, kube
+from aftershock.cache import cache_root
+from aftershock.capabilities import Capability, MissingCapability
 from aftershock.errors import ClusterError
+from aftershock.manifests import apply_manifest
 from aftershock.providers import engine as engines
 from aftershock.providers import kind_binary, toolchain
 from aftershock.providers import kind_commands as cmd
 from aftershock.providers import processes as procs
-from aftershock.providers.base import Capability, ClusterInfo, MissingCapability
+from aftershock.providers.base import ClusterInfo
 from aftershock.providers.kind_config import (
     HostPaths,
     kind_config,
@@ -35,6 +40,8 @@ from aftershock.providers.kind_config import (
     node_image,
     render,
 )
+from aftershock.providers.kindimage import chaosmesh, images
+from aftershock.providers.kindimage import node as built_node
 from aftershock.providers.local import DATA, default_name
 from aftershock.shape import Shape
 
@@ -145,15 +152,10 @@ class KindCluster:
     def install_chaos_mesh(self) -> None:
         """Chaos Mesh's controller and daemon (built here) and the objects of its chart;
         returns once the controller is available and a daemon runs on every node (at once if
-        they already were). See aftershock.kindimage.chaosmesh for what the daemon lacks."""
+        they already were). See aftershock.providers.kindimage.chaosmesh for what the daemon
+        lacks."""
         if self.chaos_mesh:
             return
-        import sys
-        import tempfile
-
-        from aftershock.kindimage import chaosmesh, images
-        from aftershock.providers.toolchain import cache_root
-        from aftershock.sut.runner import apply_manifest
 
         def say(line: str) -> None:
             print(line, file=sys.stderr, flush=True)
@@ -394,13 +396,12 @@ def node_image_for(version: str) -> str:
     registry answers), else the one `aftershock kind build-image` makes here, built now if the
     engine does not hold it (cached: seconds when it does). Building needs root (mmdebstrap,
     chroot): anyone else gets kind's published image, which their engine pulls."""
-    from aftershock.kindimage import node
-
     if os.environ.get("AFTERSHOCK_KIND_IMAGE"):
         return os.environ["AFTERSHOCK_KIND_IMAGE"]
-    return node.build(version) if os.geteuid() == 0 else node_image(version)
+    return built_node.build(version) if os.geteuid() == 0 else node_image(version)
 
 
+@procs.teardown("kind")
 def delete_recorded(state: procs.ClusterState) -> None:
     """A kind cluster a dead run left (`aftershock cluster gc` / `down`)."""
     kind = kind_binary.find()

@@ -8,8 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from aftershock.cache import cache_root
 from aftershock.errors import ToolchainMissing
-from aftershock.providers.toolchain import cache_root
 
 KIND_MODULE = "sigs.k8s.io/kind"
 KIND_VERSION = "v0.33.0"

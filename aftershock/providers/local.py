@@ -22,11 +22,12 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from aftershock.capabilities import Capability
 from aftershock.errors import ClusterError
 from aftershock.providers import pki as pkimod
 from aftershock.providers import processes as procs
 from aftershock.providers import toolchain
-from aftershock.providers.base import Capability, ClusterInfo
+from aftershock.providers.base import ClusterInfo
 from aftershock.providers.local_nodes import KUBELET, KUBELET_LABEL, RUNNING, START_TIMEOUT, Nodes
 from aftershock.shape import NodeSpec, Shape
 

@@ -20,10 +20,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from aftershock.cache import cache_root
 from aftershock.errors import ClusterError, UserError
 from aftershock.providers import capless_runc
+from aftershock.providers import engine as engines
 from aftershock.providers import processes as procs
-from aftershock.providers.toolchain import cache_root
+from aftershock.providers.kindimage.docker import Docker
+from aftershock.providers.kindimage.node import remove_stale_builds as remove
 
 NAME = "engine"
 RUNTIME = "aftershock-runc"
@@ -89,15 +92,15 @@ def running() -> procs.ClusterState | None:
     return record if daemon and daemon.alive() else None
 
 
+@procs.sweep
 def remove_stale_builds() -> list[str]:
     """Node-image build containers a killed build left in the managed engine (`cluster gc`)."""
     record = running()
     if record is None:
         return []
-    from aftershock.kindimage.docker import Docker
-    from aftershock.kindimage.node import remove_stale_builds as remove
-
-    return remove(Docker(host=record.server))
+    with contextlib.suppress(OSError, subprocess.SubprocessError, UserError):  # engine away
+        return [f"container {name}" for name in remove(Docker(host=record.server))]
+    return []
 
 
 def use_if_running() -> None:
@@ -106,6 +109,9 @@ def use_if_running() -> None:
     record = running()
     if record and not os.environ.get("DOCKER_HOST"):
         os.environ["DOCKER_HOST"] = record.server
+
+
+engines.BEFORE_ASK.append(use_if_running)
 
 
 def install() -> None:
@@ -307,6 +313,7 @@ def _tail(path: Path, lines: int = 15) -> str:
         return "(no log)"
 
 
+@procs.teardown("engine")
 def stop(record: procs.ClusterState) -> None:
     """End the daemon (it stops its containers and containerd), then whatever a daemon that
     died left: shims and containers still running under our exec root."""

@@ -3,7 +3,6 @@ exactly what we started — on exit, on Ctrl-C, and by the next run if we were k
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import json
@@ -12,33 +11,17 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from aftershock.errors import UserError
-from aftershock.providers.toolchain import cache_root
+from aftershock.cache import cache_root, dead_process_scratch, start_time
 
 STATE_FILE = "state.json"
 
 
 def clusters_root() -> Path:
     return cache_root() / "clusters"
-
-
-def start_time(pid: int) -> int | None:
-    """The kernel's start time of ``pid`` (clock ticks since boot), None if it is gone.
-
-    Pids are reused; a pid only names our process if its start time is the recorded one.
-    """
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # Field 2 (comm) may contain spaces and parentheses; fields after the last ')' are fixed.
-    fields = stat.rsplit(")", 1)[1].split()
-    if fields[0] == "Z":
-        return None
-    return int(fields[19])
 
 
 @dataclass(frozen=True)
@@ -129,27 +112,6 @@ def private_dir(state: ClusterState, name: str) -> Path:
 
 
 @functools.cache
-def scratch_for_this_process(kind: str) -> Path:
-    """A directory (mode 0700) for what this process must write and nobody may keep: named
-    by its pid and start time, so `gc` removes it once the process is gone."""
-    pid = os.getpid()
-    path = cache_root() / kind / f"pid{pid}-{start_time(pid)}"
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    atexit.register(shutil.rmtree, path, ignore_errors=True)
-    return path
-
-
-def _dead_process_scratch() -> list[str]:
-    removed = []
-    for kind in ("clients", "credentials"):
-        for path in (cache_root() / kind).glob("pid*-*"):
-            pid, _, started = path.name.removeprefix("pid").partition("-")
-            if not pid.isdigit() or str(start_time(int(pid))) != started:
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(str(path))
-    return removed
-
-
 def current_owner() -> tuple[int, int | None]:
     return os.getpid(), start_time(os.getpid())
 
@@ -220,23 +182,39 @@ def list_states() -> list[ClusterState]:
     return states
 
 
+# What each kind of record needs beyond ending its processes, registered by the provider that
+# makes such records (``@teardown("kind")``): this module knows none of them. The providers
+# package imports every provider, so the list is complete wherever a record is removed.
+Teardown = Callable[[ClusterState], "dict[str, str] | None"]
+TEARDOWNS: dict[str, Teardown] = {}
+AFTER_TEARDOWN: dict[str, Teardown] = {}  # run once the record's processes are ended
+SWEEPS: list[Callable[[], list[str]]] = []  # gc's extra sweeps: what they removed
+
+
+def teardown(provider: str, after_processes: bool = False):
+    """Register how a record of ``provider`` is undone (before its processes are ended, or
+    after); it returns what could not be undone (its key → why), or None."""
+    def register(func: Teardown) -> Teardown:
+        (AFTER_TEARDOWN if after_processes else TEARDOWNS)[provider] = func
+        return func
+    return register
+
+
+def sweep(func: Callable[[], list[str]]) -> Callable[[], list[str]]:
+    """Register a sweep `gc` runs after removing dead runs' records."""
+    SWEEPS.append(func)
+    return func
+
+
 def remove_cluster(state: ClusterState) -> dict[str, str]:
     """End what the record says was started, undo what it says was done to a cluster we do
     not own, remove its work dir. Returns what could not be undone (its key → why)."""
     failures: dict[str, str] = {}
-    if state.provider == "kind":
-        from aftershock.providers.kind import delete_recorded  # kind imports this module
-
-        delete_recorded(state)
-    if state.provider == "engine":
-        from aftershock.providers.managed_engine import stop  # it imports this module
-
-        stop(state)
+    if state.provider in TEARDOWNS:
+        failures.update(TEARDOWNS[state.provider](state) or {})
     terminate(list(state.processes.values()))
-    if state.provider == "existing" and state.undo:
-        from aftershock.providers.existing import undo_recorded
-
-        failures = undo_recorded(state)
+    if state.provider in AFTER_TEARDOWN:
+        failures.update(AFTER_TEARDOWN[state.provider](state) or {})
     shutil.rmtree(state.workdir, ignore_errors=True)
     return failures
 
@@ -277,11 +255,9 @@ def gc(min_age: float = 60.0) -> GcResult:
         if not (workdir / STATE_FILE).exists() and time.time() - workdir.stat().st_mtime > min_age:
             shutil.rmtree(workdir, ignore_errors=True)
             leftovers.append(str(workdir))
-    leftovers += _stale_build_dirs() + _dead_process_scratch()
-    from aftershock.providers.managed_engine import remove_stale_builds  # imports this module
-
-    with contextlib.suppress(OSError, subprocess.SubprocessError, UserError):  # engine away
-        leftovers += [f"container {name}" for name in remove_stale_builds()]
+    leftovers += _stale_build_dirs() + dead_process_scratch()
+    for extra in SWEEPS:
+        leftovers += extra()
     return GcResult(cleaned, killed, leftovers, undone, not_undone)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from aftershock.cache import cache_root
 from aftershock.errors import ToolchainMissing, UserError
 
 TOOLCHAIN_DIR = Path(__file__).resolve().parents[1] / "toolchain"  # go.mod files: package data
@@ -31,13 +32,6 @@ ALL_BINARIES = (*KUBE_SERVERS, "etcd", "kwok", "kwokctl")
 VERSION_RE = re.compile(r"^v?(1)\.([0-9]+)\.([0-9]+)$")
 
 Progress = Callable[[str], None]
-
-
-def cache_root() -> Path:
-    if os.environ.get("AFTERSHOCK_CACHE"):
-        return Path(os.environ["AFTERSHOCK_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "aftershock"
 
 
 def _required_version(go_mod: Path, module: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.providers.base import MissingCapability
-from aftershock.sut import paths
+from aftershock import paths
+from aftershock.capabilities import MissingCapability
 from aftershock.sut.placeholders import fill
 
 

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kubernetes import client, watch
+from kubernetes import client
 
 from aftershock import door, yamlsrc
+from aftershock.manifests import apply_manifest, wait_rolled_out
 from aftershock.providers import kind_commands as cmd
 from aftershock.sut import grants
 from aftershock.sut.placeholders import fill
 from aftershock.sut.profile import Helm, InCluster, Profile
-from aftershock.sut.runner import apply_manifest
 
 
 def placeholders(spec: InCluster, namespace: str) -> dict[str, str]:
@@ -112,7 +112,7 @@ class InClusterImplementation:
         engine = getattr(self.cluster, "engine", "docker")
         build = build_command(self.profile, engine)
         if build is not None:
-            from aftershock.kindimage import python_base
+            from aftershock.providers.kindimage import python_base
 
             python_base.ensure_for(engine, dockerfile(self.profile))
             cmd.run(build, timeout=1800)
@@ -153,7 +153,7 @@ class InClusterImplementation:
     def start(self, kubeconfig: Path | None = None) -> None:
         if kubeconfig is not None:
             raise ValueError("an in-cluster implementation is delayed by a sidecar, not a "
-                             "kubeconfig (aftershock.faults.sidecar_delay)")
+                             "kubeconfig (aftershock.faults.watchdelay.sidecar)")
         self._scale(self.replicas)
         wait_rolled_out(self.api, self.namespace, self.spec.deployment, self.spec.ready_timeout)
         self.starts.append(time.monotonic())
@@ -192,65 +192,3 @@ class InClusterImplementation:
                   self.spec.deployment, self.namespace, {"spec": {"replicas": replicas}})
 
 
-def rolled_out(deployment: dict[str, Any]) -> bool:
-    """Every replica updated and available, the old ones gone (kubectl rollout status)."""
-    spec, status = deployment.get("spec") or {}, deployment.get("status") or {}
-    wanted = spec.get("replicas", 1)
-    generation = (deployment.get("metadata") or {}).get("generation", 0)
-    return (status.get("observedGeneration", 0) >= generation
-            and status.get("updatedReplicas", 0) == wanted
-            and status.get("replicas", 0) == wanted
-            and status.get("availableReplicas", 0) == wanted)
-
-
-def settled(pods: list[dict[str, Any]], replicas: int) -> bool:
-    """Exactly ``replicas`` pods and none terminating: a terminating pod still runs its
-    process (as PID 1 it may ignore SIGTERM until the grace period ends), and an old
-    implementation running beside the new one would act unseen by the fault being applied."""
-    return len(pods) == replicas and not any(
-        (pod.get("metadata") or {}).get("deletionTimestamp") for pod in pods)
-
-
-def wait_rolled_out(api: client.ApiClient, namespace: str, name: str, timeout: float) -> None:
-    """Until the Deployment is rolled out (kubectl rollout status) and its old pods are gone."""
-    deadline = time.monotonic() + timeout
-    apps = client.AppsV1Api(api)
-    stream = watch.Watch()
-    for event in stream.stream(apps.list_namespaced_deployment, namespace,
-                               field_selector=f"metadata.name={name}",
-                               timeout_seconds=max(1, int(timeout))):
-        deployment = api.sanitize_for_serialization(event["object"])
-        if rolled_out(deployment):
-            stream.stop()
-            _wait_pods_settled(api, namespace, deployment, deadline)
-            return
-    raise TimeoutError(f"deployment/{namespace}/{name} not rolled out within {timeout:.0f}s")
-
-
-def _wait_pods_settled(api: client.ApiClient, namespace: str, deployment: dict[str, Any],
-                       deadline: float) -> None:
-    corev1 = client.CoreV1Api(api)
-    selector = ",".join(f"{key}={value}" for key, value in
-                        deployment["spec"]["selector"].get("matchLabels", {}).items())
-    replicas = deployment["spec"].get("replicas", 1)
-    listed = api.sanitize_for_serialization(
-        corev1.list_namespaced_pod(namespace, label_selector=selector))
-    pods = {pod["metadata"]["name"]: pod for pod in listed.get("items") or []}
-    if settled(list(pods.values()), replicas):
-        return
-    stream = watch.Watch()
-    for event in stream.stream(corev1.list_namespaced_pod, namespace, label_selector=selector,
-                               resource_version=listed["metadata"]["resourceVersion"],
-                               timeout_seconds=max(1, int(deadline - time.monotonic()))):
-        pod = api.sanitize_for_serialization(event["object"])
-        if event["type"] == "DELETED":
-            pods.pop(pod["metadata"]["name"], None)
-        else:
-            pods[pod["metadata"]["name"]] = pod
-        if settled(list(pods.values()), replicas):
-            stream.stop()
-            return
-    name = deployment["metadata"]["name"]
-    left = ", ".join(f"pod/{namespace}/{pod}" for pod in sorted(pods))
-    raise TimeoutError(f"deployment/{namespace}/{name} rolled out, but its old pods were not "
-                       f"gone in time ({left})")

@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aftershock import yamlsrc
-from aftershock.sut import paths
+from aftershock import paths, yamlsrc
 from aftershock.sut.placeholders import fill
 from aftershock.yamlsrc import Located
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 from kubernetes import client
-from kubernetes.dynamic import DynamicClient
 
-from aftershock import door, yamlsrc
+from aftershock import cache, door, yamlsrc
+from aftershock.manifests import apply_manifest
 from aftershock.providers import processes
-from aftershock.sut import grants, readiness, writes
+from aftershock.sut import grants, readiness
 from aftershock.sut.placeholders import fill_all
 from aftershock.sut.profile import Profile
 
@@ -65,7 +65,7 @@ class Implementation:
         if self.state is None:  # no cluster to keep it in: this process's own scratch, 0700,
             import tempfile  # which `cluster gc` removes once the process is gone
 
-            scratch = processes.scratch_for_this_process("credentials")
+            scratch = cache.scratch_for_this_process("credentials")
             return Path(tempfile.mkdtemp(prefix=f"{self.namespace}-", dir=scratch))
         return processes.private_dir(self.state, self.namespace)
 
@@ -154,63 +154,6 @@ class Implementation:
         if self.state is not None:
             processes.release(self.state, self.key)
         self.process = self.record = None
-
-
-def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
-    if doc.get("kind") == "CustomResourceDefinition":
-        extensions = client.ApiextensionsV1Api(api)
-        doc = _hashed(doc)
-        try:
-            door.call(extensions.create_custom_resource_definition, doc)
-        except client.exceptions.ApiException as exc:
-            if exc.status != 409:
-                raise
-            _replace_crd(extensions, doc)
-        _wait_established(extensions, doc["metadata"]["name"])
-        return
-    resource = DynamicClient(api).resources.get(api_version=doc["apiVersion"], kind=doc["kind"])
-    try:
-        writes.create(resource, doc, namespace if resource.namespaced else None)
-    except client.exceptions.ApiException as exc:
-        if exc.status != 409:  # cluster-scoped parts stay installed from an earlier scenario
-            raise
-
-
-SPEC_HASH = "aftershock.io/spec-hash"
-
-
-def _hashed(doc: dict[str, Any]) -> dict[str, Any]:
-    """The CRD, annotated with a hash of its spec (to tell a same one from another version)."""
-    import hashlib
-    import json
-
-    digest = hashlib.sha256(json.dumps(doc.get("spec"), sort_keys=True).encode()).hexdigest()
-    meta = doc.get("metadata") or {}
-    return {**doc, "metadata": {**meta, "annotations": {**(meta.get("annotations") or {}),
-                                                         SPEC_HASH: digest[:16]}}}
-
-
-def _replace_crd(extensions: client.ApiextensionsV1Api, doc: dict[str, Any]) -> None:
-    """A CRD outlives a scenario: another version of the implementation (another profile in
-    the same run) brings its own, which replaces the one installed."""
-    name = doc["metadata"]["name"]
-    current = extensions.read_custom_resource_definition(name)
-    wanted = doc["metadata"]["annotations"][SPEC_HASH]
-    if (current.metadata.annotations or {}).get(SPEC_HASH) == wanted:
-        return
-    doc["metadata"]["resourceVersion"] = current.metadata.resource_version
-    door.call(extensions.replace_custom_resource_definition, name, doc)
-
-
-def _wait_established(extensions: client.ApiextensionsV1Api, name: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        crd = extensions.read_custom_resource_definition(name)
-        if any(c.type == "Established" and c.status == "True"
-               for c in (crd.status.conditions or [])):
-            return
-        time.sleep(0.05)  # establishment is a one-off set-up step
-    raise RuntimeError(f"customresourcedefinition/{name} not Established within 30s")
 
 
 def ca_data(kubeconfig: Path) -> tuple[str, str]:

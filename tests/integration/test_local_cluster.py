@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from kubernetes import watch
 
-from aftershock import kube
+from aftershock import cache, kube
 from aftershock.providers import processes, toolchain
 from aftershock.providers.local import LocalCluster
 
@@ -44,7 +44,7 @@ def test_cluster_up_serves_the_pinned_version_with_ready_nodes_then_down_leaves_
     home.mkdir()
     name = f"it-{uuid.uuid4().hex[:6]}"
     up = _cli("cluster", "up", "--shape", "clusters/three-nodes.yaml", "--name", name,
-              env={"HOME": str(home), "AFTERSHOCK_CACHE": str(toolchain.cache_root())})
+              env={"HOME": str(home), "AFTERSHOCK_CACHE": str(cache.cache_root())})
     assert up.returncode == 0, up.stderr
     kubeconfig = up.stdout.strip()
     workdir = Path(kubeconfig).parent

@@ -97,7 +97,7 @@ def test_a_killed_engine_is_cleaned_by_gc(engine, tmp_path):
 
 
 def test_a_build_container_whose_builder_died_is_removed_by_gc(engine, tmp_path):
-    from aftershock.kindimage.node import BUILD_PREFIX
+    from aftershock.providers.kindimage.node import BUILD_PREFIX
 
     dead = next(pid for pid in range(4_194_000, 4_194_304) if not Path(f"/proc/{pid}").exists())
     image = _sleep_image(engine, tmp_path)

@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from kubernetes import client
 
+from aftershock.manifests import apply_manifest
 from aftershock.sut.profile import Start
 from aftershock.sut.readiness import waiting_for
-from aftershock.sut.runner import apply_manifest
 
 pytestmark = pytest.mark.cluster
 

@@ -157,8 +157,8 @@ def test_the_garbage_collector_still_deletes_orphans_while_its_watches_are_delay
     and the garbage collector keeps working through it."""
     import json
 
+    from aftershock.capabilities import Capability
     from aftershock.faults.component_delay import DelayedWatch
-    from aftershock.providers.base import Capability
 
     scenario = aftershock_scenario
     scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)

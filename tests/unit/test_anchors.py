@@ -10,7 +10,7 @@ import pytest
 
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall, ordinal
 from aftershock.faults.watchdelay import Stream, Upstream, WatchDelay
-from aftershock.faults.watchframes import json_frame
+from aftershock.faults.watchdelay.frames import json_frame
 
 
 @pytest.fixture

@@ -271,7 +271,7 @@ def test_dishonest_transition_times_are_caught(status, stamp, why):
 
 
 def test_exactly_counts_each_deletion_once_and_shows_the_surplus():
-    from aftershock.phrases import Deletion
+    from aftershock.phrases.objects import Deletion
 
     history = History()
     for name in ("a", "b", "c"):

@@ -10,8 +10,8 @@ import pytest
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.checks import differential as diff
 from aftershock.errors import UserError
-from aftershock.explore import differential as diff
 from aftershock.explore import oracles, plans, trace
 from aftershock.explore.command import budget_seconds
 from aftershock.explore.workload import RUNNING, load
@@ -196,7 +196,7 @@ def test_plans_are_anchored_on_events_every_reference_saw_and_acted_on(tmp_path)
 
 
 def test_every_generated_plan_step_is_a_known_step(tmp_path):
-    from aftershock.scenario import match_step
+    from aftershock.grammar import match_step
 
     workload = _workload(tmp_path)
     one = _trace([(1.0, "replicagroups", "MODIFIED")], [(1.2, "pods", "create")])
@@ -280,7 +280,7 @@ def test_the_gang_workload_is_tagged_with_its_shape_and_judged_by_g1_g6_g8():
         "seconds (G1)",
         "Then the gang train was terminated at most 1 times (G6)",
         "Then at no point did group 0 of the gang train have more than 3 live pods (G8)"]
-    from aftershock.scenario import label_problem, match_step
+    from aftershock.grammar import label_problem, match_step
 
     for line in oracles.labelled([s.text for s in workload.steps], ["gang"]):
         text = line.split(" ", 1)[1]

@@ -8,7 +8,7 @@ import pytest
 import aftershock.bdd.steps  # noqa: F401  (fills the registry)
 from aftershock.errors import UserError
 from aftershock.features import check_steps
-from aftershock.scenario import REGISTRY, match_step
+from aftershock.grammar import REGISTRY, match_step
 
 
 def _write(tmp_path, body: str):

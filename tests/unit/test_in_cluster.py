@@ -7,15 +7,14 @@ from types import SimpleNamespace
 import pytest
 
 from aftershock.bdd.steps.implementation import runs_in_cluster
-from aftershock.providers.base import Capability, MissingCapability
+from aftershock.capabilities import Capability, MissingCapability
+from aftershock.manifests import rolled_out, settled
 from aftershock.pytest_plugin import _cannot_install
 from aftershock.sut.in_cluster import (
     build_command,
     helm_install,
     helm_uninstall,
     rendered_manifests,
-    rolled_out,
-    settled,
 )
 from aftershock.sut.profile import Helm, load_profile
 

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+from aftershock.capabilities import Capability, MissingCapability
 from aftershock.errors import ClusterError, UserError
 from aftershock.providers import kind as kindmod
 from aftershock.providers import kind_commands as cmd
 from aftershock.providers import processes
-from aftershock.providers.base import Capability, MissingCapability
 from aftershock.shape import NodeSpec, Shape, Taint
 
 SHAPE = Shape(name="two", source="two.yaml", nodes=(

@@ -6,9 +6,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
 from aftershock.errors import UserError
+from aftershock.grammar import split_keyword
 from aftershock.notebook.authoring import scenario_block, write_feature
 from aftershock.notebook.execute import inject
-from aftershock.notebook.session import split_keyword
 
 
 def test_keywords_are_split_or_inferred():

@@ -10,7 +10,7 @@ from importlib import resources
 
 import pytest
 
-SCRIPT = resources.files("aftershock.kindimage") / "data" / "nsexec.sh"
+SCRIPT = resources.files("aftershock.providers.kindimage") / "data" / "nsexec.sh"
 
 
 @pytest.fixture

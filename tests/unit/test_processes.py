@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from aftershock import cache as scratch
 from aftershock.providers import processes
 
 
@@ -19,8 +20,8 @@ def cache(tmp_path, monkeypatch):
 
 
 def test_start_time_identifies_a_live_process():
-    assert processes.start_time(os.getpid()) is not None
-    assert processes.start_time(2**22 + 12345) is None
+    assert scratch.start_time(os.getpid()) is not None
+    assert scratch.start_time(2**22 + 12345) is None
 
 
 def test_terminate_ends_a_spawned_process(tmp_path):
@@ -58,7 +59,7 @@ def test_gc_ends_the_processes_of_a_run_killed_with_sigkill(cache):
     owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True,
                              env={**os.environ, "AFTERSHOCK_CACHE": str(cache)})
     child = int(owner.stdout.readline())
-    assert processes.start_time(child) is not None
+    assert scratch.start_time(child) is not None
     (state,) = processes.list_states()
     assert not processes.is_dead_run(state), "a live owner's cluster is not gc'd"
     assert processes.gc().clusters == []
@@ -66,10 +67,10 @@ def test_gc_ends_the_processes_of_a_run_killed_with_sigkill(cache):
     owner.send_signal(signal.SIGKILL)
     owner.wait()
     time.sleep(0.05)
-    assert processes.start_time(child) is not None, "SIGKILL leaves the component behind"
+    assert scratch.start_time(child) is not None, "SIGKILL leaves the component behind"
     result = processes.gc()
     assert result.clusters == ["victim"]
-    assert processes.start_time(child) is None
+    assert scratch.start_time(child) is None
     assert not (cache / "clusters" / "victim").exists()
 
 
@@ -79,6 +80,6 @@ def test_gc_removes_the_credentials_a_dead_process_kept_without_a_cluster_record
     dead = cache / "credentials" / "pid4194999-1" / "ns-abc"
     dead.mkdir(parents=True)
     (dead / "kubeconfig").write_text("token")
-    live = processes.scratch_for_this_process("credentials")
+    live = scratch.scratch_for_this_process("credentials")
     assert str(dead.parent) in processes.gc().leftovers
     assert not dead.parent.exists() and live.exists()

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from aftershock import properties
+from aftershock.catalogue import markdown
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.errors import UserError
 from aftershock.properties import Judgement
-from aftershock.properties.catalogue import markdown
 from aftershock.timeline.entry import (
     ANOMALY,
     AUDIT,

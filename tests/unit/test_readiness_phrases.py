@@ -24,7 +24,7 @@ def _pod(seq: int, name: str, ready: bool, deleting: bool = False) -> Entry:
 
 
 def _condition(text: str):
-    found = phrases._match(phrases.CONDITIONS, text)
+    found = phrases.match(phrases.CONDITIONS, text)
     assert found, text
     phrase, values = found
     return phrase.build(Context(NS), **values)
@@ -58,6 +58,6 @@ def test_a_listening_pod_is_ready_only_while_it_answers_on_its_port():
 
 
 def test_the_listener_image_is_the_one_the_node_image_preloads():
-    from aftershock.kindimage import images
+    from aftershock.providers.kindimage import images
 
     assert workloads.LISTENER_IMAGE == images.LISTENER_TAG

@@ -8,7 +8,7 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
-from aftershock.properties import rejudge
+from aftershock import rejudge
 from aftershock.report import matrix
 
 REPO = Path(__file__).resolve().parents[2]

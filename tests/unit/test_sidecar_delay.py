@@ -8,9 +8,9 @@ from pathlib import Path
 import yaml
 
 from aftershock import __version__
-from aftershock.faults import sidecar_delay as sd
-from aftershock.faults import watchdelay_sidecar as entry
 from aftershock.faults.watchdelay import Rule
+from aftershock.faults.watchdelay import main as entry
+from aftershock.faults.watchdelay import sidecar as sd
 from aftershock.providers import pki
 
 RULES = [Rule(delay=5.0, resource="pods"),
@@ -87,7 +87,7 @@ def test_upstream_is_the_apiserver_service_with_the_pods_token(tmp_path):
 
 
 def test_the_image_is_built_from_the_package_with_its_dockerfile():
-    package = Path(sd.__file__).resolve().parents[1]
+    package = Path(sd.__file__).resolve().parents[2]
     assert sd.build_command("docker") == [
         "docker", "build", "--tag", f"aftershock/watchdelay:{__version__}", "--file",
         str(package / "faults" / "data" / "watchdelay.Dockerfile"), str(package)]
@@ -101,21 +101,25 @@ def _aftershock_imports(module: Path) -> set[str]:
 
 
 def test_the_image_holds_every_module_the_sidecar_imports():
-    package = Path(sd.__file__).resolve().parents[1]
+    package = Path(sd.__file__).resolve().parents[2]
     dockerfile = sd.DOCKERFILE.read_text()
     copied = {path for line in dockerfile.splitlines() if line.startswith("COPY ")
               for path in line.split()[1:-1]}
-    needed, seen = ["aftershock.faults.watchdelay_sidecar"], set()
+    needed, seen = ["aftershock.faults.watchdelay.main"], set()
     while needed:
         module = needed.pop()
         if module in seen:
             continue
         seen.add(module)
-        relative = module.removeprefix("aftershock.").replace(".", "/") + ".py"
+        relative = module.removeprefix("aftershock.").replace(".", "/")
+        relative += "/__init__.py" if (package / relative).is_dir() else ".py"
         assert relative in copied, f"{relative} is imported by the sidecar but not copied"
         needed += _aftershock_imports(package / relative)
-    assert {"__init__.py", "faults/__init__.py"} <= copied
-    assert re.search(r"^ENTRYPOINT .*aftershock\.faults\.watchdelay_sidecar", dockerfile, re.M)
+        parent = module.rpartition(".")[0]  # importing a module imports its packages first
+        if parent != "aftershock":
+            needed.append(parent)
+    assert {"__init__.py", "faults/__init__.py", "faults/watchdelay/__init__.py"} <= copied
+    assert re.search(r"^ENTRYPOINT .*aftershock\.faults\.watchdelay\.main", dockerfile, re.M)
 
 
 def test_the_startup_probe_asks_the_pods_loopback_where_the_proxy_listens():

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from aftershock.faults.watchdelay import Rule, Stream, Upstream, WatchDelay
-from aftershock.faults.watchframes import Frame, json_frame
+from aftershock.faults.watchdelay.frames import Frame, json_frame
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def _protobuf_event(kind: str, name: str, namespace: str, rv: str) -> bytes:
     """A WatchEvent as the apiserver frames it for a protobuf client."""
     import struct
 
-    from aftershock.faults.watchframes import MAGIC, _field
+    from aftershock.faults.watchdelay.frames import MAGIC, _field
 
     meta = _field(1, name) + _field(3, namespace) + _field(6, rv)
     unknown = MAGIC + _field(1, _field(1, "meta.k8s.io/v1") + _field(2, "PartialObjectMetadata")) \
@@ -81,7 +81,7 @@ def _protobuf_event(kind: str, name: str, namespace: str, rv: str) -> bytes:
 def test_protobuf_frames_are_read_in_the_clients_encoding():
     import io
 
-    from aftershock.faults import watchframes
+    from aftershock.faults.watchdelay import frames as watchframes
 
     data = _protobuf_event("ADDED", "cm-1", "ns", "41") + _protobuf_event("DELETED", "x", "", "42")
     read = list(watchframes.frames(io.BufferedReader(io.BytesIO(data)), watchframes.PROTOBUF))

@@ -1,4 +1,4 @@
-"""Every write the harness makes goes through one door (aftershock/door.py, and sut/writes.py
+"""Every write the harness makes goes through one door (aftershock/door.py, and aftershock/writes.py
 for the resources a profile maps): sent with fieldValidation=Strict, a refusal a harness error,
 a patch read back. This fails on any create, patch or replace call anywhere else."""
 
@@ -15,7 +15,7 @@ from kubernetes.client.exceptions import ApiException
 from aftershock import door
 
 PACKAGE = Path(__file__).resolve().parents[2] / "aftershock"
-DOORS = {PACKAGE / "door.py", PACKAGE / "sut" / "writes.py"}
+DOORS = {PACKAGE / "door.py", PACKAGE / "writes.py"}
 WRITE = re.compile(r"^(create|patch|replace)(_|$)")
 # Calls named like writes that write nothing to a cluster.
 NOT_WRITES = {"create_default_context", "create_connection", "create_cluster"}

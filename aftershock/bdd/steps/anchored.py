@@ -5,9 +5,9 @@ workload: the cluster quiet."""
 from __future__ import annotations
 
 from aftershock.bdd.steps.implementation import implementation_of
-from aftershock.bdd.steps.nodes import RESOURCE_WORDS
+from aftershock.bdd.steps.watches import RESOURCE_WORDS
+from aftershock.capabilities import Capability
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
-from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, when
 from aftershock.timeline.entry import QUIET, UNSETTLED
 
@@ -97,7 +97,7 @@ def last_activity(scenario: Scenario) -> float:
     """When an object of the namespace last changed, or an anchored fault stopped perturbing
     the implementation if that was later: a stalled watch keeps the namespace still while the
     implementation is blind, and an end state judged then is not the one it settles on."""
-    from aftershock.explore.differential import last_change, perturbation_over
+    from aftershock.checks.differential import last_change, perturbation_over
 
     entries = scenario.timeline.entries
     return max(last_change(entries, scenario.namespace, scenario.timeline.started),

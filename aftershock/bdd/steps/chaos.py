@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from aftershock import workloads
 from aftershock.bdd.steps.history import judge_deleted_count
+from aftershock.capabilities import Capability
 from aftershock.faults import chaosmesh
-from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 
 CONTROLLER = "system:serviceaccount:chaos-mesh:chaos-controller-manager"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aftershock import kube, workloads
+from aftershock import kube, workloads, writes
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import dra, writes
+from aftershock.sut import dra
 from aftershock.sut.concepts import concept
 from aftershock.sut.placeholders import fill
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from aftershock import kube
+from aftershock import kube, writes
 from aftershock.bdd.steps.history import judge_deleted_none, never_more
 from aftershock.bdd.steps.implementation import api_version, dynamic_resource, implementation_actor
+from aftershock.capabilities import Capability
 from aftershock.faults import nodes
 from aftershock.properties import Judgement
-from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import writes
 from aftershock.sut.concepts import concept
 from aftershock.sut.gang import Gang
 

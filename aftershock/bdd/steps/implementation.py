@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from aftershock import kube, yamlsrc
+from aftershock import kube, writes, yamlsrc
 from aftershock.bdd.steps.history import judge_created, judge_deleted_none, never_more
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
+from aftershock.capabilities import Capability, MissingCapability
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.properties import Judgement
-from aftershock.providers.base import Capability, MissingCapability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import writes
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector
 from aftershock.sut.placeholders import fill
 
@@ -233,7 +232,7 @@ def _implementation_delay(implementation, rule: Rule):
     from aftershock.sut.in_cluster import InClusterImplementation
 
     if isinstance(implementation, InClusterImplementation):
-        from aftershock.faults.sidecar_delay import SidecarWatchDelay
+        from aftershock.faults.watchdelay.sidecar import SidecarWatchDelay
 
         return SidecarWatchDelay(implementation, [rule])
     return SutWatchDelay(implementation, [rule])

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from aftershock import kube, workloads
+from aftershock.capabilities import Capability
 from aftershock.faults import components, drain, nodes
-from aftershock.providers.base import Capability
 from aftershock.scenario import Scenario, StepFailed, then, when
 
 
@@ -130,7 +130,7 @@ def _remember_record_of(scenario: Scenario, node: str) -> None:
         scenario.remember("reclaimed record", (held[0], node, scenario.now))
 
 
-def _component(words: str) -> str:
+def component_name(words: str) -> str:
     try:
         return components.component_named(words)
     except ValueError as exc:
@@ -140,70 +140,21 @@ def _component(words: str) -> str:
 @when("I stop the {component}")
 def stop_component(scenario: Scenario, component: str) -> None:
     scenario.require(Capability.COMPONENT_RESTART)
-    scenario.inject(components.ComponentStopped(scenario.cluster, _component(component)))
+    scenario.inject(components.ComponentStopped(scenario.cluster, component_name(component)))
 
 
 @when("I start the {component}")
 def start_component(scenario: Scenario, component: str) -> None:
     scenario.end_fault(components.ComponentStopped(scenario.cluster,
-                                                   _component(component)).description)
+                                                   component_name(component)).description)
 
 
 @when("I restart the {component}")
 def restart_component(scenario: Scenario, component: str) -> None:
     scenario.require(Capability.COMPONENT_RESTART)
-    name = _component(component)
+    name = component_name(component)
     scenario.timeline.mark(f"restart {name}")
     scenario.cluster.restart_component(name)
-
-
-RESOURCE_WORDS = {"pod": "pods", "node": "nodes", "lease": "leases", "replicaset": "replicasets",
-                  "deployment": "deployments", "statefulset": "statefulsets", "job": "jobs",
-                  "event": "events", "persistentvolumeclaim": "persistentvolumeclaims",
-                  "resourceclaim": "resourceclaims"}
-
-
-def _delay_fault(scenario: Scenario, what: str, component: str, rules):
-    from aftershock.faults.component_delay import DelayedWatch
-
-    scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)
-    name = _component(component)
-    workdir = (scenario.report_dir or scenario.cluster.paths.workdir) / "proxy"
-    return DelayedWatch(scenario.cluster, name, rules, workdir)
-
-
-def _rule(what: str, seconds: float):
-    from aftershock.faults.watchdelay import Rule
-
-    if what not in RESOURCE_WORDS:
-        raise StepFailed(f"unknown watch '{what}': one of {', '.join(RESOURCE_WORDS)}")
-    return Rule(delay=seconds, resource=RESOURCE_WORDS[what])
-
-
-@when("the {what:w} watch of the {component} is delayed by {seconds:d} seconds")
-def delay_watch(scenario: Scenario, what: str, component: str, seconds: int) -> None:
-    if component.strip() == "implementation":
-        from aftershock.bdd.steps.implementation import delay_implementation
-
-        return delay_implementation(scenario, _rule(what, seconds))
-    scenario.inject(_delay_fault(scenario, what, component, [_rule(what, seconds)]))
-    return None
-
-
-@when("for {duration:d} seconds the {what:w} watch of the {component} is delayed by "
-      "{seconds:d} seconds")
-def delay_watch_for(scenario: Scenario, duration: int, what: str, component: str,
-                    seconds: int) -> None:
-    fault = _delay_fault(scenario, what, component, [_rule(what, seconds)])
-    scenario.schedule(fault, start_after=0, duration=duration)
-
-
-@when("after {offset:d} seconds, for {duration:d} seconds the {what:w} watch of the "
-      "{component} is delayed by {seconds:d} seconds")
-def delay_watch_later(scenario: Scenario, offset: int, duration: int, what: str,
-                      component: str, seconds: int) -> None:
-    fault = _delay_fault(scenario, what, component, [_rule(what, seconds)])
-    scenario.schedule(fault, start_after=offset, duration=duration)
 
 
 @when("a node {node:Name} joins the cluster")

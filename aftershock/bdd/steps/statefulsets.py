@@ -7,11 +7,10 @@ from contextlib import suppress
 
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import door, kube, workloads
+from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then
-from aftershock.sut import writes
 from aftershock.sut.concepts import concept
 
 DRIVER = "slices.aftershock.io"

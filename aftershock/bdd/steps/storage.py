@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from aftershock import writes
 from aftershock.bdd.steps.implementation import api_version, dynamic_resource, implementation_of
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_named_pod
 from aftershock.faults.drain import DrainOptions
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import storage, writes
+from aftershock.sut import storage
 from aftershock.sut.concepts import NoConcept, concept, get_path
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from aftershock import door, kube, workloads
-from aftershock.scenario import Scenario, StepFailed, given, suppress_not_found, when
-from aftershock.sut import writes
+from aftershock import door, kube, workloads, writes
+from aftershock.kube import suppress_not_found
+from aftershock.scenario import Scenario, StepFailed, given, when
 
 
 def create_workload(scenario: Scenario, manifest: dict) -> None:
-    """Create a workload as written: strict field validation, read back (see sut.writes)."""
+    """Create a workload as written: strict field validation, read back (see aftershock.writes)."""
     kind, name = manifest["kind"], manifest["metadata"]["name"]
     if kind not in ("Deployment", "StatefulSet", "Job", "Pod"):
         raise StepFailed(f"cannot create a {kind}")

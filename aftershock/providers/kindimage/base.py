@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.kindimage.docker import Docker
+from aftershock.providers.kindimage.docker import Docker
 
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"

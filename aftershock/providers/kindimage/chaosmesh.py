@@ -27,11 +27,12 @@ from pathlib import Path
 
 import yaml
 
+from aftershock.cache import cache_root
 from aftershock.errors import UserError
-from aftershock.kindimage import archive
-from aftershock.kindimage.archive import Entry, Image
 from aftershock.providers import toolchain
-from aftershock.providers.toolchain import BuildStep, Progress, cache_root
+from aftershock.providers.kindimage import archive
+from aftershock.providers.kindimage.archive import Entry, Image
+from aftershock.providers.toolchain import BuildStep, Progress
 
 MODULE = "github.com/chaos-mesh/chaos-mesh"
 CONTROLLER = f"{MODULE}/cmd/chaos-controller-manager"
@@ -41,7 +42,7 @@ BINARIES = ("chaos-controller-manager", "chaos-daemon", "helm")
 NAMESPACE = "chaos-mesh"
 REGISTRY, REPOSITORY, DAEMON_REPOSITORY = "aftershock.local", "chaos-mesh", "chaos-daemon"
 RUNTIME_SOCKET = "/run/containerd/containerd.sock"  # a kind node's containerd
-DATA = resources.files("aftershock.kindimage") / "data"
+DATA = resources.files("aftershock.providers.kindimage") / "data"
 
 
 def version() -> str:

@@ -7,6 +7,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
+from aftershock.features import parse_feature
+from aftershock.grammar import label_ids, match_step, split_label
 from aftershock.properties.base import CHECKS, Property, all_properties, sorted_ids
 
 FAMILIES = {
@@ -23,10 +26,6 @@ FAMILIES = {
 def uses(features: Path) -> dict[str, list[str]]:
     """Property id → the feature files (relative to ``features``' parent) that name it, or,
     for a check, that have a step judged by it."""
-    import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
-    from aftershock.features import parse_feature
-    from aftershock.scenario import label_ids, match_step, split_label
-
     found: dict[str, set[str]] = defaultdict(set)
     for path in sorted(features.rglob("*.feature")):
         shown = os.path.relpath(path, features.parent)

@@ -19,16 +19,16 @@ from importlib import resources
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.kindimage import archive
-from aftershock.kindimage.archive import Entry, Image
-from aftershock.kindimage.base import MIRROR, SUITE, ensure_mmdebstrap
+from aftershock.providers.kindimage import archive
+from aftershock.providers.kindimage.archive import Entry, Image
+from aftershock.providers.kindimage.base import MIRROR, SUITE, ensure_mmdebstrap
 
 REGISTRY = "registry.k8s.io"
 SANDBOX_PAUSE = "3.10"  # kind's containerd config names this one
 NET_PACKAGES = ("iptables", "nftables", "conntrack", "iproute2", "ipset", "kmod")
 ROUTES_TAG = "aftershock.local/node-routes"
 LISTENER_TAG = "aftershock.local/listener:1"  # aftershock.workloads names it
-DATA = resources.files("aftershock.kindimage") / "data"
+DATA = resources.files("aftershock.providers.kindimage") / "data"
 
 # iptables' backend chosen at first use the way kind's entrypoint chose the node's: by which
 # one holds more rules (legacy on a tie), so kube-proxy writes where the node reads.

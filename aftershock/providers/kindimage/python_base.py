@@ -23,10 +23,10 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+from aftershock.cache import cache_root
 from aftershock.errors import UserError
-from aftershock.kindimage.base import MIRROR, SUITE, Say, ensure_mmdebstrap, say_to_stderr
-from aftershock.kindimage.docker import Docker
-from aftershock.providers.toolchain import cache_root
+from aftershock.providers.kindimage.base import MIRROR, SUITE, Say, ensure_mmdebstrap, say_to_stderr
+from aftershock.providers.kindimage.docker import Docker
 
 TAG = "aftershock.local/python:3.11"
 PYTHON = "3.11"  # bookworm's python3

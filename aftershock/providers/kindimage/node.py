@@ -22,13 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from aftershock.cache import cache_root
 from aftershock.errors import UserError
-from aftershock.kindimage import base, binaries, images
-from aftershock.kindimage.archive import Image
-from aftershock.kindimage.base import Say, say_to_stderr
-from aftershock.kindimage.docker import Docker
 from aftershock.providers import engine, kind_binary, toolchain
-from aftershock.providers.toolchain import cache_root
+from aftershock.providers.kindimage import base, binaries, images
+from aftershock.providers.kindimage.archive import Image
+from aftershock.providers.kindimage.base import Say, say_to_stderr
+from aftershock.providers.kindimage.docker import Docker
 
 REPOSITORY = "aftershock/kind-node"
 REVISION = 1  # bump when the assembly below changes

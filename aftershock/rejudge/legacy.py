@@ -15,8 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
+from aftershock.bdd.steps.nodes import bound_to_node
+from aftershock.grammar import label_ids, match_step, split_label
 from aftershock.properties.base import Judgement
 from aftershock.properties.context import Context, plain
+from aftershock.sut.concepts import profile_concept
+from aftershock.sut.profile import load_profile
+from aftershock.sut.records import NodeRecords
 from aftershock.timeline.entry import MARK, WATCH, Entry
 from aftershock.timeline.state import State, node_of
 
@@ -99,8 +105,6 @@ class SavedScenario:
         return self.context().recall(key)
 
     def concept(self, name: str) -> dict[str, Any]:
-        from aftershock.sut.concepts import profile_concept
-
         return profile_concept(self.facts.get("profile"), name)
 
     def context(self) -> Context:
@@ -166,16 +170,12 @@ def facts_before(scenario: SavedScenario, steps: list[SavedStep], moment: float)
 
 def _deleted(scenario: SavedScenario, node: str, mark: Entry) -> None:
     """The step deleted ``node`` right after this mark; what was bound to it, as recorded."""
-    from aftershock.bdd.steps.nodes import bound_to_node
-
     scenario.facts["deleted node"] = node
     scenario.facts["bound to the deleted node"] = bound_to_node(
         state_at([e for e in scenario.entries if e.seq < mark.seq], mark.mono), node)
 
 
 def _reclaimed(scenario: SavedScenario, which: str, step: SavedStep, moment: float) -> None:
-    from aftershock.sut.records import NodeRecords
-
     records = NodeRecords.of(scenario)
     index = records.highest if which == "the highest index" else int(which.split()[-1])
     marks = [e for e in scenario.entries if e.kind == MARK and step.start <= e.mono <= moment
@@ -233,8 +233,6 @@ def namespace_of(entries: list[Entry]) -> str | None:
 
 
 def find_profile(name: str, roots: list[Path]):
-    from aftershock.sut.profile import load_profile
-
     for root in roots:
         for path in sorted(root.glob("**/*.yaml")):
             if path.stem == name:
@@ -259,9 +257,6 @@ def reconstruct(run_dir: Path, scenario_dir: Path, entries: list[Entry], profile
                 tests: list[dict[str, Any]] | None = None) -> list[Record]:
     """Every judgement the scenario's Then steps made, rebuilt; an error names what is
     missing (the verdict is then unknown)."""
-    import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
-    from aftershock.scenario import label_ids, match_step, split_label
-
     test = matching_test(tests if tests is not None else allure_tests(run_dir), entries)
     namespace = namespace_of(entries)
     if test is None or namespace is None or not entries:

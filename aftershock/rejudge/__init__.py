@@ -9,10 +9,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from aftershock.checks.verdict import UNKNOWN, Verdict
-from aftershock.properties import legacy
 from aftershock.properties.base import Judgement, judge
+from aftershock.rejudge import legacy
 from aftershock.report import matrix
 from aftershock.timeline.store import load
+from aftershock.world import report_dir_name
 
 JUDGEMENTS = "judgements.jsonl"
 
@@ -44,8 +45,6 @@ def verdict_of(record: legacy.Record) -> Verdict:
 
 
 def scenario_dir(run_dir: Path, row: matrix.Row) -> Path:
-    from aftershock.world import report_dir_name
-
     return run_dir / (row.dir or report_dir_name(row.scenario))
 
 

@@ -14,9 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from aftershock.cache import cache_root
 from aftershock.errors import UserError
 from aftershock.providers import toolchain
-from aftershock.providers.toolchain import BuildStep, Progress, cache_root
+from aftershock.providers.toolchain import BuildStep, Progress
 
 NODE_TOOLS = ("kubelet", "kubeadm", "kubectl", "kube-proxy")
 BINARIES = (*NODE_TOOLS, "etcd", "coredns", "pause")

@@ -1,113 +1,25 @@
-"""The words of conditions and events inside steps ("3 pods of web are Running",
-"deployment/web got condition Available True"), each turned into a predicate over the recorded
-state. Like steps, phrases are checked at collection: a typo names the closest known phrase.
-
-A phrase is built from its words and a context (``aftershock.properties.context.Context``, or a
-live Scenario, which offers the same): the namespace, the implementation's concepts and what
-earlier steps established. Judging a saved run again rebuilds the same phrase from the same
-words and the context saved with the judgement."""
+"""The phrases about objects of any kind: pods of a workload, nodes, conditions, creation
+and deletion."""
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import parse
 
 from aftershock import workloads
 from aftershock.checks.temporal import Event, Transition
-from aftershock.scenario import EXTRA_TYPES
-from aftershock.timeline.entry import SINGULAR, WATCH, Entry
+from aftershock.phrases.base import (
+    Condition,
+    PhraseError,
+    build_condition,
+    condition,
+    event,
+    namespace_of,
+    resource_of,
+)
+from aftershock.sut.concepts import replica_group_selector
+from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import Query, State, is_live, is_ready, is_running, node_of
-
-PLURAL = {singular: plural for plural, singular in SINGULAR.items()}
-CLUSTER_SCOPED = {"nodes", "persistentvolumes", "deviceclasses", "resourceslices", "namespaces"}
-
-
-@dataclass(frozen=True)
-class Condition:
-    description: str
-    holds: Callable[[State], bool]
-    resources: frozenset[str]
-    # How many objects the condition speaks of in a state: a judgement over none is not earned.
-    about: Callable[[State], int]
-
-
-@dataclass(frozen=True)
-class Phrase:
-    pattern: str
-    build: Callable[..., Any]
-
-    @property
-    def example(self) -> str:
-        return re.sub(r"{(\w+)(?::[^}]*)?}", r"<\1>", self.pattern)
-
-
-CONDITIONS: list[Phrase] = []
-EVENTS: list[Phrase] = []
-
-
-def condition(pattern: str):
-    def register(build):
-        CONDITIONS.append(Phrase(pattern, build))
-        return build
-    return register
-
-
-def event(pattern: str):
-    def register(build):
-        EVENTS.append(Phrase(pattern, build))
-        return build
-    return register
-
-
-def _match(phrases: list[Phrase], text: str) -> tuple[Phrase, dict[str, Any]] | None:
-    for phrase in phrases:
-        found = parse.parse(phrase.pattern, text.strip(), extra_types=EXTRA_TYPES)
-        if found is not None:
-            return phrase, dict(found.named)
-    return None
-
-
-def problem(phrases: list[Phrase], text: str, what: str) -> str | None:
-    """None if ``text`` is a known phrase, else what is wrong and the closest known ones."""
-    if _match(phrases, text):
-        return None
-    close = difflib.get_close_matches(text, [p.example for p in phrases], n=3, cutoff=0.3)
-    hint = ("; closest known: " + " | ".join(f"'{c}'" for c in close)) if close else ""
-    return f"unknown {what} '{text}'{hint}"
-
-
-class PhraseError(ValueError):
-    pass
-
-
-def build_condition(text: str, ctx) -> Condition:
-    found = _match(CONDITIONS, text)
-    if found is None:
-        raise PhraseError(problem(CONDITIONS, text, "condition"))
-    phrase, arguments = found
-    return phrase.build(ctx, **arguments)
-
-
-def build_event(text: str, ctx) -> Event:
-    found = _match(EVENTS, text)
-    if found is None:
-        raise PhraseError(problem(EVENTS, text, "event"))
-    phrase, arguments = found
-    return phrase.build(ctx, **arguments)
-
-
-def resource_of(kind: str) -> str:
-    plural = PLURAL.get(kind.lower(), kind.lower())
-    return plural
-
-
-def namespace_of(ctx, resource: str) -> str:
-    return "" if resource in CLUSTER_SCOPED else ctx.namespace
 
 
 def _object(state: State, ctx, kind: str, name: str) -> dict | None:
@@ -341,8 +253,6 @@ def pod_created(ctx, name: str) -> Event:
 
 @event("a pod of the replica group {name:Name} was marked for deletion")
 def group_pod_marked(ctx, name: str) -> Event:
-    from aftershock.sut.concepts import replica_group_selector
-
     labels = replica_group_selector(ctx, name)
 
     def of_group(entry: Entry) -> bool:
@@ -364,6 +274,3 @@ def became_true(ctx, condition: str) -> Event:
     return Transition(f"'{held.description}' became true", lambda e, s: held.holds(s),
                       held.resources)
 
-
-# The words of the implementation concepts (replica group, storage cluster, ...) register here.
-from aftershock.sut import phrases as _concept_phrases  # noqa: E402, F401

@@ -7,7 +7,7 @@ after a delay, in order (a frame is never released before the one ahead of it, s
 overtake delayed events), selectable per resource, namespace and event type. Also: pause/resume
 (a frozen cache), drop, close the streams, cut them mid-stream, answer 410. Every request and
 frame is logged. The client's own Accept header is kept: frames are read in its encoding
-(``watchframes``).
+(``frames``).
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import socket
 import ssl
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,8 +29,9 @@ from urllib.parse import urlsplit
 import yaml
 
 from aftershock.faults.anchors import Anchored, Triggers
-from aftershock.faults.watchframes import JSON
-from aftershock.faults.watchframes import Frame as Received
+from aftershock.faults.watchdelay.frames import Frame as Received
+from aftershock.faults.watchdelay.handler import Handler, Server
+from aftershock.faults.watchdelay.streams import Frame, Stream, namespace_of, resource_of
 
 ANCHORED_TYPES = {"ADDED", "MODIFIED", "DELETED"}
 
@@ -114,33 +114,6 @@ def load_chain_from_memory(context: ssl.SSLContext, cert: bytes, key: bytes) -> 
             os.close(fd)
 
 
-@dataclass
-class Frame:
-    data: bytes  # with its own framing (a JSON line, a length-prefixed protobuf message)
-    received: float
-    release: float
-    kind: str
-    resource: str
-    namespace: str
-    name: str
-    rv: str
-
-
-@dataclass(eq=False)
-class Stream:
-    """One client watch: frames waiting for their release time, in arrival order."""
-
-    path: str
-    resource: str
-    encoding: str = JSON
-    frames: deque[Frame] = field(default_factory=deque)
-    changed: threading.Condition = field(default_factory=threading.Condition)
-    closed: bool = False
-    expire: bool = False
-    cut: bool = False  # end it without the final chunk: the client sees a broken stream
-    upstream_done: bool = False
-
-
 class WatchDelay:
     """The proxy. ``start()`` it, point the client at ``url`` (``write_kubeconfig``)."""
 
@@ -154,9 +127,7 @@ class WatchDelay:
         self._lock = threading.Lock()
         self._log = log_path.open("a", buffering=1)
         self._log_lock = threading.Lock()
-        from aftershock.faults.watchhandler import Server, handler_for
-
-        self._server = Server(("127.0.0.1", port), handler_for(self))
+        self._server = Server(("127.0.0.1", port), Handler)
         self._server.proxy = self
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -197,8 +168,6 @@ class WatchDelay:
 
     def written(self, method: str, path: str, status: int) -> None:
         if self.triggers is not None:
-            from aftershock.faults.watchhandler import namespace_of, resource_of
-
             self.triggers.write(method, resource_of(path), namespace_of(path), status)
 
     def pause(self) -> None:

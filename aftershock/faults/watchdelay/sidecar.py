@@ -18,8 +18,9 @@ import yaml
 from kubernetes import client
 
 from aftershock import __version__, door
-from aftershock.faults.watchdelay import Rule
-from aftershock.faults.watchdelay_sidecar import rules_to_json
+from aftershock.faults.watchdelay.main import rules_to_json
+from aftershock.faults.watchdelay.proxy import Rule
+from aftershock.manifests import apply_manifest, wait_rolled_out
 from aftershock.providers import kind_commands as cmd
 
 IMAGE = f"aftershock/watchdelay:{__version__}"
@@ -28,8 +29,8 @@ PORT = 8001
 CONFIGMAP = "aftershock-watchdelay"
 VOLUME = "aftershock-watchdelay"
 MOUNT = "/etc/aftershock/watchdelay"
-DOCKERFILE = Path(__file__).resolve().parent / "data" / "watchdelay.Dockerfile"
-CONTEXT = Path(__file__).resolve().parents[1]  # the aftershock package: all the image needs
+DOCKERFILE = Path(__file__).resolve().parents[1] / "data" / "watchdelay.Dockerfile"
+CONTEXT = Path(__file__).resolve().parents[2]  # the aftershock package: all the image needs
 
 
 def build_command(engine: str) -> list[str]:
@@ -103,8 +104,7 @@ class SidecarWatchDelay:
         return f"watches of {self.implementation.profile.name} delayed ({what}) by a sidecar"
 
     def apply(self) -> None:
-        from aftershock.kindimage import python_base
-        from aftershock.sut.runner import apply_manifest
+        from aftershock.providers.kindimage import python_base
 
         implementation = self.implementation
         engine = getattr(implementation.cluster, "engine", "docker")
@@ -131,7 +131,6 @@ class SidecarWatchDelay:
     def _roll_out(self, change) -> dict[str, Any]:
         """Replace the Deployment's pod template; wait until the new pods run. Returns the
         template it had."""
-        from aftershock.sut.in_cluster import wait_rolled_out
 
         implementation = self.implementation
         apps = client.AppsV1Api(implementation.api)

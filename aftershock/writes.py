@@ -9,9 +9,9 @@ from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
+from aftershock import paths
 from aftershock.door import STRICT, HarnessWriteFailed, call, unmet
 from aftershock.door import refused as _refused
-from aftershock.sut import paths
 
 __all__ = ["STRICT", "HarnessWriteFailed", "call", "create", "set_field", "unmet"]
 JSON_PATCH = "application/json-patch+json"

@@ -1,5 +1,5 @@
 """The WatchDelay proxy as a sidecar in an in-cluster implementation's pod:
-``python -m aftershock.faults.watchdelay_sidecar --port 8001 --rules '[...]'``.
+``python -m aftershock.faults.watchdelay.main --port 8001 --rules '[...]'``.
 
 It listens on the pod's loopback; the implementation's container gets a kubeconfig pointing at
 it. Upstream it speaks to the apiserver's service with the pod's own ServiceAccount token, so
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
+from aftershock.faults.watchdelay.proxy import Rule, Upstream, WatchDelay
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 RULE_FIELDS = ("delay", "resource", "namespace", "types", "jitter", "drop")

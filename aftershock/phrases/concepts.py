@@ -4,7 +4,7 @@ built from a context (see aftershock.phrases)."""
 
 from __future__ import annotations
 
-from aftershock.phrases import Condition, condition
+from aftershock.phrases.base import Condition, condition
 from aftershock.sut.concepts import replica_group_selector
 from aftershock.sut.dra import departed_released
 from aftershock.sut.gang import Gang

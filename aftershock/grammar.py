@@ -1,0 +1,129 @@
+"""The words of steps: the one step registry both runners dispatch from, and how a step's
+text is matched, checked and labelled with the properties it judges.
+
+A step is a plain function of a Scenario plus parsed parameters, declared once with
+``@given/@when/@then`` below. pytest-bdd (``aftershock/bdd/runner.py``) and the notebook magic
+read the same registry, so one definition serves two runners. This module knows no Scenario:
+it sits under it, beside the property registry it asks which ids a step may name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import parse
+
+from aftershock import limits, properties
+from aftershock.parse_types import EXTRA_TYPES
+
+StepKind = Literal["given", "when", "then"]
+
+
+@dataclass(frozen=True)
+class StepDefinition:
+    kind: StepKind
+    pattern: str  # a `parse` format string: "a Deployment {name} with {replicas:d} replicas"
+    func: Callable[..., Any]
+    phrases: dict[str, str] = field(default_factory=dict)  # argument → "condition" | "event"
+    check: str | None = None  # the check a Then step judges by (it may name property ids)
+
+    @property
+    def arguments(self) -> list[str]:
+        return re.findall(r"{(\w+)(?::[^}]*)?}", self.pattern)
+
+    @property
+    def example(self) -> str:
+        """The pattern with placeholders shown as <name>, for suggestions."""
+        return re.sub(r"{(\w+)(?::[^}]*)?}", r"<\1>", self.pattern)
+
+
+REGISTRY: list[StepDefinition] = []
+
+
+def _register(kind: StepKind, pattern: str, phrases: dict[str, str] | None,
+              check: str | None = None):
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        REGISTRY.append(StepDefinition(kind, pattern, func, phrases or {}, check))
+        return func
+
+    return decorate
+
+
+def given(pattern: str, phrases: dict[str, str] | None = None):
+    return _register("given", pattern, phrases)
+
+
+def when(pattern: str, phrases: dict[str, str] | None = None):
+    return _register("when", pattern, phrases)
+
+
+def then(pattern: str, phrases: dict[str, str] | None = None, check: str | None = None):
+    """A Then step; ``check`` names the check it judges by, which lets it carry property ids
+    ("… (R1)") that the registry accepts for that check."""
+    return _register("then", pattern, phrases, check)
+
+
+def _compiled(definition: StepDefinition):
+    return parse.compile(definition.pattern, extra_types=EXTRA_TYPES)
+
+
+# A Then step may end with the property it judges, e.g. "... more than 3 live pods (R1)".
+_ONE_LABEL = r"[A-Z][A-Za-z0-9_.:-]*"
+LABEL = re.compile(rf"\s+\(({_ONE_LABEL}(?:,\s*{_ONE_LABEL})*)\)\s*$")  # "(R1)", "(N1, N5)"
+
+
+def labels_of(property: str) -> set[str]:
+    return {part.strip() for part in property.split(",")}
+
+
+def label_ids(property: str) -> list[str]:
+    """'G2, G3' → ['G2', 'G3'], in the order written."""
+    return [part.strip() for part in property.split(",") if part.strip()]
+
+
+def split_label(text: str) -> tuple[str, str | None]:
+    found = LABEL.search(text)
+    return (text[:found.start()], found.group(1)) if found else (text, None)
+
+
+def step_problem(text: str, definition: StepDefinition, arguments: dict[str, Any]) -> str | None:
+    """Why a step cannot run as written: a property it may not name, or a number beyond what
+    this machine can hold or wait for."""
+    return label_problem(text, definition) or limits.step_problem(definition.func.__name__,
+                                                                  arguments)
+
+
+def label_problem(text: str, definition: StepDefinition) -> str | None:
+    """Why the property ids a step's text ends with ("… (R1)") cannot be judged by it."""
+    label = split_label(text)[1]
+    return None if label is None else properties.problem(label_ids(label), definition.check)
+
+
+def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
+    """The definition whose whole pattern matches ``text``, with its parsed arguments."""
+    text, _ = split_label(text)
+    for definition in REGISTRY:
+        found = _compiled(definition).parse(text)
+        if found is not None:
+            return definition, dict(found.named)
+    return None
+
+
+def closest_steps(text: str, count: int = 3) -> list[str]:
+    examples = {definition.example: definition for definition in REGISTRY}
+    return difflib.get_close_matches(text, list(examples), n=count, cutoff=0.3)
+
+
+KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
+
+
+def split_keyword(line: str) -> tuple[str, str]:
+    """'When I drain node node-1' -> ('When', 'I drain node node-1'); no keyword -> '*'."""
+    first, _, rest = line.strip().partition(" ")
+    if first in KEYWORDS:
+        return first, rest.strip()
+    return "*", line.strip()

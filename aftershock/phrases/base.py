@@ -1,0 +1,106 @@
+"""How a phrase is registered, matched and built: ``@condition``/``@event``, and the words'
+shared helpers. The phrases themselves are in ``objects`` (pods, nodes, conditions) and
+``concepts`` (what a profile maps)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import parse
+
+from aftershock.checks.temporal import Event
+from aftershock.parse_types import EXTRA_TYPES
+from aftershock.timeline.entry import SINGULAR
+from aftershock.timeline.state import State
+
+PLURAL = {singular: plural for plural, singular in SINGULAR.items()}
+CLUSTER_SCOPED = {"nodes", "persistentvolumes", "deviceclasses", "resourceslices", "namespaces"}
+
+
+@dataclass(frozen=True)
+class Condition:
+    description: str
+    holds: Callable[[State], bool]
+    resources: frozenset[str]
+    # How many objects the condition speaks of in a state: a judgement over none is not earned.
+    about: Callable[[State], int]
+
+
+@dataclass(frozen=True)
+class Phrase:
+    pattern: str
+    build: Callable[..., Any]
+
+    @property
+    def example(self) -> str:
+        return re.sub(r"{(\w+)(?::[^}]*)?}", r"<\1>", self.pattern)
+
+
+CONDITIONS: list[Phrase] = []
+EVENTS: list[Phrase] = []
+
+
+def condition(pattern: str):
+    def register(build):
+        CONDITIONS.append(Phrase(pattern, build))
+        return build
+    return register
+
+
+def event(pattern: str):
+    def register(build):
+        EVENTS.append(Phrase(pattern, build))
+        return build
+    return register
+
+
+def match(phrases: list[Phrase], text: str) -> tuple[Phrase, dict[str, Any]] | None:
+    for phrase in phrases:
+        found = parse.parse(phrase.pattern, text.strip(), extra_types=EXTRA_TYPES)
+        if found is not None:
+            return phrase, dict(found.named)
+    return None
+
+
+def problem(phrases: list[Phrase], text: str, what: str) -> str | None:
+    """None if ``text`` is a known phrase, else what is wrong and the closest known ones."""
+    if match(phrases, text):
+        return None
+    close = difflib.get_close_matches(text, [p.example for p in phrases], n=3, cutoff=0.3)
+    hint = ("; closest known: " + " | ".join(f"'{c}'" for c in close)) if close else ""
+    return f"unknown {what} '{text}'{hint}"
+
+
+class PhraseError(ValueError):
+    pass
+
+
+def build_condition(text: str, ctx) -> Condition:
+    found = match(CONDITIONS, text)
+    if found is None:
+        raise PhraseError(problem(CONDITIONS, text, "condition"))
+    phrase, arguments = found
+    return phrase.build(ctx, **arguments)
+
+
+def build_event(text: str, ctx) -> Event:
+    found = match(EVENTS, text)
+    if found is None:
+        raise PhraseError(problem(EVENTS, text, "event"))
+    phrase, arguments = found
+    return phrase.build(ctx, **arguments)
+
+
+def resource_of(kind: str) -> str:
+    plural = PLURAL.get(kind.lower(), kind.lower())
+    return plural
+
+
+def namespace_of(ctx, resource: str) -> str:
+    return "" if resource in CLUSTER_SCOPED else ctx.namespace
+
+
