@@ -64,7 +64,8 @@ def _unrecorded(verdict: Verdict, history: History) -> str | None:
     missing = sorted(r for r in verdict.reads or ()
                      if r not in (AUDIT_LOG, QUIET) and r not in recording)
     if missing:
-        return f"the recorder did not record {', '.join(missing)} (not served by this cluster)"
+        return (f"the recorder did not record {', '.join(missing)} (it does not watch them, or "
+                "this cluster does not serve them)")
     return None
 
 

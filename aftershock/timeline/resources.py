@@ -38,6 +38,11 @@ DEFAULT_RESOURCES = (
     Resource("resourceclaims", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
     Resource("resourceslices", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
     Resource("deviceclasses", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
+    # What operators make beside their pods: an end state (E1) or a count of writes (E2) over
+    # a kind nobody watched could only be unknown. A Secret is recorded without its values.
+    Resource("services", "v1"),
+    Resource("configmaps", "v1"),
+    Resource("secrets", "v1"),
 )
 
 
