@@ -5,6 +5,8 @@ root and socket) or, with ``--engine=existing``, checks that the engine already 
 It prints the ``DOCKER_HOST`` to use on stdout, as `cluster up` prints a kubeconfig path.
 """
 
+# Imports inside functions: start-up time, as in cli.py (a subcommand imports what it uses).
+
 from __future__ import annotations
 
 import argparse

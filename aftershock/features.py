@@ -6,14 +6,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pytest_bdd.exceptions import GherkinParseError
+from pytest_bdd.parser import FeatureParser
+
+from aftershock import phrases
 from aftershock.errors import UserError
 from aftershock.grammar import closest_steps, match_step, step_problem
+from aftershock.properties import UnknownProperty, get, problem
 
 
 def parse_feature(path: Path):
-    from pytest_bdd.exceptions import GherkinParseError
-    from pytest_bdd.parser import FeatureParser
-
     try:
         return FeatureParser(str(path.parent), path.name).parse()
     except GherkinParseError as exc:
@@ -59,8 +61,6 @@ def check_steps(path: Path) -> None:
 
 def _check_expectations(path: Path, line: int, tags: set[str]) -> None:
     """@expect-violation:<id> must name a registered property."""
-    from aftershock.properties import UnknownProperty, get, problem
-
     for tag in sorted(tags):
         if not tag.startswith("expect-violation:"):
             continue
@@ -72,8 +72,6 @@ def _check_expectations(path: Path, line: int, tags: set[str]) -> None:
 
 
 def _check_phrases(path: Path, line: int, definition, arguments: dict) -> None:
-    from aftershock import phrases
-
     known = {"condition": phrases.CONDITIONS, "event": phrases.EVENTS}
     for argument, what in definition.phrases.items():
         wrong = phrases.problem(known[what], str(arguments[argument]), what)

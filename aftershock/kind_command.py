@@ -1,5 +1,7 @@
 """``aftershock kind build-image``: a kind node image built here, with no registry."""
 
+# Imports inside functions: start-up time, as in cli.py (a subcommand imports what it uses).
+
 from __future__ import annotations
 
 import argparse

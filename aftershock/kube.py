@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from kubernetes import client, config, watch
+from kubernetes import client, config, dynamic, watch
+from kubernetes.client.exceptions import ApiException
 
 from aftershock import door
 from aftershock.cache import scratch_for_this_process
@@ -23,8 +24,6 @@ def client_scratch() -> str:
 def dynamic_client(api: client.ApiClient):
     """The dynamic client, its discovery cache in this process's scratch dir (by default a
     file in /tmp per API server, never removed)."""
-    from kubernetes import dynamic
-
     return dynamic.DynamicClient(api, cache_file=f"{client_scratch()}/discovery-{id(api)}.json")
 
 
@@ -92,8 +91,6 @@ def wait_for_service_account(api: client.ApiClient, namespace: str, name: str = 
 def release_finalizers(api: client.ApiClient, namespace: str, prefix: str = "aftershock.io/"):
     """Remove the finalizers scenarios put on pods (``aftershock.io/...``). Called once the
     namespace is terminating, so no controller can create another held pod meanwhile."""
-    from kubernetes.client.exceptions import ApiException
-
     corev1 = core(api)
     for pod in corev1.list_namespaced_pod(namespace).items:
         held = pod.metadata.finalizers or []
@@ -120,8 +117,6 @@ def retire_namespace(api: client.ApiClient, namespace: str, timeout: float = 60)
     delete it (nothing new can be created in it from then on), force-delete its pods so they
     hold no node capacity now, and remove the cluster-scoped objects made for it. The
     namespace object itself goes in the background."""
-    from kubernetes.client.exceptions import ApiException
-
     corev1 = core(api)
     try:
         corev1.delete_namespace(namespace)
@@ -153,9 +148,6 @@ def sweep_cluster_scoped(api: client.ApiClient, retiring: str | None = None) -> 
     """Cluster-scoped objects a scenario made (roles for its implementation, volumes, slices)
     whose namespace is gone, because the run that made them was killed, or is being retired:
     removed. What this identity may not list is left alone. Returns what was removed."""
-    from kubernetes import dynamic
-    from kubernetes.client.exceptions import ApiException
-
     resources = dynamic_client(api).resources
     namespaces = {ns.metadata.name for ns in core(api).list_namespace().items}
     removed = []

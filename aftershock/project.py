@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import sys
 from importlib import metadata
 from pathlib import Path
 
+import aftershock.bdd.steps  # noqa: F401  (the built-in steps)
 from aftershock.errors import UserError
+from aftershock.grammar import REGISTRY
 from aftershock.sut.placeholders import fill
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "project"
@@ -43,8 +46,6 @@ def requirement() -> str:
     place it was installed from (PEP 610's direct_url.json: a wheel file, a source tree). This
     project does not own the name on a public package index, so a bare "aftershock==X" could
     install someone else's package; with no such place known, no dependency is written."""
-    import json
-
     found = [d.read_text("direct_url.json") for d in metadata.distributions(name="aftershock")]
     url = next((json.loads(text).get("url", "") for text in found if text), "")
     return json.dumps(f"aftershock @ {url}") if url else ""
@@ -62,9 +63,6 @@ def load_project_steps(root: Path) -> None:
 
 def catalogue(root: Path) -> list[str]:
     """Every step: its words, the check it judges by, where it comes from, what it does."""
-    import aftershock.bdd.steps  # noqa: F401  (the built-in steps)
-    from aftershock.grammar import REGISTRY
-
     load_project_steps(root)
     lines = []
     for definition in sorted(REGISTRY, key=lambda d: (_origin(d), d.example)):

@@ -1,5 +1,9 @@
 """The pytest11 plugin: options, collecting .feature files, and cleanup of dead runs."""
 
+# Imports inside functions: start-up time. pytest loads this plugin in every session of a
+# repository that installs aftershock, features or not; the engine (about a second) is
+# imported by the hooks that need it.
+
 from __future__ import annotations
 
 import signal

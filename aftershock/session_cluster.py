@@ -10,6 +10,8 @@ from typing import Any
 from aftershock import kube
 from aftershock.errors import UserError
 from aftershock.providers.existing import open_existing
+from aftershock.providers.kind import KindProvider
+from aftershock.providers.local import LocalProvider
 from aftershock.shape import default_shape, load_shape, project_shapes
 
 
@@ -32,10 +34,7 @@ def open_cluster(config: Any, shape: str | Path | None = None):
     path = shape or option.aftershock_shape
     chosen = load_shape(path) if path else default_shape()
     if option.aftershock_cluster == "kind":
-        from aftershock.providers.kind import KindProvider
-
         return KindProvider(option.aftershock_kubernetes_version).up(chosen)
-    from aftershock.providers.local import LocalProvider
 
     return LocalProvider(option.aftershock_kubernetes_version).up(chosen)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.errors import UserError
-from aftershock.limits import MAX_PODS_PER_NODE
+from aftershock.limits import MAX_PODS_PER_NODE, nodes_problem
 from aftershock.yamlsrc import Located, load
 
 QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
@@ -189,8 +189,6 @@ def _nodes(doc: Located, value: Any) -> tuple[NodeSpec, ...]:
 
 def _fits(doc: Located, nodes: int, *at: Any) -> None:
     """Refused before anything starts when this machine cannot hold that many nodes."""
-    from aftershock.limits import nodes_problem
-
     problem = nodes_problem(nodes)
     if problem:
         raise doc.error(problem, *at)

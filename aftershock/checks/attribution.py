@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
-from aftershock.timeline.entry import AUDIT, Entry
+from aftershock.timeline.entry import AUDIT, WATCH, Entry
+from aftershock.timeline.state import selects
 
 ALIASES = {
     "the harness": "aftershock",
@@ -57,9 +58,6 @@ def pod_deleted(namespace: str, names: set[str]) -> Callable[[Entry], bool]:
 
 def pod_names(entries: Iterable[Entry], namespace: str, labels: dict[str, str]) -> set[str]:
     """Every pod of ``namespace`` with these labels, seen at any time."""
-    from aftershock.timeline.entry import WATCH
-    from aftershock.timeline.state import selects
-
     return {e.name for e in entries if e.kind == WATCH and e.resource == "pods"
             and e.namespace == namespace and selects(labels, e.object or {})}
 

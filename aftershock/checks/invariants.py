@@ -6,6 +6,7 @@ import heapq
 from collections.abc import Callable, Iterable
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.timeline.audit import parse_time
 from aftershock.timeline.entry import GAP_END, WATCH, Entry
 from aftershock.timeline.state import Selector, State, is_live, replay
 
@@ -140,8 +141,6 @@ def written(entry: Entry) -> float:
 
 
 def _seconds(stamp: str) -> float:
-    from aftershock.timeline.audit import parse_time
-
     try:
         return parse_time(stamp)
     except ValueError:

@@ -2,6 +2,9 @@
 inputs checked and bounded before anything starts, the cluster owned for the run, a progress
 line per plan and a summary table at the end."""
 
+# Imports inside functions: start-up time, as in cli.py: `explore` imports the engine
+# (the step library, the notebook Session) only when it runs.
+
 from __future__ import annotations
 
 import argparse

@@ -14,11 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aftershock.bdd.steps.implementation import implementation_actor
 from aftershock.checks.verdict import UNKNOWN, VIOLATED
 from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
+from aftershock.explore.finding import picture, scenario_lines, write
 from aftershock.explore.plans import Plan
 from aftershock.explore.workload import Workload
+from aftershock.properties import get
+from aftershock.sut.observed import PROXY_LOG
 
 OBSERVED = "Given the implementation's watches and writes are observed"
 REPRODUCED = 0.8  # a finding that replays less often than this is flaky
@@ -127,8 +131,6 @@ class Explorer:
     # --- running one scenario ---------------------------------------------------------------
 
     def play(self, name: str, lines: list[str]) -> Outcome:
-        from aftershock.sut.observed import PROXY_LOG
-
         began = time.monotonic()
         scenario = self.session.new_scenario(name)
         outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
@@ -241,8 +243,6 @@ class Explorer:
         return False
 
     def _write_and_replay(self, finding: Finding, scenario) -> None:
-        from aftershock.explore.finding import picture, write
-
         finding.feature = write(finding, self.workload, self.out / "findings",
                                 self.session.profile, self.settings.seed)
         picture(scenario, finding.feature.with_suffix(".png"),
@@ -251,8 +251,6 @@ class Explorer:
 
     def replay(self, finding: Finding) -> None:
         """The finding's scenario, played again: a bug reproduces in ≥ 80% of the replays."""
-        from aftershock.explore.finding import scenario_lines
-
         lines = scenario_lines(finding.feature)
         finding.wanted = self.settings.replays
         for index in range(1, self.settings.replays + 1):
@@ -354,8 +352,6 @@ class ExploreError(Exception):
 
 
 def _actor(scenario) -> str:
-    from aftershock.bdd.steps.implementation import implementation_actor
-
     try:
         return implementation_actor(scenario)
     except Exception:
@@ -365,8 +361,6 @@ def _actor(scenario) -> str:
 def _counts(plan: Plan, label: str) -> bool:
     """A node plan changes what the workload can reach by design: only the properties it
     names (R1, S2, ...) judge it, not the workload's own waits."""
-    from aftershock.properties import get
-
     return plan.kind != "node" or get(label).family != "harness"
 
 

@@ -6,8 +6,13 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
+from aftershock.checks.verdict import VIOLATED
 from aftershock.explore import oracles
+from aftershock.explore.workload import load
 from aftershock.grammar import label_ids, split_label
+from aftershock.report import picture as drawing
+from aftershock.report import plot
+from aftershock.report.evidence import witness_entries
 
 
 def write(finding, workload, directory: Path, profile, seed: int) -> Path:
@@ -59,19 +64,12 @@ def _and(line: str, previous: str | None) -> str:
 
 def scenario_lines(path: Path) -> list[str]:
     """The steps of a written finding, as its feature file says them now."""
-    from aftershock.explore.workload import load
-
     return [step.words for step in load(path).steps]
 
 
 def picture(scenario, path: Path, title: str) -> None:
     """The run that found it, drawn as the reports draw a timeline (the witness marked), and
     its verdicts in words beside it."""
-    from aftershock.checks.verdict import VIOLATED
-    from aftershock.report import picture as drawing
-    from aftershock.report import plot
-    from aftershock.report.evidence import witness_entries
-
     broken = [v for v in scenario.verdicts if v.status == VIOLATED]
     plot.write_png(drawing.build(scenario.timeline.entries, witness_entries(broken)), path, title)
     path.with_suffix(".txt").write_text(

@@ -10,7 +10,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from aftershock.bdd.steps.reference import format_counts
 from aftershock.checks import differential as diff
+from aftershock.grammar import match_step
 from aftershock.timeline.entry import Entry
 
 QUIET = "When the namespace is quiet for 2 seconds"
@@ -20,8 +22,6 @@ GANG_LATENCY = 10  # seconds a gang replica may be regressed before its breach m
 def labelled(steps: Sequence[str], concepts: Iterable[str] = ()) -> list[str]:
     """Then steps for the labelled properties the steps (the workload's and the plan's) and the
     profile's concepts make judgeable, as a feature would say them."""
-    from aftershock.grammar import match_step
-
     said = [(found[0].func.__name__, found[1]) for found in map(match_step, steps) if found]
     out = _replica_groups(said) + _storage_clusters(said) + _gangs(said) + _stateful_sets(said)
     concepts = set(concepts)
@@ -140,8 +140,6 @@ class Reference:
     path: Path | None = None
 
     def steps(self, differential: bool) -> list[str]:
-        from aftershock.bdd.steps.reference import format_counts
-
         out = []
         if differential and self.path is not None and any(self.objects.values()):
             out.append(f"Then the objects the implementation owns end as in the reference "

@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from aftershock.bdd.steps.watches import RESOURCE_WORDS
 from aftershock.explore.trace import Trace
 from aftershock.explore.workload import Workload
 from aftershock.faults.anchors import ordinal
@@ -46,8 +47,6 @@ class Plans:
 
 def words(resource: str, kinds: dict[str, str]) -> str | None:
     """The word a step uses for a resource ('pod', a custom resource's kind), or None."""
-    from aftershock.bdd.steps.watches import RESOURCE_WORDS
-
     named = {plural: word for word, plural in RESOURCE_WORDS.items()}
     return kinds.get(resource) or named.get(resource)
 

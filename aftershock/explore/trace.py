@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aftershock.faults.anchors import WRITE_METHODS
+from aftershock.faults.watchdelay.streams import namespace_of, resource_of
 
 EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
 
@@ -54,8 +55,6 @@ class Trace:
 def read(log: Path, namespace: str) -> Trace:
     """The events of ``namespace`` (and of cluster-scoped objects) and the accepted writes
     into ``namespace`` (a controller manager also writes leases, nodes and events elsewhere)."""
-    from aftershock.faults.watchdelay.streams import namespace_of, resource_of
-
     trace = Trace()
     events: Counter[tuple[str, str]] = Counter()
     writes: Counter[tuple[str, str]] = Counter()

@@ -15,7 +15,12 @@ from __future__ import annotations
 import argparse
 import shlex
 
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from IPython.display import Markdown, display
+
 from aftershock.notebook.session import Session, StepResult
+from aftershock.providers import processes
 
 __all__ = ["Session", "load_ipython_extension"]
 
@@ -23,8 +28,6 @@ MARKS = {"passed": "✔", "violated": "✘", "failed": "✘", "skipped": "-", "i
 
 
 def _show(result: StepResult) -> None:
-    from IPython.display import Markdown, display
-
     text = f"{MARKS[result.status]} `{result.line}` — {result.status} ({result.seconds:.1f} s)"
     if result.message:
         text += f"\n\n```\n{result.message}\n```"
@@ -42,10 +45,6 @@ def _cluster_parser() -> argparse.ArgumentParser:
 
 
 def load_ipython_extension(ipython) -> None:
-    from IPython.core.error import UsageError
-    from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
-    from IPython.display import display
-
     @magics_class
     class AftershockMagics(Magics):
         session: Session | None = None
@@ -66,8 +65,6 @@ def load_ipython_extension(ipython) -> None:
                 raise UsageError("usage: %aftershock cluster up|down|status|gc "
                                  "[--shape FILE] [--profile FILE]") from None
             if args.action == "gc":
-                from aftershock.providers import processes
-
                 return processes.gc()
             if args.action == "up":
                 if self.session is not None:

@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import nbformat
+from nbclient import NotebookClient
+from nbconvert import HTMLExporter
+from nbformat.v4 import new_code_cell
+
 TIMEOUT = 600  # seconds per cell
 
 
 def inject(book, parameters: dict[str, Any]) -> None:
-    from nbformat.v4 import new_code_cell
-
     if not parameters:
         return
     lines = [f"{name} = {value!r}" for name, value in parameters.items()]
@@ -25,10 +28,6 @@ def execute(path: Path, out_dir: Path, parameters: dict[str, Any] | None = None,
             cwd: Path | None = None) -> tuple[Path, Path]:
     """Returns (executed .ipynb, exported .html), both in out_dir. A failing cell raises
     nbclient's CellExecutionError, after the partly executed notebook is written."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbconvert import HTMLExporter
-
     book = nbformat.read(path, as_version=4)
     inject(book, parameters or {})
     client = NotebookClient(book, timeout=TIMEOUT, kernel_name="python3",

@@ -15,17 +15,28 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import io
 import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas
+
+import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
 from aftershock import world
+from aftershock.capabilities import MissingCapability
 from aftershock.errors import StepFailed, UserError
-from aftershock.grammar import match_step, split_keyword, split_label, step_problem
+from aftershock.grammar import closest_steps, match_step, split_keyword, split_label, step_problem
 from aftershock.notebook.authoring import write_feature
+from aftershock.providers import processes
+from aftershock.providers.local import LocalProvider
+from aftershock.report import picture, plot
+from aftershock.report.evidence import witness_entries, witness_text
 from aftershock.scenario import PropertyViolated, Scenario
+from aftershock.shape import default_shape, load_shape
+from aftershock.sut.profile import load_profile
 
 
 @dataclass
@@ -48,8 +59,6 @@ class TimelinePlot:
         self.figure = figure
 
     def _repr_png_(self) -> bytes:
-        import io
-
         buffer = io.BytesIO()
         self.figure.savefig(buffer, format="png")
         return buffer.getvalue()
@@ -59,9 +68,6 @@ class Session:
     def __init__(self, shape: str | Path | None = None, profile: str | Path | None = None,
                  kubernetes_version: str | None = None, cluster: Any = None,
                  report_dir: str | Path | None = None, name: str = "notebook"):
-        import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
-        from aftershock.sut.profile import load_profile
-
         self.profile = load_profile(profile) if profile else None
         self.report_root = Path(report_dir) if report_dir else None
         self._owned = cluster is None
@@ -76,10 +82,6 @@ class Session:
 
     @staticmethod
     def _start(shape: str | Path | None, kubernetes_version: str | None):
-        from aftershock.providers import processes
-        from aftershock.providers.local import LocalProvider
-        from aftershock.shape import default_shape, load_shape
-
         processes.gc()  # what a dead kernel left behind
         loaded = load_shape(shape) if shape else default_shape()
         return LocalProvider(kubernetes_version).up(loaded)
@@ -135,14 +137,10 @@ class Session:
     def step(self, line: str, raise_on_failure: bool = True) -> StepResult:
         """Run one step of the features' vocabulary. A violated or failed step raises (unless
         told not to); an interrupt (Ctrl-C, a kernel interrupt) reverts every active fault."""
-        from aftershock.capabilities import MissingCapability
-
         assert self.scenario is not None, "no scenario: call new_scenario()"
         keyword, text = split_keyword(line)
         found = match_step(text)
         if found is None:
-            from aftershock.grammar import closest_steps
-
             close = closest_steps(text)
             hint = ("; closest known steps: " + " | ".join(f"'{c}'" for c in close)) if close \
                 else ""
@@ -204,8 +202,6 @@ class Session:
     @property
     def timeline(self):
         """The recorded history as a pandas DataFrame, one row per entry."""
-        import pandas
-
         entries = self.scenario.history() if self.scenario else []
         origin = entries[0].mono if entries else 0.0
         return pandas.DataFrame([{
@@ -215,16 +211,11 @@ class Session:
         } for entry in entries])
 
     def witness(self) -> str:
-        from aftershock.report.evidence import witness_text
-
         return witness_text(self.scenario.verdicts) if self.scenario else ""
 
     def plot(self, title: str | None = None) -> TimelinePlot:
         """The timeline drawn: one lane per pod grouped by node, faults shaded, witness marked.
         Shows itself in a notebook; `.figure` is the matplotlib Figure."""
-        from aftershock.report import picture, plot
-        from aftershock.report.evidence import witness_entries
-
         scenario = self.scenario
         drawing = picture.build(scenario.history(), witness_entries(scenario.verdicts))
         return TimelinePlot(plot.figure(drawing, title or scenario.name))

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aftershock.sut.concepts import NoConcept
+
 
 class MissingFact(LookupError):
     pass
@@ -51,8 +53,6 @@ class Context:
         return self.facts[key]
 
     def concept(self, name: str) -> dict[str, Any]:
-        from aftershock.sut.concepts import NoConcept
-
         if self.profile is None:
             raise NoConcept("no implementation profile given (--profile)")
         if name not in self.concepts:

@@ -3,6 +3,7 @@ its Kubernetes form, the real StatefulSet controller's retained claims."""
 
 from __future__ import annotations
 
+from aftershock import checks
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
@@ -86,7 +87,6 @@ def claims_retained(history: History, p: Params) -> Verdict:
                     return False
         return True
 
-    from aftershock import checks
 
     verdict = checks.always(entries, kept, f"claims {', '.join(removed)} and their volumes "
                             "exist", resources={"persistentvolumeclaims", "persistentvolumes"},
@@ -121,7 +121,6 @@ def own_claim_kept(history: History, p: Params) -> Verdict:
             first.setdefault("volume", volume)
         return volume in (None, first.get("volume"))
 
-    from aftershock import checks
 
     verdict = checks.always(history.entries, same, f"pvc/{namespace}/{claim} stays bound to "
                             "one volume", resources={"persistentvolumeclaims"},

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from kubernetes import client, watch
 
 from aftershock import door, kube
 from aftershock.cache import cache_root
@@ -318,8 +319,6 @@ class KindCluster:
 
 def wait_nodes_ready(api: Any, cluster: str, wanted: set[str]) -> None:
     """Until every wanted node is Ready, watching the nodes."""
-    from kubernetes import watch
-
     core = kube.core(api)
     listing = core.list_node()
     ready = {node.metadata.name for node in listing.items if _ready(node)}
@@ -342,8 +341,6 @@ def wait_nodes_ready(api: Any, cluster: str, wanted: set[str]) -> None:
 
 def wait_available(api: Any, namespace: str, name: str) -> None:
     """Until deployment/<namespace>/<name> has an available replica, watching it."""
-    from kubernetes import client
-
     _watch_until(client.AppsV1Api(api).list_namespaced_deployment, namespace, name,
                  lambda status: (status.available_replicas or 0) > 0,
                  f"deployment/{namespace}/{name} not available")
@@ -351,8 +348,6 @@ def wait_available(api: Any, namespace: str, name: str) -> None:
 
 def wait_daemons(api: Any, namespace: str, name: str) -> None:
     """Until daemonset/<namespace>/<name> runs a ready pod on every node it is meant for."""
-    from kubernetes import client
-
     _watch_until(client.AppsV1Api(api).list_namespaced_daemon_set, namespace, name,
                  lambda status: bool(status.desired_number_scheduled)
                  and status.number_ready == status.desired_number_scheduled,
@@ -361,8 +356,6 @@ def wait_daemons(api: Any, namespace: str, name: str) -> None:
 
 def _watch_until(lister: Any, namespace: str, name: str, done: Any, failure: str) -> None:
     """Watch one object until ``done(its status)``; a ClusterError after COMPONENT_TIMEOUT."""
-    from kubernetes import watch
-
     stream = watch.Watch()
     for event in stream.stream(lister, namespace, field_selector=f"metadata.name={name}",
                                timeout_seconds=int(COMPONENT_TIMEOUT)):

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kubernetes import client
+
 import aftershock
 from aftershock.checks.verdict import PASS, Verdict, describe
 from aftershock.report import picture as picturing
@@ -58,8 +60,6 @@ def _tail(path: Path, lines: int = EXCERPT_LINES) -> str:
 
 
 def environment(scenario: Any) -> dict[str, str]:
-    from kubernetes import client
-
     info = scenario.cluster.info
     try:
         version = client.VersionApi(scenario.api).get_code().git_version

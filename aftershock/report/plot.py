@@ -6,6 +6,9 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
 from aftershock.report.picture import COLOURS, FAULT_COLOUR, WITNESS_COLOUR, Picture
 
 LANE = 22  # px per lane in the HTML drawing
@@ -15,9 +18,6 @@ TICK_ROWS = 6  # tick labels are staggered over this many rows
 
 def figure(picture: Picture, title: str = ""):
     """A matplotlib Figure (Agg backend: no display needed)."""
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Patch
-
     lanes = max(len(picture.lanes), 1)
     fig = Figure(figsize=(14, 2.2 + 0.28 * lanes), dpi=100)
     ax = fig.add_subplot()

@@ -15,6 +15,7 @@ from kubernetes import client
 from aftershock import door, yamlsrc
 from aftershock.manifests import apply_manifest, wait_rolled_out
 from aftershock.providers import kind_commands as cmd
+from aftershock.providers.kindimage import python_base
 from aftershock.sut import grants
 from aftershock.sut.placeholders import fill
 from aftershock.sut.profile import Helm, InCluster, Profile
@@ -112,8 +113,6 @@ class InClusterImplementation:
         engine = getattr(self.cluster, "engine", "docker")
         build = build_command(self.profile, engine)
         if build is not None:
-            from aftershock.providers.kindimage import python_base
-
             python_base.ensure_for(engine, dockerfile(self.profile))
             cmd.run(build, timeout=1800)
         self.cluster.load_image(self.spec.image)

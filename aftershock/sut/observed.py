@@ -9,8 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aftershock.faults.anchors import Anchored, KillAfterWrite
+from aftershock.faults.anchors import Anchored, EventAnchor, KillAfterWrite, Miss, Stall, ordinal
 from aftershock.faults.watchdelay import Upstream, WatchDelay
+from aftershock.providers import processes
 
 PROXY_LOG = "implementation-proxy.jsonl"
 
@@ -123,8 +124,6 @@ class ObservedImplementation(Observed):
         self.implementation.start(self.kubeconfig)
 
     def crash(self) -> None:
-        from aftershock.providers import processes
-
         if self.implementation.record is not None:
             processes.kill([self.implementation.record])
 
@@ -165,8 +164,6 @@ class ObservedComponent(Observed):
 
 
 def describe(fault: Anchored) -> str:
-    from aftershock.faults.anchors import EventAnchor, Miss, Stall, ordinal
-
     if isinstance(fault, KillAfterWrite):
         what = " ".join(w for w in (fault.resource, fault.verb) if w) or "write"
         return f"killed and restarted after its {ordinal(fault.nth)} {what}"

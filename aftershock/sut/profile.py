@@ -16,7 +16,7 @@ from aftershock import labels
 from aftershock.errors import UserError
 from aftershock.schema import validate
 from aftershock.sut import profile_paths
-from aftershock.sut.gobuild import GoBuild
+from aftershock.sut.gobuild import GoBuild, module_dir
 from aftershock.sut.placeholders import fill
 from aftershock.sut.profile_schema import CONCEPTS, SCHEMA  # noqa: F401 (re-exported)
 from aftershock.yamlsrc import Located, load
@@ -92,7 +92,6 @@ class Profile:
     def module_values(self) -> dict[str, str]:
         if self.build is None:
             return {}
-        from aftershock.sut.gobuild import module_dir
 
         return {"module_dir": str(module_dir(self.build))}
 

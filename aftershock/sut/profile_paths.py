@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aftershock import paths, yamlsrc
+from aftershock.sut.gobuild import GoBuild, module_dir
 from aftershock.sut.placeholders import fill
 from aftershock.yamlsrc import Located
 
@@ -50,7 +51,6 @@ def _module_values(doc: Located) -> dict[str, str]:
     go = (doc.data.get("build") or {}).get("go")
     if not go:
         return {}
-    from aftershock.sut.gobuild import GoBuild, module_dir
 
     try:
         return {"module_dir": str(module_dir(GoBuild.parse(go)))}

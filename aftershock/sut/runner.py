@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import subprocess
 import sys
+import tempfile  # which `cluster gc` removes once the process is gone
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from aftershock import cache, door, yamlsrc
 from aftershock.manifests import apply_manifest
 from aftershock.providers import processes
 from aftershock.sut import grants, readiness
+from aftershock.sut.gobuild import ensure
 from aftershock.sut.placeholders import fill_all
 from aftershock.sut.profile import Profile
 
@@ -63,7 +65,6 @@ class Implementation:
 
     def _private(self) -> Path:
         if self.state is None:  # no cluster to keep it in: this process's own scratch, 0700,
-            import tempfile  # which `cluster gc` removes once the process is gone
 
             scratch = cache.scratch_for_this_process("credentials")
             return Path(tempfile.mkdtemp(prefix=f"{self.namespace}-", dir=scratch))
@@ -116,8 +117,6 @@ class Implementation:
                   "python": sys.executable, "workdir": str(self.workdir),
                   "node_data": str(self.node_data), **self.profile.module_values()}
         if self.profile.build is not None:
-            from aftershock.sut.gobuild import ensure
-
             values["binary"] = str(ensure(self.profile.build))
         command = fill_all(start.command, values)
         cwd = self.profile.resolve(start.cwd)

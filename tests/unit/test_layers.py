@@ -39,13 +39,21 @@ def test_the_layering_holds():
     ("providers/kind.py", "import aftershock.sut.runner", "providers know no faults"),
     ("checks/verdict.py", "import aftershock.checks.temporal", "no import circles"),
     ("bdd/steps/nodes.py", "import aftershock.bdd.steps.watches", "no import circles"),
+    ("scenario.py", "def later():\n    import aftershock.report.plot", "no import inside a function"),
+    ("cli.py", None, "no import inside a function"),  # the reason it keeps them, removed
 ])
 def test_each_contract_breaks_on_the_import_it_forbids(tmp_path, module, line, contract):
     shutil.copytree(REPO / "aftershock", tmp_path / "aftershock",
                     ignore=shutil.ignore_patterns("__pycache__", "toolchain", "data"))
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "tests").mkdir()
+    for name in ("__init__.py", "contracts.py"):  # the contract type import-linter lacks
+        shutil.copy(REPO / "tests" / name, tmp_path / "tests" / name)
     target = tmp_path / "aftershock" / module
-    target.write_text(target.read_text() + f"\n{line}  # noqa\n")
+    if line is None:
+        target.write_text(target.read_text().replace("# Imports inside functions:", "#"))
+    else:
+        target.write_text(target.read_text() + f"\n{line}  # noqa\n")
     result = lint_imports(tmp_path)
     assert result.returncode != 0, result.stdout
     broken = [row for row in result.stdout.splitlines() if row.endswith("BROKEN")]

@@ -7,8 +7,10 @@ from __future__ import annotations
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.watches import RESOURCE_WORDS
 from aftershock.capabilities import Capability
+from aftershock.checks.differential import last_change, perturbation_over
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
 from aftershock.scenario import Scenario, StepFailed, given, when
+from aftershock.sut.observed import ObservedComponent, ObservedImplementation
 from aftershock.timeline.entry import QUIET, UNSETTLED
 
 EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
@@ -33,8 +35,6 @@ def resource_of(scenario: Scenario, word: str) -> str:
 def observe(scenario: Scenario, faults) -> None:
     """The implementation restarts behind the observing proxy, armed with ``faults``; a
     built-in controller's component (the profile's watch_delay_target) does."""
-    from aftershock.sut.observed import ObservedComponent, ObservedImplementation
-
     implementation = implementation_of(scenario)
     profile = scenario.facts["profile"]
     if implementation is None and profile.watch_delay_target:
@@ -97,8 +97,6 @@ def last_activity(scenario: Scenario) -> float:
     """When an object of the namespace last changed, or an anchored fault stopped perturbing
     the implementation if that was later: a stalled watch keeps the namespace still while the
     implementation is blind, and an end state judged then is not the one it settles on."""
-    from aftershock.checks.differential import last_change, perturbation_over
-
     entries = scenario.timeline.entries
     return max(last_change(entries, scenario.namespace, scenario.timeline.started),
                perturbation_over(entries))

@@ -6,12 +6,17 @@ from aftershock import kube, writes, yamlsrc
 from aftershock.bdd.steps.history import judge_created, judge_deleted_none, never_more
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
 from aftershock.capabilities import Capability, MissingCapability
+from aftershock.faults.component_delay import DelayedWatch
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
+from aftershock.faults.watchdelay.sidecar import SidecarWatchDelay
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector
+from aftershock.sut.in_cluster import InClusterImplementation
 from aftershock.sut.placeholders import fill
+from aftershock.sut.runner import Implementation, ca_data
+from aftershock.timeline.resources import custom
 
 
 def implementation_of(scenario: Scenario):
@@ -22,8 +27,6 @@ def implementation_of(scenario: Scenario):
 
 @given("the implementation under test is running")
 def implementation_running(scenario: Scenario) -> None:
-    from aftershock.sut.runner import Implementation, ca_data
-
     profile = scenario.facts.get("profile")
     if profile is None:
         raise NoConcept("no implementation profile given (--profile)")
@@ -64,8 +67,6 @@ def runs_in_cluster(scenario: Scenario, profile) -> bool:
 
 
 def _install_in_cluster(scenario: Scenario, profile, workdir) -> None:
-    from aftershock.sut.in_cluster import InClusterImplementation
-
     implementation = InClusterImplementation(profile, scenario.cluster, scenario.api,
                                              scenario.namespace, workdir)
     scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
@@ -78,8 +79,6 @@ def _install_in_cluster(scenario: Scenario, profile, workdir) -> None:
 
 def _record_concepts(scenario: Scenario, profile) -> None:
     """The custom resources the features speak of join the timeline once they are served."""
-    from aftershock.timeline.resources import custom
-
     if scenario.recorder is None:
         return
     for mapping in profile.concepts.values():
@@ -229,11 +228,7 @@ class SutWatchDelay:
 
 def _implementation_delay(implementation, rule: Rule):
     """A process restarts behind a local proxy; an in-cluster one gets a proxy sidecar."""
-    from aftershock.sut.in_cluster import InClusterImplementation
-
     if isinstance(implementation, InClusterImplementation):
-        from aftershock.faults.watchdelay.sidecar import SidecarWatchDelay
-
         return SidecarWatchDelay(implementation, [rule])
     return SutWatchDelay(implementation, [rule])
 
@@ -247,7 +242,6 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
     if implementation is not None:
         scenario.inject(_implementation_delay(implementation, rule))
         return
-    from aftershock.faults.component_delay import DelayedWatch
 
     target = scenario.facts["profile"].watch_delay_target
     if target is None:

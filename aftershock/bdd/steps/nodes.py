@@ -6,6 +6,7 @@ from aftershock import kube, workloads
 from aftershock.capabilities import Capability
 from aftershock.faults import components, drain, nodes
 from aftershock.scenario import Scenario, StepFailed, then, when
+from aftershock.sut.records import NodeRecords
 
 
 def node_of_pod(scenario: Scenario, name: str, selector: dict[str, str] | None = None) -> str:
@@ -117,8 +118,6 @@ def delete_undrained(scenario: Scenario, node: str) -> None:
 def _remember_record_of(scenario: Scenario, node: str) -> None:
     """Where the profile keeps node records, the one the node holds is to be reclaimed (N1),
     however the step chose the node."""
-    from aftershock.sut.records import NodeRecords
-
     profile = scenario.facts.get("profile")
     if profile is None or "node_records" not in (profile.concepts or {}) or \
             "reclaimed record" in scenario.facts:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aftershock import door, kube, workloads, writes
+from aftershock.bdd.steps.implementation import dynamic_resource
 from aftershock.kube import suppress_not_found
 from aftershock.scenario import Scenario, StepFailed, given, when
 
@@ -18,8 +19,6 @@ def create_workload(scenario: Scenario, manifest: dict) -> None:
 
 
 def _resource(scenario: Scenario, api_version: str, kind: str):
-    from aftershock.bdd.steps.implementation import dynamic_resource
-
     group, _, version = api_version.rpartition("/")
     return dynamic_resource(scenario, {"group": group, "version": version, "kind": kind})
 

@@ -12,6 +12,7 @@ frame is logged. The client's own Accept header is kept: frames are read in its 
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import os
@@ -69,8 +70,6 @@ class Upstream:
     def from_kubeconfig(cls, path: Path) -> Upstream:
         """The client's own server and credentials (a client certificate, or a token). The key
         is loaded from memory: it is never written to disk."""
-        import base64
-
         config = yaml.safe_load(path.read_text())
         context_name = config.get("current-context")
         ctx = next(c["context"] for c in config["contexts"] if c["name"] == context_name)

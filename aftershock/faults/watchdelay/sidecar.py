@@ -22,6 +22,7 @@ from aftershock.faults.watchdelay.main import rules_to_json
 from aftershock.faults.watchdelay.proxy import Rule
 from aftershock.manifests import apply_manifest, wait_rolled_out
 from aftershock.providers import kind_commands as cmd
+from aftershock.providers.kindimage import python_base
 
 IMAGE = f"aftershock/watchdelay:{__version__}"
 CONTAINER = "aftershock-watchdelay"
@@ -104,8 +105,6 @@ class SidecarWatchDelay:
         return f"watches of {self.implementation.profile.name} delayed ({what}) by a sidecar"
 
     def apply(self) -> None:
-        from aftershock.providers.kindimage import python_base
-
         implementation = self.implementation
         engine = getattr(implementation.cluster, "engine", "docker")
         python_base.ensure_for(engine, DOCKERFILE)
