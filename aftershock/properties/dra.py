@@ -3,40 +3,347 @@ controller, with the profile's driver (its prepare log travels with the judgemen
 
 from __future__ import annotations
 
-from aftershock.checks.verdict import Verdict
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
-from aftershock.sut import dra as judge
+from aftershock.sut.dra import (
+    Device,
+    allocated_devices,
+    claim_names,
+    reserved_for,
+    revision,
+    selects_node,
+)
+from aftershock.timeline.entry import GAP_END, GAP_START, MARK, WATCH, Entry
+from aftershock.timeline.state import State, changes_of, node_of, replay
+
+
+@dataclass
+class _Claims:
+    """The claims of one namespace by etcd revision, and the revisions their history missed."""
+
+    namespace: str
+    states: dict[str, list[tuple[int, Entry, dict[str, Any] | None]]] = field(
+        default_factory=dict)
+    blind: list[tuple[int, float]] = field(default_factory=list)  # (after, until) revisions
+    last: int = 0
+    gap_from: int | None = None
+
+    def follow(self, entry: Entry) -> None:
+        if entry.kind == GAP_START:
+            self.gap_from = self.last if self.gap_from is None else self.gap_from
+        elif entry.kind == GAP_END:
+            self.blind.append((self.gap_from or 0, revision(entry)))
+            self.gap_from = None
+            for (_, namespace, claim), obj in changes_of(entry):
+                if namespace == self.namespace:
+                    self.states.setdefault(claim, []).append((revision(entry), entry, obj))
+        elif entry.kind == WATCH and entry.namespace == self.namespace:
+            obj = None if entry.type == "DELETED" else entry.object
+            self.states.setdefault(entry.name, []).append((revision(entry), entry, obj))
+            self.last = max(self.last, revision(entry))
+
+    def at(self, claim: str, rev: int) -> tuple[bool, Entry | None, dict[str, Any] | None]:
+        """(known, entry, object) of ``claim`` just before revision ``rev``."""
+        blind = self.blind + ([(self.gap_from, math.inf)] if self.gap_from is not None else [])
+        if any(after < rev < until for after, until in blind):
+            return False, None, None
+        earlier = [(r, e, o) for r, e, o in self.states.get(claim, []) if r < rev]
+        if not earlier:
+            return True, None, None
+        _, entry, obj = max(earlier, key=lambda found: found[0])
+        return True, entry, obj
+
+
+def allocated_before_bind(entries: Iterable[Entry], namespace: str,
+                          name: str = "allocated_before_bind") -> Verdict:
+    """D1: at the revision a pod is bound, each of its claims is allocated for that node and
+    reserved for that pod (ordered by etcd revision, one order across resources).
+
+    Only a binding whose moment was recorded is judged: by a watch event, not the first list
+    nor the re-list that closed a gap on pods (the binding happened somewhere in the gap).
+    Nor is a claim whose history has a gap around that revision."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    claims = _Claims(namespace)
+    bound: dict[str, bool] = {}  # each pod's last recorded state: bound or not
+    bindings: list[Entry] = []
+    unseen = 0
+    reads = frozenset({"pods", "resourceclaims"})
+    for entry in entries:
+        if entry.resource == "resourceclaims":
+            claims.follow(entry)
+            continue
+        if entry.resource != "pods":
+            continue
+        if entry.kind == GAP_END:
+            found = [(obj, False) for (_, ns, _), obj in changes_of(entry)
+                     if ns == namespace and obj is not None]
+        elif entry.kind == WATCH and entry.namespace == namespace and entry.type != "DELETED":
+            found = [(entry.object or {}, entry.type != "SYNC")]
+        else:
+            continue
+        for pod, seen in found:
+            uid = (pod.get("metadata") or {}).get("uid") or entry.uid
+            if node_of(pod) and not bound.get(uid):
+                if seen:
+                    bindings.append(entry)
+                else:
+                    unseen += len(claim_names(pod))
+            bound[uid] = bool(node_of(pod))
+    judged = 0
+    for binding in bindings:
+        pod = binding.object or {}
+        node = pod["spec"]["nodeName"]
+        for claim_name in claim_names(pod):
+            known, earlier, claim = claims.at(claim_name, revision(binding))
+            if not known:
+                unseen += 1
+                continue
+            judged += 1
+            problem = _not_ready_for(claim, node, binding.uid)
+            if problem:
+                witness = ([earlier] if earlier else []) + [binding]
+                # With no earlier claim entry, a gap could have hidden its creation.
+                return Verdict(name, VIOLATED, f"{binding.ref} was bound to node/{node} while "
+                               f"resourceclaim/{namespace}/{claim_name} {problem}", witness,
+                               origin, subjects=judged, by_absence=earlier is None, reads=reads)
+    hidden = f" ({unseen} bindings a gap hid were not judged)" if unseen else ""
+    summary = (f"{judged} claims of {len(bindings)} bound pods were allocated and reserved "
+               f"before the binding{hidden}" if judged else
+               f"no binding of a pod with a resource claim was recorded{hidden}")
+    return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
+
+
+def _not_ready_for(claim: dict[str, Any] | None, node: str, pod_uid: str) -> str | None:
+    if claim is None:
+        return "did not exist yet"
+    if not allocated_devices(claim):
+        return "was not allocated"
+    if not selects_node(claim, node):
+        return f"was allocated for another node than node/{node}"
+    if pod_uid not in reserved_for(claim):
+        return "was not reserved for the pod"
+    return None
+
+
+def exclusive_devices(entries: Iterable[Entry], name: str = "exclusive_devices") -> Verdict:
+    """D2: at every recorded event, a device is in at most one claim's allocation."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    reads = frozenset({"resourceclaims"})
+    claims: set[str] = set()
+    for entry, state in replay(entries):
+        if entry.kind not in (WATCH, GAP_END) or entry.resource != "resourceclaims":
+            continue
+        claims.update(f"{k[1]}/{k[2]}" for k in state.index("resourceclaims").members)
+        holders = _holders(state)
+        shared = {d: c for d, c in holders.items() if len(c) > 1}
+        if shared:
+            device, owners = next(iter(shared.items()))
+            return Verdict(name, VIOLATED, f"device {'/'.join(device)} is allocated to "
+                           f"{len(owners)} claims at once: {', '.join(sorted(owners))}",
+                           [entry], origin, subjects=len(claims), reads=reads)
+    summary = (f"no device was ever in two allocations ({len(claims)} claims)" if claims else
+               "no resource claim was ever recorded")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(claims), reads=reads)
+
+
+def _holders(state: State) -> dict[Device, set[str]]:
+    holders: dict[Device, set[str]] = {}
+    for claim in state.select("resourceclaims"):
+        meta = claim.get("metadata") or {}
+        for device in allocated_devices(claim):
+            holders.setdefault(device, set()).add(f"{meta.get('namespace')}/{meta.get('name')}")
+    return holders
+
+
+def as_entries(records: list[dict[str, Any]], timeline: list[Entry]) -> list[Entry]:
+    """Log lines as timeline marks, placed on the recorder's clock by their wall time."""
+    if not timeline:
+        return []
+    offset = timeline[0].mono - timeline[0].wall
+    return [Entry(seq=-1, mono=r["time"] + offset, wall=r["time"], kind=MARK,
+                  detail=f"driver {r['action']} {r['device']} on node/{r['node']} for claim "
+                         f"{r['claim']} (pod {r.get('pod', '?')})")
+            for r in records]
+
+
+PREPARE_LOG = "the driver's prepare log on each node"
+
+
+def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
+                        name: str = "node_side_exclusive") -> Verdict:
+    """D5: on a node, a device is never prepared for two claims at once (the driver's log)."""
+    origin = timeline[0].mono if timeline else 0.0
+    prepared: dict[tuple[str, str, str], tuple[str, dict[str, Any]]] = {}
+    for record in sorted(records, key=lambda r: r["time"]):
+        key = (record["node"], record.get("pool", record["node"]), record["device"])
+        if record["action"] == "prepare":
+            held = prepared.get(key)
+            if held and held[0] != record["claim_uid"]:
+                witness = as_entries([held[1], record], timeline)
+                return Verdict(name, VIOLATED, f"device {record['device']} on node/"
+                               f"{record['node']} was prepared for claim {record['claim']} "
+                               f"while still prepared for {held[1]['claim']}", witness, origin,
+                               subjects=len(records), reads=frozenset(), external=PREPARE_LOG)
+            prepared[key] = (record["claim_uid"], record)
+        elif record["action"] == "unprepare" and prepared.get(key, ("",))[0] == \
+                record["claim_uid"]:
+            del prepared[key]
+    count = sum(1 for r in records if r["action"] == "prepare")
+    summary = (f"{count} prepares, never two claims on one device" if count else
+               "the driver logged no prepare at all")
+    return Verdict(name, PASS, summary, [], origin, subjects=count, reads=frozenset(),
+                   external=PREPARE_LOG)
+
+
+def _records(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:
+    """(name as kubectl shows it after the kind, object or None when deleted) of what one
+    entry records: a watch event, or every change of the re-list that closed a gap."""
+    def named(namespace: str, name: str) -> str:
+        return f"{namespace}/{name}" if namespace else name
+    if entry.kind == WATCH:
+        return [(named(entry.namespace, entry.name),
+                 None if entry.type == "DELETED" else entry.object)]
+    if entry.kind == GAP_END:
+        return [(named(key[1], key[2]), obj) for key, obj in changes_of(entry)]
+    return []
+
+
+def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
+                             name: str = "nothing_from_gone_slices") -> Verdict:
+    """D6: once node/<node> is deleted, no claim gets a new allocation from the pools its
+    ResourceSlices published. Judged over the claims recorded after the deletion; an
+    allocation a re-list found is blamed only when the gap began after the deletion."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    reads = frozenset({"nodes", "resourceclaims", "resourceslices"})
+    pools: set[tuple[str, str]] = set()  # (driver, pool) the node's slices published
+    gone_at: Entry | None = None
+    allocated: dict[str, list[Device]] = {}
+    previous: dict[str, Entry] = {}
+    judged: set[str] = set()
+    claims_blind_since: float | None = None
+    for entry in entries:
+        if entry.resource == "resourceclaims" and entry.kind == GAP_START:
+            claims_blind_since = entry.mono if claims_blind_since is None else claims_blind_since
+        for key, obj in _records(entry):
+            if entry.resource == "resourceslices" and obj and gone_at is None:
+                spec = obj.get("spec") or {}
+                if spec.get("nodeName") == node:
+                    pools.add((spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")))
+            elif entry.resource == "nodes" and key == node and obj is None:
+                gone_at = gone_at or entry
+            elif entry.resource == "resourceclaims":
+                found = _allocated_from(entry, key, obj, pools, gone_at, allocated, previous,
+                                        judged, claims_blind_since)
+                if found:
+                    return Verdict(name, VIOLATED, f"resourceclaim/{key} was allocated a "
+                                   f"device of node/{node} after the node was deleted", found,
+                                   origin, subjects=len(judged), reads=reads)
+        if entry.resource == "resourceclaims" and entry.kind == GAP_END:
+            claims_blind_since = None
+    if gone_at is None:
+        return Verdict(name, UNKNOWN, f"the precondition never held: node/{node} was never "
+                       "seen deleted", [], origin, subjects=0, reads=reads)
+    if not pools:
+        return Verdict(name, UNKNOWN, f"no ResourceSlice of node/{node} was recorded before "
+                       "its deletion, so which devices were its own is unknown", [], origin,
+                       subjects=0, reads=reads)
+    summary = (f"nothing was allocated from node/{node} after its deletion ({len(judged)} "
+               "claims recorded since)" if judged else
+               f"no resource claim was recorded after node/{node} was deleted")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(judged), reads=reads)
+
+
+def _allocated_from(entry: Entry, claim: str, obj: dict[str, Any] | None,
+                    pools: set[tuple[str, str]], gone_at: Entry | None,
+                    allocated: dict[str, list[Device]], previous: dict[str, Entry],
+                    judged: set[str], blind_since: float | None) -> list[Entry]:
+    """The witness of a device of ``pools`` newly allocated to ``claim`` after ``gone_at``."""
+    devices = allocated_devices(obj or {})
+    new = [d for d in devices if d not in allocated.get(claim, [])]
+    allocated[claim] = devices
+    before = previous.get(claim)
+    previous[claim] = entry
+    if gone_at is None:
+        return []
+    judged.add(claim)
+    if not any((driver, pool) in pools for driver, pool, _ in new):
+        return []
+    if entry.kind == GAP_END and (blind_since is None or blind_since < gone_at.mono):
+        return []  # allocated somewhere in a gap that began before the deletion
+    return sorted([e for e in (before, gone_at, entry) if e], key=lambda e: e.seq)
+
+
+def never_deallocated_in_use(entries: Iterable[Entry],
+                             name: str = "never_deallocated_in_use") -> Verdict:
+    """D3: a claim's allocation never turns into another allocation, and is never cleared
+    while the claim is still reserved for a consumer."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    last: dict[str, tuple[list[Device], set[str], Entry]] = {}
+    reads = frozenset({"resourceclaims"})
+    for entry in entries:
+        if entry.kind != WATCH or entry.resource != "resourceclaims":
+            continue
+        claim = entry.object or {}
+        devices = [] if entry.type == "DELETED" else allocated_devices(claim)
+        reserved = reserved_for(claim)
+        before = last.get(entry.uid)
+        if before and before[0]:
+            if devices and devices != before[0]:
+                return Verdict(name, VIOLATED, f"{entry.ref} was re-allocated from "
+                               f"{_names(before[0])} to {_names(devices)}", [before[2], entry],
+                               origin, subjects=len(last), reads=reads)
+            if not devices and before[1] and reserved:
+                return Verdict(name, VIOLATED, f"{entry.ref} lost its allocation while still "
+                               f"reserved for {len(reserved)} consumers", [before[2], entry],
+                               origin, subjects=len(last), reads=reads)
+        last[entry.uid] = (devices, reserved, entry)
+    return Verdict(name, PASS, f"{len(last)} claims, none re-allocated or freed while in use",
+                   [], origin, subjects=len(last), reads=reads)
+
+
+def _names(devices: list[Device]) -> str:
+    return ", ".join("/".join(device) for device in devices)
+
 
 
 @check("allocated_before_bind", "When a pod is bound, each of its claims already has an "
        "allocation for that node that lists the pod in reservedFor.")
-def allocated_before_bind(history: History, p: Params) -> Verdict:
-    return judge.allocated_before_bind(history.entries, p["namespace"])
+def _allocated_before_bind(history: History, p: Params) -> Verdict:
+    return allocated_before_bind(history.entries, p["namespace"])
 
 
 @check("exclusive_devices", "A device is in at most one claim's allocation at any recorded "
        "moment.")
-def exclusive_devices(history: History, p: Params) -> Verdict:
-    return judge.exclusive_devices(history.entries)
+def _exclusive_devices(history: History, p: Params) -> Verdict:
+    return exclusive_devices(history.entries)
 
 
 @check("node_side_exclusive", "On a node, a device is never prepared for two claims at once "
        "(by the driver's prepare log).")
-def node_side_exclusive(history: History, p: Params) -> Verdict:
-    return judge.node_side_exclusive(p["prepare_log"], list(history.entries))
+def _node_side_exclusive(history: History, p: Params) -> Verdict:
+    return node_side_exclusive(p["prepare_log"], list(history.entries))
 
 
 @check("never_deallocated_in_use", "A claim's allocation never changes to another, and is "
        "never cleared while the claim is reserved.")
-def never_deallocated_in_use(history: History, p: Params) -> Verdict:
-    return judge.never_deallocated_in_use(history.entries)
+def _never_deallocated_in_use(history: History, p: Params) -> Verdict:
+    return never_deallocated_in_use(history.entries)
 
 
 @check("nothing_from_gone_slices", "Once a node is deleted, nothing is allocated from its "
        "devices.")
-def nothing_from_gone_slices(history: History, p: Params) -> Verdict:
-    return judge.nothing_from_gone_slices(history.entries, p["node"])
+def _nothing_from_gone_slices(history: History, p: Params) -> Verdict:
+    return nothing_from_gone_slices(history.entries, p["node"])
 
 
 CONCEPTS = ("device_driver",)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 from aftershock import paths
 from aftershock.capabilities import MissingCapability
@@ -38,3 +39,23 @@ def replica_group_selector(where, group: str) -> dict[str, str]:
 def get_path(obj: dict, path: str) -> Any:
     """The value at a profile's path, or None where any part is missing."""
     return paths.get(obj, path)
+
+
+@dataclass(frozen=True)
+class ConceptView:
+    """One object of a concept a profile maps (a gang, a storage cluster) in the scenario's
+    namespace: its name and the profile's mapping, plain data, so a judgement saves it and a
+    saved run is judged again from it."""
+
+    CONCEPT: ClassVar[str] = ""
+    name: str
+    namespace: str
+    mapping: dict[str, Any]
+
+    @classmethod
+    def of(cls, where, name: str) -> Self:
+        return cls(name, where.namespace, concept(where, cls.CONCEPT))
+
+    @property
+    def resource(self) -> str:
+        return self.mapping["resource"]["plural"]

@@ -7,16 +7,17 @@ from datetime import UTC, datetime
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties.records import never_reclaimed_early
 from aftershock.properties.rule import settle
-from aftershock.sut.records import NodeRecords, never_reclaimed_early
-from aftershock.sut.storage import (
-    StorageCluster,
+from aftershock.properties.storage import (
     data_kept,
     never_shrank,
     only_removed_touched,
     reads_clean,
     shrank_after_done,
 )
+from aftershock.sut.records import NodeRecords
+from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import State
 

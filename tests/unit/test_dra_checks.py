@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
-from aftershock.sut.dra import (
+from aftershock.properties.dra import (
     allocated_before_bind,
     exclusive_devices,
     node_side_exclusive,
@@ -140,7 +140,7 @@ def test_gone_slices_judge_the_claims_recorded_after_the_deletion():
 
 
 def test_a_claim_reallocated_or_freed_in_use_is_caught():
-    from aftershock.sut.dra import never_deallocated_in_use
+    from aftershock.properties.dra import never_deallocated_in_use
 
     history = History()
     history.claim("a", "dev-0", ["p"])

@@ -172,7 +172,8 @@ def test_termination_timing_without_a_breach_is_unknown_naming_the_precondition(
 def test_a_release_is_judged_in_etcds_order_not_in_the_order_two_watches_delivered():
     """node-1 is deleted (revision 103), then its stale record released (revision 104); the
     record watch delivers first. By arrival the node still existed: it used to be N2 VIOLATED."""
-    from aftershock.sut.records import NodeRecords, never_reclaimed_early
+    from aftershock.properties.records import never_reclaimed_early
+    from aftershock.sut.records import NodeRecords
 
     records = NodeRecords("noderecords", NS, "spec.slot", "spec.node", "spec.touchedAt",
                           staleness=5, poll=1, slots=3)
