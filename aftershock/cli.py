@@ -49,15 +49,14 @@ def cmd_toolchain_status(args: argparse.Namespace) -> int:
 
 
 def cmd_cluster_up(args: argparse.Namespace) -> int:
-    from aftershock.providers.local import LocalProvider
-    from aftershock.shape import default_shape, load_shape
+    from aftershock.session_cluster import ClusterRequest, open_cluster
 
-    shape = load_shape(args.shape) if args.shape else default_shape()
     began = time.monotonic()
-    cluster = LocalProvider(args.kubernetes_version).up(shape, args.name, detached=True)
+    cluster = open_cluster(ClusterRequest(shape=args.shape, name=args.name, detached=True,
+                                          kubernetes_version=args.kubernetes_version), Path.cwd())
     _say(f"cluster/{cluster.name} up in {time.monotonic() - began:.1f}s: "
-         f"{len(shape.nodes)} nodes Ready, Kubernetes v{cluster.binaries.versions.kubernetes}, "
-         f"server {cluster.server}")
+         f"{len(cluster.shape.nodes)} nodes Ready, "
+         f"Kubernetes v{cluster.binaries.versions.kubernetes}, server {cluster.server}")
     print(cluster.paths.kubeconfig)
     return 0
 

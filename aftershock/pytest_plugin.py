@@ -15,6 +15,9 @@ import pytest
 from aftershock.errors import UserError
 
 FIXTURE_MODULES = ("aftershock.bdd.reporting", "aftershock.bdd.fixtures", "aftershock.bdd.runner")
+# The project (pytest's rootdir), for the hooks pytest gives no config: its clusters/ holds
+# the shapes a `@shape:` tag names. The engine takes it as an argument.
+PROJECT: list[Path] = []
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,9 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "cluster: needs a running cluster (every feature's scenarios do)")
     config.addinivalue_line(
         "markers", "explore: a scenario `aftershock explore` found (select with -m explore)")
-    from aftershock import shape
-
-    shape.PROJECT[:] = [Path(config.rootpath)]
+    PROJECT[:] = [Path(config.rootpath)]
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
             config.pluginmanager.import_plugin(module)
@@ -137,7 +138,7 @@ def pytest_bdd_apply_tag(tag: str, function):
         from aftershock.session_cluster import shape_file
 
         name = tag.split(":", 1)[1]
-        shape_file(name)  # an unknown shape is a collection error naming the known ones
+        shape_file(name, PROJECT[0])  # unknown: a collection error naming the known ones
         pytest.mark.aftershock_shape(name)(function)
         return True
     return None

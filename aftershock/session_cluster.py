@@ -1,9 +1,12 @@
-"""Choosing and opening the clusters a test session runs on: the one the options name, and one
-per cluster shape a feature asks for with `@shape:<name>` (the project's clusters/<name>.yaml;
-the project is pytest's rootdir)."""
+"""The one door from a shape (or a shape file) to a running cluster: the CLI's `cluster up`,
+the pytest session's clusters (one per `@shape:<name>` a feature asks for) and a notebook's
+Session all open theirs through ``open_cluster``, with the project root passed in (pytest's
+rootdir, or the working directory of a command or a notebook), whose clusters/ holds the
+shapes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +18,32 @@ from aftershock.providers.local import LocalProvider
 from aftershock.shape import default_shape, load_shape, project_shapes
 
 
-def shape_file(name: str) -> Path:
+@dataclass(frozen=True)
+class ClusterRequest:
+    """Which cluster: a provider (local, kind, existing) and, for the ones aftershock starts,
+    a shape (a file; None is the project's default)."""
+
+    provider: str = "local"
+    shape: str | Path | None = None
+    kubernetes_version: str | None = None
+    name: str | None = None
+    detached: bool = False  # outlives this process (`aftershock cluster up`)
+    kubeconfig: str | None = None  # existing
+    context: str | None = None  # existing
+    allow_faults_on: Any = None  # existing
+
+    @classmethod
+    def from_options(cls, option: Any, shape: str | Path | None = None) -> ClusterRequest:
+        """What pytest's --cluster, --shape, --kubernetes-version, ... options ask for."""
+        return cls(option.aftershock_cluster, shape or option.aftershock_shape,
+                   option.aftershock_kubernetes_version, kubeconfig=option.aftershock_kubeconfig,
+                   context=option.aftershock_context,
+                   allow_faults_on=option.aftershock_allow_faults_on)
+
+
+def shape_file(name: str, project: Path) -> Path:
     """clusters/<name>.yaml for a `@shape:<name>` tag; a clear error when there is none."""
-    shapes = project_shapes()
+    shapes = project_shapes(project)
     path = shapes / f"{name}.yaml"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in shapes.glob("*.yaml"))) or "none"
@@ -26,17 +52,15 @@ def shape_file(name: str) -> Path:
     return path
 
 
-def open_cluster(config: Any, shape: str | Path | None = None):
-    option = config.option
-    if option.aftershock_cluster == "existing":
-        return open_existing(option.aftershock_kubeconfig, option.aftershock_context,
-                             option.aftershock_allow_faults_on)
-    path = shape or option.aftershock_shape
-    chosen = load_shape(path) if path else default_shape()
-    if option.aftershock_cluster == "kind":
-        return KindProvider(option.aftershock_kubernetes_version).up(chosen)
-
-    return LocalProvider(option.aftershock_kubernetes_version).up(chosen)
+def open_cluster(request: ClusterRequest, project: Path):
+    """Start (or, for an existing one, open) the cluster the request names."""
+    if request.provider == "existing":
+        return open_existing(request.kubeconfig, request.context, request.allow_faults_on)
+    chosen = load_shape(request.shape) if request.shape else default_shape(project)
+    if request.provider == "kind":
+        return KindProvider(request.kubernetes_version).up(chosen, request.name)
+    return LocalProvider(request.kubernetes_version).up(chosen, request.name,
+                                                         detached=request.detached)
 
 
 class ClusterPool:
@@ -45,6 +69,7 @@ class ClusterPool:
 
     def __init__(self, config: Any):
         self.config = config
+        self.project = Path(config.rootpath)
         self._clusters: dict[str, Any] = {}
         self.used: list[str] = []  # described when opened: still there after down()
 
@@ -53,7 +78,9 @@ class ClusterPool:
             shape = None
         key = shape or "default"
         if key not in self._clusters:
-            cluster = open_cluster(self.config, shape_file(shape) if shape else None)
+            path = shape_file(shape, self.project) if shape else None
+            cluster = open_cluster(ClusterRequest.from_options(self.config.option, path),
+                                   self.project)
             self._clusters[key] = cluster
             self.used.append(self.describe(cluster))
             info = cluster.info

@@ -229,17 +229,15 @@ def load_shape(path: str | Path) -> Shape:
     return parse(load(path))
 
 
-PROJECT: list[Path] = []  # pytest's rootdir, once a session knows it; else the working dir
+def project_shapes(project: Path) -> Path:
+    """The project's cluster shapes: its clusters/ (the project is pytest's rootdir, or the
+    working directory of a command or a notebook)."""
+    return project / "clusters"
 
 
-def project_shapes() -> Path:
-    """The project's cluster shapes: clusters/ under pytest's rootdir (or the working dir)."""
-    return (PROJECT[0] if PROJECT else Path.cwd()) / "clusters"
-
-
-def default_shape() -> Shape:
+def default_shape(project: Path) -> Shape:
     """The project's clusters/three-nodes.yaml; the same nodes built in where it has none."""
-    path = project_shapes() / "three-nodes.yaml"
+    path = project_shapes(project) / "three-nodes.yaml"
     if path.is_file():
         return load_shape(path)
     return Shape(name="three-nodes",

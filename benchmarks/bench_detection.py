@@ -16,11 +16,14 @@ import random
 import statistics
 import threading
 import time
+from pathlib import Path
 
 from aftershock import kube, workloads
 from aftershock.providers.local import LocalProvider
 from aftershock.shape import default_shape
 from aftershock.timeline import Recorder, Timeline
+
+REPO = Path(__file__).resolve().parents[1]
 
 POLL = 0.05
 
@@ -54,7 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--changes", type=int, default=200)
     args = parser.parse_args()
-    cluster = LocalProvider().up(default_shape())
+    cluster = LocalProvider().up(default_shape(REPO))
     try:
         run(cluster, args.changes)
     finally:

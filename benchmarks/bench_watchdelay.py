@@ -22,6 +22,8 @@ from aftershock.providers.local import LocalProvider
 from aftershock.shape import default_shape
 from aftershock.timeline import Recorder, Timeline
 
+REPO = Path(__file__).resolve().parents[1]
+
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
@@ -38,7 +40,7 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=100)
     parser.add_argument("--delay", type=float, default=2.0)
     args = parser.parse_args()
-    cluster = LocalProvider().up(default_shape())
+    cluster = LocalProvider().up(default_shape(REPO))
     scratch = Path(tempfile.mkdtemp(prefix="bench-watchdelay-"))
     try:
         run(cluster, scratch, args.pods, args.delay)

@@ -115,7 +115,7 @@ def _shape(option: str | None, tagged: str | None) -> str | None:
     if tagged:
         from aftershock.session_cluster import shape_file
 
-        return str(shape_file(tagged))
+        return str(shape_file(tagged, Path.cwd()))
     return None
 
 

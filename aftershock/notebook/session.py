@@ -31,11 +31,10 @@ from aftershock.errors import StepFailed, UserError
 from aftershock.grammar import closest_steps, match_step, split_keyword, split_label, step_problem
 from aftershock.notebook.authoring import write_feature
 from aftershock.providers import processes
-from aftershock.providers.local import LocalProvider
 from aftershock.report import picture, plot
 from aftershock.report.evidence import witness_entries, witness_text
 from aftershock.scenario import PropertyViolated, Scenario
-from aftershock.shape import default_shape, load_shape
+from aftershock.session_cluster import ClusterRequest, open_cluster
 from aftershock.sut.profile import load_profile
 
 
@@ -83,8 +82,8 @@ class Session:
     @staticmethod
     def _start(shape: str | Path | None, kubernetes_version: str | None):
         processes.gc()  # what a dead kernel left behind
-        loaded = load_shape(shape) if shape else default_shape()
-        return LocalProvider(kubernetes_version).up(loaded)
+        return open_cluster(ClusterRequest(shape=shape, kubernetes_version=kubernetes_version),
+                            Path.cwd())
 
     def status(self) -> dict[str, Any]:
         info = self.cluster.info

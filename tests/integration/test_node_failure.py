@@ -4,6 +4,7 @@ then the real taint-based eviction deletes the node's pods once their toleration
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -14,13 +15,15 @@ from aftershock.timeline import Recorder, Timeline
 from aftershock.timeline.entry import AUDIT
 from aftershock.timeline.state import is_live, node_of
 
+REPO = Path(__file__).resolve().parents[2]
+
 pytestmark = pytest.mark.cluster
 TOLERATION = 3
 
 
 @pytest.fixture
 def fast_eviction_cluster():
-    shape = dataclasses.replace(default_shape(), name="fast-eviction",
+    shape = dataclasses.replace(default_shape(REPO), name="fast-eviction",
                                 not_ready_toleration_seconds=TOLERATION,
                                 unreachable_toleration_seconds=TOLERATION)
     cluster = LocalProvider().up(shape)

@@ -92,5 +92,9 @@ def test_dra_is_switched_on_before_1_34_only():
         "--feature-gates=DynamicResourceAllocation=true"]
 
 
-def test_the_default_shape_is_the_three_nodes_file():
-    assert default_shape() == load_shape(REPO / "clusters/three-nodes.yaml")
+def test_the_default_shape_is_the_project_s_three_nodes_file(tmp_path):
+    assert default_shape(REPO) == load_shape(REPO / "clusters/three-nodes.yaml")
+    (tmp_path / "clusters").mkdir()
+    (tmp_path / "clusters" / "three-nodes.yaml").write_text("nodes: [{name: only}]\n")
+    assert [node.name for node in default_shape(tmp_path).nodes] == ["only"]
+    assert len(default_shape(tmp_path / "elsewhere").nodes) == 3  # built in, with no file
