@@ -79,20 +79,20 @@ class PhraseError(ValueError):
     pass
 
 
-def build_condition(text: str, ctx) -> Condition:
-    found = match(CONDITIONS, text)
+def _build(phrases: list[Phrase], text: str, what: str, ctx) -> Any:
+    found = match(phrases, text)
     if found is None:
-        raise PhraseError(problem(CONDITIONS, text, "condition"))
+        raise PhraseError(problem(phrases, text, what))
     phrase, arguments = found
     return phrase.build(ctx, **arguments)
+
+
+def build_condition(text: str, ctx) -> Condition:
+    return _build(CONDITIONS, text, "condition", ctx)
 
 
 def build_event(text: str, ctx) -> Event:
-    found = match(EVENTS, text)
-    if found is None:
-        raise PhraseError(problem(EVENTS, text, "event"))
-    phrase, arguments = found
-    return phrase.build(ctx, **arguments)
+    return _build(EVENTS, text, "event", ctx)
 
 
 def resource_of(kind: str) -> str:
