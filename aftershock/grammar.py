@@ -10,6 +10,10 @@ it sits under it, beside the property registry it asks which ids a step may name
 from __future__ import annotations
 
 import difflib
+import functools
+import importlib
+import inspect
+import pkgutil
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,7 +72,12 @@ def then(pattern: str, phrases: dict[str, str] | None = None, check: str | None 
 
 
 def _compiled(definition: StepDefinition):
-    return parse.compile(definition.pattern, extra_types=EXTRA_TYPES)
+    return _compile(definition.pattern)
+
+
+@functools.cache
+def _compile(pattern: str):
+    return parse.compile(pattern, extra_types=EXTRA_TYPES)
 
 
 # A Then step may end with the property it judges, e.g. "... more than 3 live pods (R1)".
@@ -91,10 +100,25 @@ def split_label(text: str) -> tuple[str, str | None]:
 
 
 def step_problem(text: str, definition: StepDefinition, arguments: dict[str, Any]) -> str | None:
-    """Why a step cannot run as written: a property it may not name, or a number beyond what
-    this machine can hold or wait for."""
-    return label_problem(text, definition) or limits.step_problem(definition.func.__name__,
-                                                                  arguments)
+    """Why a step cannot run as written: more than one step matches its words, a property it
+    may not name, or a number beyond what this machine can hold or wait for."""
+    return ambiguity(text) or label_problem(text, definition) or limits.step_problem(
+        definition.func.__name__, arguments)
+
+
+def ambiguity(text: str) -> str | None:
+    """Two definitions matching one text is refused, as Cucumber refuses it: which one runs
+    would depend on the order steps were registered in (and pytest-bdd's order is not ours)."""
+    found = _matching(split_label(text)[0])
+    if len(found) < 2:
+        return None
+    listed = "; ".join(f"{d.kind.capitalize()} {d.example} ({_where(d)})" for d in found)
+    return f"ambiguous step {text!r}: it matches {len(found)} definitions: {listed}"
+
+
+def _where(definition: StepDefinition) -> str:
+    func = inspect.unwrap(definition.func)
+    return f"{func.__module__}:{func.__code__.co_firstlineno}"
 
 
 def label_problem(text: str, definition: StepDefinition) -> str | None:
@@ -105,12 +129,24 @@ def label_problem(text: str, definition: StepDefinition) -> str | None:
 
 def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
     """The definition whose whole pattern matches ``text``, with its parsed arguments."""
-    text, _ = split_label(text)
-    for definition in REGISTRY:
-        found = _compiled(definition).parse(text)
-        if found is not None:
-            return definition, dict(found.named)
+    text = split_label(text)[0]
+    for definition in _matching(text)[:1]:
+        return definition, dict(_compiled(definition).parse(text).named)
     return None
+
+
+def _matching(text: str) -> list[StepDefinition]:
+    return [d for d in REGISTRY if _compiled(d).parse(text) is not None]
+
+
+def load_step_modules(package: str) -> list[str]:
+    """Import every module of a step package (in name order), which registers its steps: a
+    new step module is one file. The order does not decide a match (see ``ambiguity``)."""
+    names = sorted(info.name for info in pkgutil.iter_modules(
+        importlib.import_module(package).__path__) if not info.name.startswith("_"))
+    for name in names:
+        importlib.import_module(f"{package}.{name}")
+    return names
 
 
 def closest_steps(text: str, count: int = 3) -> list[str]:

@@ -1,7 +1,7 @@
 """aftershock as a library in someone else's repository: the wheel, installed into a fresh
 venv in an empty directory, installs nothing at top level but ``aftershock``; `aftershock init`
-makes a project, and a feature with a built-in step and two of the project's own passes on the
-embedded cluster."""
+makes a project, a new step module is one file in its steps/, and a feature with a built-in
+step and two of the project's own passes on the embedded cluster."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import pytest
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parents[2]
-OWN_STEP = '''
+OWN_STEP = '''from aftershock import kube
+from aftershock.scenario import Scenario, then
+
 
 @then("the ConfigMap {name:Name} holds {key}={value}")
 def config_map_holds(scenario: Scenario, name: str, key: str, value: str) -> None:
@@ -70,16 +72,11 @@ def test_the_wheel_in_a_fresh_venv_runs_a_projects_own_steps(tmp_path):
     made = _run(aftershock, "init", "project", cwd=home)
     assert made.returncode == 0, made.stderr
     project = home / "project"
-    with (project / "steps" / "__init__.py").open("a") as steps:
-        steps.write(OWN_STEP)
-    text = (project / "steps" / "__init__.py").read_text()
-    (project / "steps" / "__init__.py").write_text(text.replace(
-        "from aftershock.scenario import Scenario, given",
-        "from aftershock.scenario import Scenario, given, then"))
+    (project / "steps" / "checks.py").write_text(OWN_STEP)  # a new step module: one file
     (project / "features" / "mine.feature").write_text(FEATURE)
     listed = _run(aftershock, "steps", cwd=project)
     assert "Then the ConfigMap <name> holds <key>=<value>" in listed.stdout
-    assert "this project (steps)" in listed.stdout
+    assert "this project (steps.checks)" in listed.stdout
 
     ran = _run(aftershock, "run", "features/mine.feature", "-p", "no:cacheprovider",
                cwd=project)

@@ -8,7 +8,7 @@ import pytest
 import aftershock.bdd.steps  # noqa: F401  (fills the registry)
 from aftershock.errors import UserError
 from aftershock.features import check_steps
-from aftershock.grammar import REGISTRY, match_step
+from aftershock.grammar import REGISTRY, ambiguity, given, match_step
 
 
 def _write(tmp_path, body: str):
@@ -54,6 +54,27 @@ def test_each_pattern_matches_only_itself(definition):
     sample = re.sub(r"{(\w+)(:Name|:w)?}", "web", sample)
     found = match_step(sample)
     assert found is not None and found[0] is definition
+    assert ambiguity(sample) is None  # no other definition matches it either
+
+
+def test_a_step_two_definitions_match_is_refused_naming_both(tmp_path):
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n")
+
+    @given("a cluster with {count:d} {what}")
+    def a_cluster_of_things(scenario, count, what):
+        """A definition that also matches 'a cluster with 3 nodes'."""
+
+    try:
+        with pytest.raises(UserError) as caught:
+            check_steps(path)
+    finally:
+        REGISTRY.pop()
+    message = str(caught.value)
+    assert re.match(r".*x\.feature:3: ambiguous step .a cluster with 3 nodes.: it matches 2",
+                    message)
+    assert "Given a cluster with <count> <what> (tests.unit.test_features:" in message
+    assert "Given a cluster with <count> nodes (aftershock.bdd.steps.cluster:" in message
+    check_steps(path)  # the registry as it was: one match
 
 
 @pytest.mark.parametrize(("text", "function"), [
