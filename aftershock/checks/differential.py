@@ -151,6 +151,20 @@ def writes(entries: Iterable[Entry], actor: str, namespace: str,
     return found
 
 
+def status_writers(entries: Iterable[Entry], actor: str,
+                   namespace: str) -> tuple[set[str], set[str]]:
+    """(the kinds whose status ``actor`` wrote in ``namespace``, those whose status others
+    wrote), by the audit log. A Deployment's status is the deployment controller's, a Pod's the
+    kubelet's: not the output of the implementation that created them."""
+    ours: set[str] = set()
+    theirs: set[str] = set()
+    for entry in entries:
+        if (entry.kind == AUDIT and entry.subresource == "status" and entry.verb in WRITE_VERBS
+                and 200 <= entry.code < 300 and entry.namespace == namespace):
+            (ours if entry.actor == actor else theirs).add(entry.resource)
+    return ours, theirs
+
+
 def refused(entries: Iterable[Entry], actor: str, namespace: str | None = None) -> list[Entry]:
     """The writes of ``actor`` (into ``namespace`` or cluster-scoped objects, when given) the
     API server refused."""

@@ -166,6 +166,15 @@ def shown(path: Path) -> str:
         return str(path)
 
 
+def _status_of_others(runs: Sequence[tuple[list[Entry], str, str]]) -> set[str]:
+    """The kinds whose status others wrote in some reference run, and the implementation in
+    none."""
+    written = [diff.status_writers(entries, actor, namespace)
+               for entries, namespace, actor in runs]
+    return {r for _, theirs in written for r in theirs} - \
+        {r for ours, _ in written for r in ours}
+
+
 def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
     """From (history, namespace, implementation actor) of each reference run."""
     made = [diff.writes(entries, actor, namespace) for entries, namespace, actor in runs]
@@ -178,6 +187,9 @@ def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
         objects = diff.end_objects(entries, namespace, owned)
         ends.append({r: [diff.normal(o, namespace) for o in objs] for r, objs in objects.items()})
     masks = diff.learn_masks(ends)
+    for resource in _status_of_others(runs) & set(owned):
+        if masks.get(resource) != ["*"]:  # another's output, however often it is the same
+            masks[resource] = sorted({*masks.get(resource, []), "status"})
     objects = {r: diff.canonical(ends[0].get(r, []), masks.get(r, [])) for r in owned
                if masks.get(r) != ["*"]}
     storm = max(len(diff.refused_storm(entries, actor, namespace))

@@ -93,6 +93,37 @@ def test_a_different_end_state_is_a_violation_that_names_the_field():
         more.entries).status == VIOLATED
 
 
+def _status_by(h: History, actor: str) -> History:
+    for name in ("web-a", "web-b", "web-x", "web-y", "web-p", "web-q"):
+        h.add(0.8, AUDIT, resource="pods", namespace=h.namespace, name=name, verb="patch",
+              subresource="status", actor=actor, code=200)
+    return h
+
+
+def test_a_status_only_others_wrote_is_masked_and_one_the_implementation_wrote_is_judged():
+    """A Deployment's status is the deployment controller's: where another actor wrote a kind's
+    status subresource in the reference runs and the implementation never did, E1 judges the
+    rest of the object (held out: sample-controller's Deployments ended with another
+    status.observedGeneration after a perturbation made it write more)."""
+    kubelet = "system:node:node-1"
+    reference = _learned(_status_by(_run(["web-a", "web-b"], "r1"), kubelet),
+                         _status_by(_run(["web-x", "web-y"], "r2"), kubelet))
+    assert "status" in reference.masks["pods"]
+    other = _status_by(_run(["web-p", "web-q"]), kubelet)
+    other.pod(9.0, "web-q", phase="Pending", kind="MODIFIED")
+    params = {"namespace": NS, "reference": reference.objects, "masks": reference.masks}
+    assert properties.judge(["E1"], Judgement("end_state_as_reference", params),
+                            other.entries).status == PASS
+    mine = "system:serviceaccount:{}:impl"
+    reference = _learned(_status_by(_status_by(_run(["web-a", "web-b"], "r1"), kubelet),
+                                    mine.format("r1")),
+                         _status_by(_run(["web-x", "web-y"], "r2"), kubelet))
+    assert "status" not in reference.masks["pods"]
+    params = {"namespace": NS, "reference": reference.objects, "masks": reference.masks}
+    assert properties.judge(["E1"], Judgement("end_state_as_reference", params),
+                            other.entries).status == VIOLATED
+
+
 def test_creates_beyond_the_reference_range_violate_e2_and_within_it_pass():
     expected = {"pods create": [2, 3]}
     params = {"actor": ACTOR, "namespace": NS, "expected": expected}
