@@ -41,13 +41,19 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
     group had when the delay ran out is gone. Deletions are attributed by the audit log."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
-    breach_entry, since, due_pods = None, None, None
+    breach_entry, since, due_pods, before = None, None, None, set()
     for entry, state in replay(entries):
+        if since is not None and due_pods is None and entry.wall >= since + delay:
+            # The state just before the first change recorded after the delay ran out: the
+            # change itself (a pod made then) was not there when it ran out.
+            due_pods = before
+        if due_pods is not None:
+            break
         condition = gang.breach(state, group)
         if breach_entry is None and condition and condition.get("status") == "True":
             breach_entry, since = entry, stamp(condition.get("lastTransitionTime"))
-        if since is not None and due_pods is None and entry.wall >= since + delay:
-            due_pods = {p["metadata"]["name"] for p in gang.live_pods(state, group)}
+        if since is not None:
+            before = {p["metadata"]["name"] for p in gang.live_pods(state, group)}
     reads = frozenset({gang.resource, "pods", "audit"})
     if breach_entry is None or since is None:
         # The precondition never held: the scenario, not the implementation, is at fault

@@ -323,3 +323,21 @@ def test_terminations_are_the_implementations_recycles_in_the_audit_log():
     assert verdict.status == VIOLATED and "2 times" in verdict.summary, verdict.explain()
     other = judge("at_most_terminations", {**params, "actor": "someone-else"}, history)
     assert other.status == PASS  # deletions by another actor are not the implementation's
+
+
+def test_a_pod_made_after_the_termination_delay_ran_out_was_not_due_then():
+    """G2/G3: the pods due to be terminated are those the group had when its delay ran out,
+    the state just before the first change recorded after it. A pod made after (a new replica
+    coming up) is no pod the implementation failed to terminate; it used to be VIOLATED."""
+    breached = gang_object()
+    breached["status"]["groups"] = [{"index": 0, "conditions": [{
+        "type": "Breached", "status": "True", "lastTransitionTime": "2001-09-09T01:46:41Z"}]}]
+    history = History().watch(0, "gangs", gang_object(), "ADDED")
+    _train_pod(history, 0.5, "train-0")
+    history.watch(1.2, "gangs", breached)  # breached at 1e9 + 1 (the wall clock of History)
+    _train_pod(history, 3.5, "train-1")  # the first change recorded after the delay ran out
+    _audit(history, 3.6, "delete", "train-0")  # after the 2 s delay, within its bound
+    history.watch(3.7, "pods", pod("train-0", "n1", app="train"), "DELETED")
+    params = {"gang": _gang(), "group": 0, "delay": 2, "latency": 5, "actor": "gang-op"}
+    verdict = judge("termination_timed", params, history)
+    assert verdict.status == PASS, verdict.explain()
