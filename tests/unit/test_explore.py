@@ -246,6 +246,18 @@ def test_a_workload_gets_the_implementation_started_after_its_cluster_step(tmp_p
         "Then within 30 seconds the replica group web has 5 live pods (R5)"]
 
 
+def test_after_a_node_deleted_undrained_r5_waits_for_the_clusters_pod_collector(tmp_path):
+    """Held out: prometheus-operator rolls its StatefulSet when scaled; the pod on a node
+    deleted without a drain stays terminating until kube-controller-manager's pod garbage
+    collector deletes it (40-60 s), and no implementation can replace it before: 6 of 63 plans
+    broke R5's 30 s."""
+    steps = [s.text for s in _workload(tmp_path).steps]
+    drained = oracles.labelled([*steps, "I drain node node-1 deleting emptyDir data"])
+    assert "Then within 30 seconds the replica group web has 5 live pods (R5)" in drained
+    gone = oracles.labelled([*steps, "I delete node node-1 without draining it"])
+    assert "Then within 90 seconds the replica group web has 5 live pods (R5)" in gone
+
+
 def test_an_unknown_step_in_a_workload_names_file_line_and_the_closest_step(tmp_path):
     path = tmp_path / "w.steps"
     path.write_text("# a comment\nGiven a cluster with 3 nodes\nWhen I scael the replica group "
