@@ -1,13 +1,21 @@
-"""Implementations built from their published Go modules, pinned in the profile
-(``build: {go: "github.com/org/operator/cmd@v1.2.3"}``): built once with ``go build`` into
-~/.cache/aftershock/impl/<package@version, go version>/ (written to a temp dir, then renamed),
-with progress; ``{binary}`` names the built program and ``{module_dir}`` the module's own files
-(CRDs, RBAC) in the Go module cache."""
+"""Implementations built from Go, pinned in the profile: a published module
+(``build: {go: "github.com/org/operator/cmd@v1.2.3"}``) or a source tree at one commit
+(``build: {git: URL, commit: <40 hex>, dir: operator, package: ./cmd}``, cloned shallow into
+~/.cache/aftershock/src/ and built in the module's own directory, so its own ``replace``
+lines and go.sum hold). Built once with ``go build`` into ~/.cache/aftershock/impl/<what, go
+version>/ (written to a temp dir, then renamed), with progress; ``{binary}`` names the built
+program, ``{module_dir}`` the module's own files (CRDs, RBAC) and, for a source tree,
+``{source_dir}`` the whole checkout.
+
+git and Go read their own settings untouched: a machine that cannot reach a repository maps
+its URL to a mirror (``git config url.<mirror>.insteadOf <URL>``), and a module the proxy
+refuses is served from a file proxy (``GOPROXY=file:///dir,https://proxy.golang.org``)."""
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -24,6 +32,9 @@ from aftershock.errors import UserError
 Progress = Callable[[str], None]
 PINNED = re.compile(r"^(?P<package>[a-z0-9.-]+\.[a-z]+(?:/[A-Za-z0-9_.~+-]+)+)"
                     r"@(?P<version>v\d+\.\d+\.\d+\S*)$")
+
+
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,41 @@ class GoBuild:
     @property
     def pinned(self) -> str:
         return f"{self.package}@{self.version}"
+
+
+@dataclass(frozen=True)
+class SourceBuild:
+    """A Go package built from a git repository at one commit, in its module's directory."""
+
+    git: str
+    commit: str
+    dir: str = "."
+    package: str = "."
+    binary: str = ""
+
+    @classmethod
+    def parse(cls, raw: dict[str, str]) -> SourceBuild:
+        """From a profile's build map; a ValueError's args are (the field that is wrong,
+        why)."""
+        commit = str(raw.get("commit", ""))
+        if not COMMIT.match(commit):
+            raise ValueError("commit", f"'{commit}' is not a full commit id (40 hex digits)")
+        folder = str(raw.get("dir", ".")).strip("/") or "."
+        if folder.startswith("..") or Path(folder).is_absolute():
+            raise ValueError("dir", f"'{folder}' is not a folder inside the repository")
+        package = str(raw.get("package", "."))
+        repository = str(raw["git"]).rstrip("/").removesuffix(".git")
+        name = raw.get("binary") or posixpath.basename(posixpath.normpath(
+            f"{folder}/{package}")).replace(".", "") or posixpath.basename(repository)
+        return cls(str(raw["git"]), commit, folder, package, str(name))
+
+    @property
+    def pinned(self) -> str:
+        where = "" if self.dir == "." else f" {self.dir}"
+        return f"{self.git}@{self.commit[:12]}{where} {self.package}"
+
+
+Build = GoBuild | SourceBuild
 
 
 def _say(message: str) -> None:
@@ -73,8 +119,43 @@ def cache_dir() -> Path:
     return Path(base) / "aftershock" / "impl"
 
 
-def _slug(build: GoBuild) -> str:
+def _slug(build: Build) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", build.pinned) + f"_{go_version()}"
+
+
+def source_root() -> Path:
+    return cache_dir().parent / "src"
+
+
+def source_tree(build: SourceBuild, progress: Progress | None = None) -> Path:
+    """The repository's files at the commit: fetched once (shallow, that commit only) into
+    ~/.cache/aftershock/src/<repository>/<commit>/."""
+    final = source_root() / re.sub(r"[^A-Za-z0-9_.-]+", "_", build.git) / build.commit
+    if (final / ".git").is_dir():
+        return final
+    say = progress or _say
+    final.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+    say(f"fetching {build.git} at {build.commit[:12]} (once; cached in {final})")
+    try:
+        for command in (["init", "-q"], ["fetch", "-q", "--depth", "1", build.git,
+                                         build.commit], ["checkout", "-q", "FETCH_HEAD"]):
+            done = subprocess.run(["git", *command], cwd=scratch, capture_output=True,
+                                  text=True, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+            if done.returncode != 0:
+                raise UserError(_unreachable(build, done.stderr))
+        shutil.rmtree(final, ignore_errors=True)
+        scratch.rename(final)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return final
+
+
+def _unreachable(build: SourceBuild, stderr: str) -> str:
+    said = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return (f"cannot fetch {build.git} at {build.commit}: {said[-1] if said else 'git failed'}"
+            f" (a machine that cannot reach it maps the URL to a mirror: git config --global "
+            f"url.<mirror>.insteadOf {build.git})")
 
 
 @cache
@@ -95,16 +176,27 @@ def module_of(build: GoBuild) -> tuple[str, Path]:
     raise UserError(f"no module of {build.pinned} could be downloaded: " + "; ".join(tried))
 
 
-def module_dir(build: GoBuild) -> Path:
+def module_dir(build: Build) -> Path:
+    if isinstance(build, SourceBuild):
+        return source_tree(build) / build.dir
     return module_of(build)[1]
 
 
-def built(build: GoBuild) -> Path | None:
+def values(build: Build | None) -> dict[str, str]:
+    """The placeholders a build gives a profile's paths."""
+    if build is None:
+        return {}
+    if isinstance(build, SourceBuild):
+        return {"module_dir": str(module_dir(build)), "source_dir": str(source_tree(build))}
+    return {"module_dir": str(module_dir(build))}
+
+
+def built(build: Build) -> Path | None:
     found = cache_dir() / _slug(build) / build.binary
     return found if found.is_file() else None
 
 
-def ensure(build: GoBuild, progress: Progress | None = None) -> Path:
+def ensure(build: Build, progress: Progress | None = None) -> Path:
     """The built program, built now (with progress) if it is not cached yet."""
     say = progress or _say
     ready = built(build)
@@ -116,7 +208,13 @@ def ensure(build: GoBuild, progress: Progress | None = None) -> Path:
     say(f"building {build.pinned} with {go_version()} (once; cached in {final})")
     began = time.monotonic()
     try:
-        _install(build, scratch, say, began)
+        if isinstance(build, SourceBuild):
+            _compile(build, ["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
+                             str(scratch / build.binary), build.package],
+                     module_dir(build), say, began,
+                     {**_env(), "GOFLAGS": "-mod=readonly -buildvcs=false"})
+        else:
+            _install(build, scratch, say, began)
         if not (scratch / build.binary).is_file():
             made = sorted(p.name for p in scratch.iterdir())
             raise UserError(f"building {build.pinned} made {made or 'nothing'}, not "
@@ -139,10 +237,16 @@ def _install(build: GoBuild, into: Path, say: Progress, began: float) -> None:
     (consumer / "go.mod").write_text(f"module aftershock.local/build\n\ngo "
                                      f"{_language(go_version())}\n\nrequire {module} "
                                      f"{build.version}\n")
-    proc = subprocess.Popen(["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
-                             str(into / build.binary), build.package], env=_env(),
-                            cwd=consumer, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            text=True)
+    _compile(build, ["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
+                     str(into / build.binary), build.package], consumer, say, began, _env())
+    shutil.rmtree(consumer)
+
+
+def _compile(build: Build, command: list[str], cwd: Path, say: Progress, began: float,
+             env: dict[str, str]) -> None:
+    """Run the build, saying every 10 s how many packages it compiled."""
+    proc = subprocess.Popen(command, env=env, cwd=cwd, stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True)
     assert proc.stderr is not None
     compiled, shown, tail = 0, time.monotonic(), []
     for line in proc.stderr:
@@ -156,7 +260,6 @@ def _install(build: GoBuild, into: Path, say: Progress, began: float) -> None:
                 f"({shown - began:.0f}s)")
     if proc.wait() != 0:
         raise UserError(f"building {build.pinned} failed:\n" + "\n".join(tail))
-    shutil.rmtree(consumer)
 
 
 def _language(version: str) -> str:

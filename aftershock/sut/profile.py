@@ -16,7 +16,7 @@ from aftershock import labels
 from aftershock.errors import UserError
 from aftershock.schema import validate
 from aftershock.sut import profile_paths
-from aftershock.sut.gobuild import GoBuild, module_dir
+from aftershock.sut.gobuild import Build, values
 from aftershock.sut.placeholders import fill
 from aftershock.sut.profile_schema import CONCEPTS, SCHEMA  # noqa: F401 (re-exported)
 from aftershock.yamlsrc import Located, load
@@ -74,7 +74,7 @@ class Profile:
     watch_delay_target: str | None = None
     actor: str | None = None
     in_cluster: InCluster | None = None
-    build: GoBuild | None = None
+    build: Build | None = None
     rbac_from: tuple[str, ...] = ()
 
     @property
@@ -86,14 +86,12 @@ class Profile:
 
     def resolve(self, relative: str) -> Path:
         """Paths in a profile are relative to the profile file (wherever it is kept);
-        {module_dir} is the built implementation's module (its CRDs, its RBAC)."""
+        {module_dir} is the built implementation's module (its CRDs, its RBAC); {source_dir}
+        the whole source tree it was built from."""
         return (self.path.parent / fill(relative, self.module_values())).resolve()
 
     def module_values(self) -> dict[str, str]:
-        if self.build is None:
-            return {}
-
-        return {"module_dir": str(module_dir(self.build))}
+        return values(self.build)
 
     @property
     def workdir(self) -> Path:
@@ -146,13 +144,8 @@ def _check_node_selector(doc: Located, records: dict[str, Any] | None) -> None:
                         "node_records", "node_selector") from None
 
 
-def _build(doc: Located, raw: dict[str, Any] | None) -> GoBuild | None:
-    if raw is None:
-        return None
-    try:
-        return GoBuild.parse(raw["go"], raw.get("binary"))
-    except ValueError as exc:
-        raise doc.error(f"field 'build.go': {exc}", "build", "go") from None
+def _build(doc: Located, raw: dict[str, Any] | None) -> Build | None:
+    return profile_paths.build_of(doc, raw)
 
 
 def _in_cluster(doc: Located, raw: dict[str, Any] | None) -> InCluster | None:

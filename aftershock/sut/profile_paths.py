@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from aftershock import paths, yamlsrc
-from aftershock.sut.gobuild import GoBuild, module_dir
+from aftershock.sut.gobuild import Build, GoBuild, SourceBuild, values
 from aftershock.sut.placeholders import fill
 from aftershock.yamlsrc import Located
 
@@ -47,15 +47,35 @@ def check(doc: Located, directory: Path) -> None:
 
 
 def _module_values(doc: Located) -> dict[str, str]:
-    """{module_dir} of a profile built from a Go module (downloaded into the module cache)."""
-    go = (doc.data.get("build") or {}).get("go")
-    if not go:
-        return {}
+    """{module_dir} (and {source_dir}) of a profile built from Go: its module in the module
+    cache, or its source tree fetched at its commit."""
+    return values(build_of(doc, doc.data.get("build")))
 
+
+def build_of(doc: Located, raw: dict[str, Any] | None) -> Build | None:
+    """The profile's build: a published module (go) or a source tree (git), exactly one."""
+    if raw is None:
+        return None
+    if ("go" in raw) == ("git" in raw):
+        raise doc.error("field 'build' needs either 'go' (a published module) or 'git' (a "
+                        "source tree at a commit), exactly one", "build")
+    if "go" in raw:
+        extra = sorted(set(raw) & {"commit", "dir", "package"})
+        if extra:
+            raise doc.error(f"field 'build.{extra[0]}' goes with 'git', not 'go'", "build",
+                            extra[0])
+        try:
+            return GoBuild.parse(raw["go"], raw.get("binary"))
+        except ValueError as exc:
+            raise doc.error(f"field 'build.go': {exc}", "build", "go") from None
+    if "commit" not in raw:
+        raise doc.error("field 'build.commit' is required with 'git' (the full commit id to "
+                        "build)", "build")
     try:
-        return {"module_dir": str(module_dir(GoBuild.parse(go)))}
+        return SourceBuild.parse(raw)
     except ValueError as exc:
-        raise doc.error(f"field 'build.go': {exc}", "build", "go") from None
+        field, why = exc.args
+        raise doc.error(f"field 'build.{field}': {why}", "build", field) from None
 
 
 def crd_schemas(files: list[Path]) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:

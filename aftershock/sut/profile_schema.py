@@ -90,8 +90,13 @@ SCHEMA = {
     "name": Field(str, required=True),
     "description": Field(str),
     "build": Field("map", schema={
-        "go": Field(str, required=True,
-                    expected="a pinned Go package, module/path/cmd@vX.Y.Z (go install)"),
+        "go": Field(str, expected="a pinned Go package, module/path/cmd@vX.Y.Z (go install)"),
+        "git": Field(str, expected="a git repository URL to build from (with 'commit')"),
+        "commit": Field(str, expected="the full commit id (40 hex digits) to build"),
+        "dir": Field(str, expected="the Go module's folder in the repository (default: its "
+                                   "root)"),
+        "package": Field(str, expected="the package to build, relative to the module's folder "
+                                       "(default: .)"),
         "binary": Field(str, expected="the program it makes (default: the package's name)"),
     }),
     "rbac_from": Field("list", items=Field(str),

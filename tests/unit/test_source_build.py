@@ -1,0 +1,150 @@
+"""Implementations built from a source tree at one commit (``build: {git, commit, dir,
+package}``): fetched shallow through git's own settings (a URL mapped to a mirror with
+``insteadOf``, as a machine without GitHub does), built in the module's own directory (its
+``replace`` lines hold), cached by commit; a source that cannot be reached is one line naming
+the URL and how to map it; a wrong build map is file:line."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from aftershock.errors import UserError
+from aftershock.sut import gobuild
+from aftershock.sut.gobuild import SourceBuild
+from aftershock.sut.profile import load_profile
+
+URL = "https://git.example.invalid/acme/operator"
+MAIN = """package main
+
+import (
+\t"fmt"
+
+\t"acme.example/api"
+)
+
+func main() { fmt.Println(api.Name) }
+"""
+
+
+def _git(cwd, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture
+def repository(tmp_path, monkeypatch):
+    """A repository with an operator module that needs its sibling api/ through a replace
+    line (as Grove's operator needs ../scheduler/api), mapped from URL by insteadOf."""
+    repo = tmp_path / "mirror"
+    (repo / "operator" / "cmd").mkdir(parents=True)
+    (repo / "api").mkdir()
+    (repo / "api" / "go.mod").write_text("module acme.example/api\n\ngo 1.22\n")
+    (repo / "api" / "api.go").write_text('package api\n\nconst Name = "from the sibling"\n')
+    (repo / "operator" / "go.mod").write_text(
+        "module acme.example/operator\n\ngo 1.22\n\nrequire acme.example/api v0.0.0\n\n"
+        "replace acme.example/api => ../api\n")
+    (repo / "operator" / "cmd" / "main.go").write_text(MAIN)
+    (repo / "operator" / "crds").mkdir()
+    (repo / "operator" / "crds" / "crd.yaml").write_text("{}\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.file://{repo}.insteadOf")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", URL)
+    monkeypatch.setenv("GOFLAGS", "")
+    return repo, _git(repo, "rev-parse", "HEAD")
+
+
+def test_a_source_tree_is_fetched_through_insteadof_and_built_in_its_module(repository):
+    repo, commit = repository
+    build = SourceBuild.parse({"git": URL, "commit": commit, "dir": "operator",
+                               "package": "./cmd", "binary": "acme-operator"})
+    program = gobuild.ensure(build, progress=lambda _: None)
+    assert subprocess.run([program], capture_output=True, text=True).stdout == \
+        "from the sibling\n"
+    tree = gobuild.source_tree(build)
+    assert tree.parent.parent == gobuild.source_root() and tree.name == commit
+    assert gobuild.values(build) == {"module_dir": str(tree / "operator"),
+                                     "source_dir": str(tree)}
+    assert _git(tree, "rev-parse", "HEAD") == commit
+    # cached: the mirror may go away, the build stands
+    (repo / ".git").rename(repo / "gone")
+    assert gobuild.ensure(build, progress=lambda _: None) == program
+
+
+def test_a_source_that_cannot_be_reached_is_one_line_naming_url_and_mirror(repository,
+                                                                          monkeypatch):
+    _, commit = repository
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "0")
+    build = SourceBuild.parse({"git": URL, "commit": commit})
+    with pytest.raises(UserError) as refused:
+        gobuild.source_tree(build)
+    message = str(refused.value)
+    assert message.startswith(f"cannot fetch {URL} at {commit}: "), message
+    assert f"url.<mirror>.insteadOf {URL}" in message and "\n" not in message
+    assert not list(gobuild.source_root().rglob(commit))  # nothing half-fetched left
+
+
+def test_a_profile_built_from_a_source_tree_fills_module_dir(repository, tmp_path):
+    _, commit = repository
+    path = tmp_path / "p.yaml"
+    path.write_text(PROFILE.format(url=URL, commit=commit))
+    profile = load_profile(path)
+    assert isinstance(profile.build, SourceBuild) and profile.build.binary == "cmd"
+    assert profile.resolve("{module_dir}/crds/crd.yaml").is_file()
+
+
+PROFILE = """name: acme
+build:
+  git: {url}
+  commit: {commit}
+  dir: operator
+  package: ./cmd
+install:
+  manifests: ["{{module_dir}}/crds/crd.yaml"]
+start:
+  command: ["{{binary}}"]
+  ready: {{log: started}}
+concepts:
+  replica_group:
+    resource: {{group: acme.io, version: v1, plural: groups, kind: Group}}
+    replicas_path: spec.replicas
+    pod_selector: {{app: "{{name}}"}}
+"""
+
+
+REST = """start:
+  command: [x]
+  ready: {log: s}
+concepts:
+  replica_group:
+    resource: {group: a.io, version: v1, plural: gs, kind: G}
+    replicas_path: spec.replicas
+    pod_selector: {app: x}
+"""
+
+
+@pytest.mark.parametrize(("build", "line", "fragment"), [
+    ("  git: https://x.invalid/a\n  commit: main\n", 4,
+     "field 'build.commit': 'main' is not a full commit id (40 hex digits)"),
+    ("  git: https://x.invalid/a\n", 2,
+     "field 'build.commit' is required with 'git' (the full commit id to build)"),
+    ("  go: x.io/a/cmd@v1.0.0\n  git: https://x.invalid/a\n", 2,
+     "field 'build' needs either 'go' (a published module) or 'git'"),
+    ("  go: x.io/a/cmd@v1.0.0\n  dir: operator\n", 4,
+     "field 'build.dir' goes with 'git', not 'go'"),
+    ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  dir: ../up\n", 5,
+     "field 'build.dir': '../up' is not a folder inside the repository"),
+])
+def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
+    path = tmp_path / "p.yaml"
+    path.write_text("name: acme\nbuild:\n" + build + REST)
+    with pytest.raises(UserError) as caught:
+        load_profile(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:{line}: "), message
+    assert fragment in message, message
