@@ -13,7 +13,7 @@ from typing import Any
 from kubernetes import client, watch
 from kubernetes.dynamic import DynamicClient
 
-from aftershock import door, writes
+from aftershock import door, kube, writes
 
 
 def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
@@ -34,6 +34,31 @@ def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -
     except client.exceptions.ApiException as exc:
         if exc.status != 409:  # cluster-scoped parts stay installed from an earlier scenario
             raise
+
+
+def put(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
+    """Create ``doc``, in place of any object of its name (a webhook configuration an earlier
+    start left pointing at another port)."""
+    resource, scope = _resource(api, doc, namespace)
+    try:
+        writes.create(resource, doc, scope)
+    except client.exceptions.ApiException as exc:
+        if exc.status != 409:
+            raise
+        remove(api, doc, namespace)
+        writes.create(resource, doc, scope)
+
+
+def remove(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
+    """Delete the object ``doc`` names; one already gone is no error."""
+    resource, scope = _resource(api, doc, namespace)
+    with kube.suppress_not_found():
+        resource.delete(name=doc["metadata"]["name"], namespace=scope)
+
+
+def _resource(api: client.ApiClient, doc: dict[str, Any], namespace: str):
+    resource = DynamicClient(api).resources.get(api_version=doc["apiVersion"], kind=doc["kind"])
+    return resource, namespace if resource.namespaced else None
 
 
 SPEC_HASH = "aftershock.io/spec-hash"

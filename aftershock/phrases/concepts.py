@@ -93,8 +93,7 @@ def _gang_seen(gang: Gang):
 def gang_breached(ctx, group: int, name: str) -> Condition:
     gang = Gang.of(ctx, name)
     return Condition(f"group {group} of gang {name} has {gang.mapping['breach_condition']}=True",
-                     lambda s: gang.breached(s, group), frozenset({gang.resource}),
-                     _gang_seen(gang))
+                     lambda s: gang.breached(s, group), gang.resources, _gang_seen(gang))
 
 
 @condition("group {group:d} of the gang {name:Name} is not breached")
@@ -102,7 +101,7 @@ def gang_not_breached(ctx, group: int, name: str) -> Condition:
     gang = Gang.of(ctx, name)
     return Condition(f"group {group} of gang {name} has {gang.mapping['breach_condition']}=False",
                      lambda s: (gang.breach(s, group) or {}).get("status") == "False",
-                     frozenset({gang.resource}), _gang_seen(gang))
+                     gang.resources, _gang_seen(gang))
 
 
 @condition("group {group:d} of the gang {name:Name} has {count:d} scheduled pods")

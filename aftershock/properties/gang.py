@@ -54,7 +54,7 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
             breach_entry, since = entry, stamp(condition.get("lastTransitionTime"))
         if since is not None:
             before = {p["metadata"]["name"] for p in gang.live_pods(state, group)}
-    reads = frozenset({gang.resource, "pods", "audit"})
+    reads = frozenset({*gang.resources, "pods", "audit"})
     if breach_entry is None or since is None:
         # The precondition never held: the scenario, not the implementation, is at fault
         # (a regression that G1 would judge is not this judgement's to blame).
@@ -164,7 +164,7 @@ def at_most_terminations(entries: Iterable[Entry], gang: Gang, limit: int,
     found = terminations(entries, gang)
     seen = int(any(e.kind == WATCH and e.key == (gang.resource, gang.namespace, gang.name)
                    for e in entries))
-    reads = frozenset({"events", gang.resource})
+    reads = frozenset({"events", *gang.resources})
     if len(found) > limit:
         return Verdict(name, VIOLATED, f"gang {gang.name} was terminated {len(found)} times, "
                        f"at most {limit} allowed", distinct(found[:limit + 1]), origin,
@@ -279,7 +279,7 @@ def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, n
     one that ends sooner with no breach is not judged."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
-    reads = frozenset({gang.resource, "pods"})
+    reads = frozenset({*gang.resources, "pods"})
     replicas: dict[int, _Replica] = {}
     judged = 0
     for entry, state in replay(entries):

@@ -153,6 +153,32 @@ def create(directory: Path) -> Pki:
     return pki
 
 
+def serving_pair(directory: Path, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> str:
+    """A CA of its own and a serving certificate for ``hosts`` signed by it, as a webhook
+    server expects them (ca.crt, tls.crt, tls.key in ``directory``); the CA as a caBundle."""
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ca_key, key = _key(), _key()
+    ca_name = _name("aftershock-serving-ca")
+    ca = (_builder(ca_name, ca_name, ca_key.public_key())
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    names: list[x509.GeneralName] = []
+    for host in hosts:
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(host)))
+        except ValueError:
+            names.append(x509.DNSName(host))
+    serving = (_builder(_name(hosts[0]), ca_name, key.public_key())
+               .add_extension(x509.SubjectAlternativeName(names), critical=False)
+               .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
+                              critical=False)
+               .sign(ca_key, hashes.SHA256()))
+    _write(directory / "ca.crt", _pem_cert(ca))
+    _write(directory / "tls.crt", _pem_cert(serving))
+    _write(directory / "tls.key", _pem_key(key), private=True)
+    return _b64(directory / "ca.crt")
+
+
 def _b64(path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode()
 

@@ -3,6 +3,7 @@ over the history (G1-G9 of CONFORMANCE.md)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,26 @@ class Gang(ConceptView):
     def live_pods(self, state: State, group: int | None = None) -> list[dict[str, Any]]:
         return state.live_pods(self.namespace, self.selector(group))
 
+    @property
+    def child(self) -> dict[str, Any] | None:
+        """Where a profile keeps each replica's status on an object of its own (a Grove
+        PodClique per PodCliqueSet replica): its resource, name ({name}, {group}) and path."""
+        return self.mapping.get("group_status")
+
+    @property
+    def resources(self) -> frozenset[str]:
+        """The kinds the gang's own state is read from."""
+        child = self.child
+        return frozenset({self.resource, *([child["resource"]["plural"]] if child else [])})
+
+    def child_name(self, group: int) -> str:
+        return fill(self.child["name"], {"name": self.name, "group": group})
+
     def group_status(self, state: State, group: int) -> dict[str, Any] | None:
+        if self.child is not None:
+            obj = state.get(self.child["resource"]["plural"], self.namespace,
+                            self.child_name(group))
+            return get_path(obj, self.child.get("path", "status")) if obj else None
         obj = state.get(self.resource, self.namespace, self.name)
         for item in (get_path(obj, self.mapping["group_status_path"]) or []) if obj else []:
             if item.get("index") == group:
@@ -51,10 +71,20 @@ class Gang(ConceptView):
         return bool(condition) and condition.get("status") == "True"
 
     def is_event(self, obj: dict[str, Any], reason_key: str) -> bool:
+        """An Event of the gang (or of one replica's status object) with this reason."""
         involved = obj.get("involvedObject") or obj.get("regarding") or {}
         return ((obj.get("metadata") or {}).get("namespace", self.namespace) == self.namespace
-                and involved.get("name") == self.name
+                and self.involves(involved.get("name") or "")
                 and obj.get("reason") == self.mapping[reason_key])
+
+    def involves(self, name: str) -> bool:
+        if name == self.name:
+            return True
+        if self.child is None:
+            return False
+        parts = re.split(r"(\{group\})", fill(self.child["name"], {"name": self.name}))
+        pattern = "".join(r"\d+" if part == "{group}" else re.escape(part) for part in parts)
+        return re.fullmatch(pattern, name) is not None
 
     def events(self, entries: Iterable[Entry], reason_key: str) -> list[Entry]:
         """One entry per occurrence of the gang's events with this reason. An event that

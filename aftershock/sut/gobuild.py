@@ -37,6 +37,10 @@ PINNED = re.compile(r"^(?P<package>[a-z0-9.-]+\.[a-z]+(?:/[A-Za-z0-9_.~+-]+)+)"
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
+class SourceUnreachable(UserError):
+    """A profile's source tree could not be fetched (no network to its host, no mirror)."""
+
+
 @dataclass(frozen=True)
 class GoBuild:
     package: str
@@ -143,7 +147,7 @@ def source_tree(build: SourceBuild, progress: Progress | None = None) -> Path:
             done = subprocess.run(["git", *command], cwd=scratch, capture_output=True,
                                   text=True, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
             if done.returncode != 0:
-                raise UserError(_unreachable(build, done.stderr))
+                raise SourceUnreachable(_unreachable(build, done.stderr))
         shutil.rmtree(final, ignore_errors=True)
         scratch.rename(final)
     finally:

@@ -34,6 +34,10 @@ class Start:
     ready_timeout: float = 30.0
     stop_grace: float = 5.0
     service_account: str = "implementation"
+    ports: tuple[str, ...] = ()  # free ports it is given: {port_<name>}
+    serving_certificate: bool = False  # {tls_dir} and {ca_bundle}
+    files: dict[str, str] = field(default_factory=dict)  # name → template, into {files}
+    manifests: tuple[str, ...] = ()  # applied once it is ready, removed when it stops
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,7 @@ def load_profile(path: str | Path) -> Profile:
     profile_paths.check(doc, Path(path).resolve().parent)
     raw = doc.data
     _check_node_selector(doc, raw["concepts"].get("node_records"))
+    _check_gang(doc, raw["concepts"].get("gang"))
     in_cluster = _in_cluster(doc, raw.get("install_in_cluster"))
     start = raw.get("start")
     ready = (start or {}).get("ready") or {}
@@ -124,6 +129,10 @@ def load_profile(path: str | Path) -> Profile:
             ready_timeout=float(ready.get("timeout_seconds", 30)),
             stop_grace=float(start.get("stop_grace_seconds", 5)),
             service_account=start.get("service_account", "implementation"),
+            ports=tuple(start.get("ports") or ()),
+            serving_certificate=bool(start.get("serving_certificate", False)),
+            files=dict(start.get("files") or {}),
+            manifests=tuple(start.get("manifests") or ()),
         ) if start else None,
         rbac=tuple(raw.get("rbac") or ()),
         cluster_rbac=tuple(raw.get("cluster_rbac") or ()),
@@ -134,6 +143,18 @@ def load_profile(path: str | Path) -> Profile:
         build=_build(doc, raw.get("build")),
         rbac_from=tuple(raw.get("rbac_from") or ()),
     )
+
+
+def _check_gang(doc: Located, gang: dict[str, Any] | None) -> None:
+    if gang is None:
+        return
+    if ("group_status_path" in gang) == ("group_status" in gang):
+        raise doc.error("field 'concepts.gang' needs either 'group_status_path' (a list of "
+                        "replica statuses on the gang) or 'group_status' (an object per "
+                        "replica), exactly one", "concepts", "gang")
+    if gang.get("termination_delay_format", "seconds") not in ("seconds", "duration"):
+        raise doc.error("field 'concepts.gang.termination_delay_format' must be seconds or "
+                        "duration", "concepts", "gang", "termination_delay_format")
 
 
 def _check_node_selector(doc: Located, records: dict[str, Any] | None) -> None:

@@ -25,6 +25,20 @@ def check(doc: Located, directory: Path) -> None:
             raise doc.error(f"field 'install.manifests' names {manifest}, which is not a file "
                             f"(paths are relative to the profile file)", "install",
                             "manifests", position)
+    start = raw.get("start") or {}
+    for position, manifest in enumerate(start.get("manifests") or []):
+        if not (directory / fill(manifest, values)).is_file():
+            raise doc.error(f"field 'start.manifests' names {manifest}, which is not a file "
+                            f"(paths are relative to the profile file)", "start", "manifests",
+                            position)
+    for name, template in (start.get("files") or {}).items():
+        if "/" in name or name in (".", ".."):
+            raise doc.error(f"field 'start.files': '{name}' is not a plain file name", "start",
+                            "files", name)
+        if not (directory / fill(template, values)).is_file():
+            raise doc.error(f"field 'start.files.{name}' names {template}, which is not a "
+                            f"file (paths are relative to the profile file)", "start", "files",
+                            name)
     schemas = crd_schemas([directory / m for m in manifests])
     for concept, mapping in (raw.get("concepts") or {}).items():
         resource = mapping.get("resource") or {}

@@ -54,8 +54,18 @@ CONCEPTS = {
         "replicas_path": Field(str, required=True, expected="a dotted path to pods per group"),
         "min_available_path": Field(str, required=True),
         "termination_delay_path": Field(str, required=True),
-        "group_status_path": Field(str, required=True,
-                                   expected="a dotted path to the list of group statuses"),
+        "group_status_path": Field(str, expected="a dotted path to the list of group statuses "
+                                                 "(or group_status)"),
+        "group_status": Field("map", schema={
+            "resource": RESOURCE,
+            "name": Field(str, required=True, expected="its name; {name} is the gang's, "
+                                                       "{group} the replica's index"),
+            "path": Field(str, expected="where its conditions are (default: status)")},
+            expected="each replica's status on an object of its own"),
+        "manifest": Field(str, expected="a YAML file for the gang ({name}, {namespace}); the "
+                                        "paths above are set in it"),
+        "termination_delay_format": Field(str, expected="seconds (a number, the default) or "
+                                                        "duration (a string such as 30s)"),
         "group_label": Field(str, required=True, expected="the pod label holding the group"),
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels; {name} is the gang's name"),
@@ -123,6 +133,19 @@ SCHEMA = {
             "timeout_seconds": Field((int, float))}),
         "stop_grace_seconds": Field((int, float)),
         "service_account": Field(str),
+        "ports": Field("list", items=Field(str),
+                       expected="names of free ports it is given on 127.0.0.1, each filled in "
+                                "as {port_<name>}"),
+        "serving_certificate": Field(bool, expected="true: a key pair for 127.0.0.1 in "
+                                                    "{tls_dir} (tls.crt, tls.key, ca.crt) and "
+                                                    "its CA as {ca_bundle}"),
+        "files": Field("map", items=Field(str),
+                       expected="file name: a template file (relative to the profile), written "
+                                "into {files} with its placeholders filled"),
+        "manifests": Field("list", items=Field(str),
+                           expected="manifests applied once it is ready, with its placeholders "
+                                    "filled (webhook configurations pointing at it); removed "
+                                    "when it stops"),
     }),
     "install_in_cluster": Field("map", schema={
         "image": Field(str, required=True,

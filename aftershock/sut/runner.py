@@ -4,6 +4,7 @@ own ServiceAccount (so the audit log names it), optionally behind a WatchDelay p
 from __future__ import annotations
 
 import base64
+import socket
 import subprocess
 import sys
 import tempfile  # which `cluster gc` removes once the process is gone
@@ -15,12 +16,12 @@ from typing import Any
 import yaml
 from kubernetes import client
 
-from aftershock import cache, door, yamlsrc
+from aftershock import cache, door, manifests, yamlsrc
 from aftershock.manifests import apply_manifest
-from aftershock.providers import processes
+from aftershock.providers import pki, processes
 from aftershock.sut import grants, readiness
 from aftershock.sut.gobuild import ensure
-from aftershock.sut.placeholders import fill_all
+from aftershock.sut.placeholders import fill, fill_all
 from aftershock.sut.profile import Profile
 
 
@@ -40,6 +41,10 @@ class Implementation:
     process: subprocess.Popen | None = None
     record: processes.ProcessRecord | None = None
     starts: list[float] = field(default_factory=list)
+    # What it is given at its first start and keeps across restarts: {port_<name>}, {tls_dir},
+    # {ca_bundle}, {files}; and the manifests applied once it was ready.
+    given: dict[str, str] = field(default_factory=dict)
+    applied: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def actor(self) -> str:
@@ -105,6 +110,7 @@ class Implementation:
         return (*self.profile.cluster_rbac, *from_files)
 
     def uninstall(self) -> None:
+        self.remove_start_manifests()
         if self.cluster_rules:
             grants.revoke_cluster_rules(self.api, self.namespace,
                                         self.profile.start.service_account)
@@ -118,6 +124,7 @@ class Implementation:
                   "node_data": str(self.node_data), **self.profile.module_values()}
         if self.profile.build is not None:
             values["binary"] = str(ensure(self.profile.build))
+        values.update(self._given(values))
         command = fill_all(start.command, values)
         cwd = self.profile.resolve(start.cwd)
         offset = self.log.stat().st_size if self.log.exists() else 0
@@ -128,6 +135,42 @@ class Implementation:
             processes.adopt(self.state, self.key, self.record)
         self.starts.append(time.monotonic())
         self._wait_ready(offset, values)
+        self._apply_start_manifests(values)
+
+    def _given(self, values: dict[str, str]) -> dict[str, str]:
+        """Free ports, a serving key pair and its files, made at the first start."""
+        start = self.profile.start
+        if self.given or not (start.ports or start.serving_certificate or start.files):
+            return self.given
+        given = {f"port_{name}": str(free_port()) for name in start.ports}
+        private = self._private()
+        if start.serving_certificate:
+            tls = private / f"{self.profile.name}-tls"
+            given["ca_bundle"], given["tls_dir"] = pki.serving_pair(tls), str(tls)
+        if start.files:
+            folder = private / f"{self.profile.name}-files"
+            folder.mkdir(mode=0o700, exist_ok=True)
+            given["files"] = str(folder)
+            for name, template in start.files.items():
+                text = self.profile.resolve(template).read_text()
+                (folder / name).write_text(fill(text, {**values, **given}))
+        self.given = given
+        return given
+
+    def _apply_start_manifests(self, values: dict[str, str]) -> None:
+        if self.applied:
+            return
+        for manifest in self.profile.start.manifests:
+            text = fill(self.profile.resolve(manifest).read_text(), values)
+            for doc in yaml.safe_load_all(text):
+                if doc:
+                    manifests.put(self.api, doc, self.namespace)
+                    self.applied.append(doc)
+
+    def remove_start_manifests(self) -> None:
+        """What it was given once it was ready goes with it (newest first)."""
+        while self.applied:
+            manifests.remove(self.api, self.applied.pop(), self.namespace)
 
     def _wait_ready(self, offset: int, values: dict[str, str]) -> None:
         start = self.profile.start
@@ -153,6 +196,13 @@ class Implementation:
         if self.state is not None:
             processes.release(self.state, self.key)
         self.process = self.record = None
+
+
+def free_port() -> int:
+    """A port nothing listens on now, on 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def ca_data(kubeconfig: Path) -> tuple[str, str]:

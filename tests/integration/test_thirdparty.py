@@ -1,7 +1,9 @@
-"""Third-party operators, built from their published Go modules (profiles/thirdparty): every
-profile loads, its paths fit the CRD the module ships, and the smallest of them runs the replica
-group feature as a user would. The first run builds k8s.io/sample-controller (about 80 s on 2
-cores; cached after in ~/.cache/aftershock/impl). `make demo` runs every profile and feature."""
+"""Third-party operators, built from their published Go modules or source trees
+(profiles/thirdparty): every profile loads, its paths fit the CRD the module ships, and the
+smallest of them runs the replica group feature as a user would. A profile whose source tree
+cannot be reached here (GitHub, with no mirror mapped) is skipped, naming why. The first run
+builds k8s.io/sample-controller (about 80 s on 2 cores; cached after in
+~/.cache/aftershock/impl). `make demo` runs every profile and feature."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
+from aftershock.sut.gobuild import SourceUnreachable
 from aftershock.sut.profile import load_profile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,7 +26,10 @@ PROFILES = sorted(THIRDPARTY.glob("*.yaml"))
 
 @pytest.mark.parametrize("path", PROFILES, ids=[p.stem for p in PROFILES])
 def test_each_thirdparty_profile_loads_against_its_module(path):
-    profile = load_profile(path)
+    try:
+        profile = load_profile(path)
+    except SourceUnreachable as exc:
+        pytest.skip(str(exc))
     assert profile.build is not None, "a third-party profile builds from its published module"
     for manifest in (*profile.manifests, *profile.rbac_from):
         assert profile.resolve(manifest).is_file()

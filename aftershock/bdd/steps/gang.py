@@ -6,7 +6,11 @@ from dataclasses import asdict
 
 from aftershock import kube, writes
 from aftershock.bdd.steps.history import judge_deleted_none, never_more
-from aftershock.bdd.steps.implementation import api_version, dynamic_resource, implementation_actor
+from aftershock.bdd.steps.implementation import (
+    concept_body,
+    dynamic_resource,
+    implementation_actor,
+)
 from aftershock.capabilities import Capability
 from aftershock.faults import nodes
 from aftershock.properties import Judgement
@@ -21,14 +25,14 @@ def a_gang(scenario: Scenario, name: str, groups: int, size: int, minimum: int,
            delay: int) -> None:
     mapping = concept(scenario, "gang")
     resource = mapping["resource"]
-    body = {"apiVersion": api_version(resource), "kind": resource["kind"],
-            "metadata": {"name": name}}
+    duration = mapping.get("termination_delay_format") == "duration"
     wanted = {mapping["groups_path"]: groups, mapping["replicas_path"]: size,
-              mapping["min_available_path"]: minimum, mapping["termination_delay_path"]: delay}
+              mapping["min_available_path"]: minimum,
+              mapping["termination_delay_path"]: f"{delay}s" if duration else delay}
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
                            f"{groups}x{size} pods, minAvailable {minimum}, delay {delay}s")
-    writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
-                  fields=wanted)
+    writes.create(dynamic_resource(scenario, resource), concept_body(scenario, mapping, name),
+                  scenario.namespace, fields=wanted)
     scenario.remember(f"gang {name} termination delay", delay)
 
 

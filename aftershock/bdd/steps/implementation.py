@@ -82,10 +82,19 @@ def _record_concepts(scenario: Scenario, profile) -> None:
     if scenario.recorder is None:
         return
     for mapping in profile.concepts.values():
-        resource = mapping.get("resource")
-        if resource and resource["group"]:
+        for resource in _resources(mapping):
             scenario.recorder.watch(custom(resource["group"], resource["version"],
                                            resource["plural"]))
+
+
+def _resources(mapping: dict) -> list[dict]:
+    """The custom resources a concept's mapping names (its own, and a part's such as the gang's
+    per-replica status object)."""
+    found = [mapping["resource"]] if isinstance(mapping.get("resource"), dict) else []
+    for value in mapping.values():
+        if isinstance(value, dict) and value is not mapping.get("resource"):
+            found += _resources(value)
+    return [r for r in found if r.get("group")]
 
 
 def api_version(resource: dict) -> str:
@@ -108,19 +117,25 @@ def _create_group(scenario: Scenario, name: str, replicas: int,
                   extra: dict[str, object] | None = None) -> None:
     group = concept(scenario, "replica_group")
     resource = group["resource"]
-    if group.get("manifest"):
-        path = scenario.facts["profile"].resolve(group["manifest"])
-        body = yamlsrc.manifests(path, fill(path.read_text(), {
-            "name": name, "replicas": replicas, "namespace": scenario.namespace}))[0]
-    else:
-        body = {"apiVersion": api_version(resource), "kind": resource["kind"],
-                "metadata": {"name": name}}
+    body = concept_body(scenario, group, name, replicas=replicas)
     wanted = {group["replicas_path"]: replicas, **(extra or {})}
     changed = scenario.timeline.mark(
         f"create {resource['kind'].lower()}/{scenario.namespace}/{name}")
     scenario.remember(desired_since(name), changed.mono)
     writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
                   fields=wanted)
+
+
+def concept_body(scenario: Scenario, mapping: dict, name: str, **values: object) -> dict:
+    """A new object of a concept: the profile's manifest for it ({name}, {namespace} and
+    ``values`` filled in), or a bare object of its kind."""
+    resource = mapping["resource"]
+    if mapping.get("manifest"):
+        path = scenario.facts["profile"].resolve(mapping["manifest"])
+        return yamlsrc.manifests(path, fill(path.read_text(), {
+            "name": name, "namespace": scenario.namespace, **values}))[0]
+    return {"apiVersion": api_version(resource), "kind": resource["kind"],
+            "metadata": {"name": name}}
 
 
 def desired_since(name: str) -> str:

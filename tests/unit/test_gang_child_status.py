@@ -1,0 +1,79 @@
+"""A gang whose replicas keep their status on objects of their own (as Grove keeps
+MinAvailableBreached on a PodClique per PodCliqueSet replica): G1 reads the breach there, the
+history of those objects is what it reads, and an Event on one of them is the gang's."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from aftershock import properties
+from aftershock.checks import PASS, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.sut.gang import Gang
+from aftershock.timeline.entry import WATCH, Entry
+from tests.unit.concept_maps import CHILD_GANG
+
+NS = "ns"
+GANG = Gang("train", NS, CHILD_GANG)
+
+
+class History(list):
+    def watch(self, at: float, resource: str, obj: dict, type: str = "MODIFIED") -> History:
+        meta = obj["metadata"]
+        self.append(Entry(len(self), at, 1e9 + at, WATCH, resource=resource, namespace=NS,
+                          name=meta["name"], uid=f"uid-{meta['name']}", rv=str(100 + len(self)),
+                          type=type, object=obj))
+        return self
+
+
+def the_set() -> dict:
+    return {"metadata": {"name": "train", "namespace": NS},
+            "spec": {"replicas": 1, "cliques": [{"name": "w", "replicas": 3, "minAvailable": 2}]}}
+
+
+def clique(breached: str, reason: str) -> dict:
+    return {"metadata": {"name": "train-0-w", "namespace": NS},
+            "status": {"conditions": [{"type": "Breached", "status": breached,
+                                       "reason": reason}]}}
+
+
+def pod(name: str, node: str) -> dict:
+    return {"metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}",
+                         "labels": {"part-of": "train", "replica": "0"}},
+            "spec": {"nodeName": node} if node else {}, "status": {"phase": "Running"}}
+
+
+def regressed(breach_then: str) -> History:
+    """Three pods scheduled (healthy, the clique says so), then two lose their nodes."""
+    history = History().watch(0, "sets", the_set(), "ADDED")
+    history.watch(0.1, "cliques", clique("False", "Fine"), "ADDED")
+    for index in range(3):
+        history.watch(0.2, "pods", pod(f"train-0-w-{index}", f"n{index}"), "ADDED")
+    for index in (1, 2):
+        history.watch(3, "pods", pod(f"train-0-w-{index}", f"n{index}"), "DELETED")
+        history.watch(3.1, "pods", pod(f"train-0-w-{index}b", ""), "ADDED")
+    history.watch(3.5, "cliques", clique(breach_then, "Below"))
+    return history
+
+
+def judge(history: History):
+    return properties.judge(["G1"], Judgement("regression_detected", {
+        "gang": asdict(GANG), "latency": 2, "now": 10}), history)
+
+
+def test_g1_reads_the_breach_on_the_replicas_own_object():
+    breached = judge(regressed("True"))
+    assert breached.status == PASS and breached.subjects == 1, breached.explain()
+    suppressed = judge(regressed("False"))
+    assert suppressed.status == VIOLATED, suppressed.explain()
+    assert "group 0 of gang train" in suppressed.summary
+
+
+def test_the_replicas_objects_are_read_and_their_events_are_the_gangs():
+    assert GANG.resources == {"sets", "cliques"}
+    assert GANG.child_name(3) == "train-3-w"
+    assert GANG.involves("train") and GANG.involves("train-12-w")
+    assert not GANG.involves("train-x-w") and not GANG.involves("other-0-w")
+    event = {"metadata": {"namespace": NS}, "involvedObject": {"name": "train-0-w"},
+             "reason": "Lost"}
+    assert GANG.is_event(event, "scheduled_zero_reason")
