@@ -56,6 +56,50 @@ def pod_deleted(namespace: str, names: set[str]) -> Callable[[Entry], bool]:
     return matches
 
 
+GARBAGE_COLLECTOR = "system:serviceaccount:kube-system:generic-garbage-collector"
+
+
+def done_by(entries: Iterable[Entry], is_actor: Callable[[str], bool]) -> Callable[[Entry], bool]:
+    """Whether an audited write is the actor's: it made it, or it is the garbage collector's
+    deletion of an object whose owner the actor deleted (a cascade: Grove deletes a PodClique,
+    the collector its pods). An owner is the actor's to have deleted when the actor deleted it
+    (by name, or a collection of its kind in its namespace) and nobody else did."""
+    entries = list(entries)
+    owned: dict[tuple[str, str], set[str]] = {}  # (namespace, name) of a pod → its owners' uids
+    kinds: dict[str, tuple[str, str, str]] = {}  # uid → (resource, namespace, name)
+    for entry in entries:
+        if entry.kind != WATCH or not entry.object:
+            continue
+        meta = entry.object.get("metadata") or {}
+        if entry.uid:
+            kinds[entry.uid] = (entry.resource, entry.namespace, entry.name)
+        refs = {ref.get("uid") for ref in meta.get("ownerReferences") or [] if ref.get("uid")}
+        if refs:
+            owned.setdefault((entry.namespace, entry.name), set()).update(refs)
+    deleters: dict[tuple[str, str, str], set[bool]] = {}  # (resource, ns, name|"") → by actor?
+    for entry in entries:
+        if entry.kind == AUDIT and entry.verb in ("delete", "deletecollection") \
+                and 200 <= entry.code < 300 and not entry.subresource:
+            key = (entry.resource, entry.namespace,
+                   entry.name if entry.verb == "delete" else "")
+            deleters.setdefault(key, set()).add(bool(is_actor(entry.actor)))
+
+    def owner_deleted_by_actor(uid: str) -> bool:
+        if uid not in kinds:
+            return False
+        resource, namespace, name = kinds[uid]
+        said = deleters.get((resource, namespace, name), set()) | \
+            deleters.get((resource, namespace, ""), set())
+        return said == {True}
+
+    def judged(entry: Entry) -> bool:
+        if is_actor(entry.actor):
+            return True
+        return entry.actor == GARBAGE_COLLECTOR and any(
+            owner_deleted_by_actor(uid) for uid in owned.get((entry.namespace, entry.name), ()))
+    return judged
+
+
 def pod_names(entries: Iterable[Entry], namespace: str, labels: dict[str, str]) -> set[str]:
     """Every pod of ``namespace`` with these labels, seen at any time."""
     return {e.name for e in entries if e.kind == WATCH and e.resource == "pods"
@@ -69,8 +113,8 @@ def deleted_by(entries: Iterable[Entry], namespace: str, labels: dict[str, str],
     audit log); judged over every such pod the watch recorded."""
     entries = list(entries)
     names = pod_names(entries, namespace, labels)
-    deleting = pod_deleted(namespace, names)
-    guilty = [e for e in entries if e.kind == AUDIT and deleting(e) and is_actor(e.actor)]
+    deleting, theirs = pod_deleted(namespace, names), done_by(entries, is_actor)
+    guilty = [e for e in entries if e.kind == AUDIT and deleting(e) and theirs(e)]
     summary = (f"{who} deleted or evicted {len(guilty)} of the {len(names)} pods of {what}"
                if names else f"no pod of {what} was ever recorded")
     return Verdict(name, VIOLATED if guilty else PASS, summary, guilty,

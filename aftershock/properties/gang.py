@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from aftershock.checks.attribution import actor, pod_deleted
+from aftershock.checks.attribution import actor, done_by, pod_deleted
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
@@ -65,7 +65,8 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
         return Verdict(name, UNKNOWN, f"the history ends before the {delay:g}s termination "
                        "delay ran out", [breach_entry], origin, reads=reads)
     deleting = pod_deleted(gang.namespace, group_pod_names(entries, gang, group))
-    mine = [e for e in entries if e.kind == AUDIT and deleting(e) and is_actor(e.actor)
+    theirs = done_by(entries, is_actor)
+    mine = [e for e in entries if e.kind == AUDIT and deleting(e) and theirs(e)
             and e.wall >= since]
     early = [e for e in mine if e.wall < since + delay]
     if early:
@@ -133,6 +134,7 @@ def recycles(entries: list[Entry], gang: Gang, is_actor: Callable[[str], bool]) 
     live: dict[str | None, set[str]] = {}
     runs: dict[str | None, _Recycle] = {}
     done: list[_Recycle] = []
+    theirs = done_by(entries, is_actor)
     for entry in audits:
         group = group_of.get(entry.name)
         if entry.verb == "create" and not entry.subresource and entry.code in (200, 201):
@@ -140,7 +142,7 @@ def recycles(entries: list[Entry], gang: Gang, is_actor: Callable[[str], bool]) 
             live.setdefault(group, set()).add(entry.name)
         elif deleting(entry):
             run = runs.get(group)
-            if is_actor(entry.actor):
+            if theirs(entry):
                 if run is None or created.get(entry.name, -1.0) > run.began.mono or \
                         entry.mono - run.last > BURST:
                     done += [run] if run else []

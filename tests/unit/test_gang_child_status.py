@@ -77,3 +77,37 @@ def test_the_replicas_objects_are_read_and_their_events_are_the_gangs():
     event = {"metadata": {"namespace": NS}, "involvedObject": {"name": "train-0-w"},
              "reason": "Lost"}
     assert GANG.is_event(event, "scheduled_zero_reason")
+
+
+def _audit(history: History, at: float, verb: str, resource: str, name: str, actor: str,
+           ) -> None:
+    from aftershock.timeline.entry import AUDIT
+
+    history.append(Entry(len(history), at, 1e9 + at, AUDIT, resource=resource, namespace=NS,
+                         name=name, verb=verb, actor=actor, code=200))
+
+
+def test_a_cascade_from_an_owner_the_implementation_deleted_is_its_deletion():
+    """Grove terminates a replica by deleting its PodCliques (a collection); the garbage
+    collector deletes their pods. Those deletions are the implementation's; a cascade from an
+    owner someone else also deleted is not."""
+    from aftershock.checks.attribution import GARBAGE_COLLECTOR, done_by
+
+    def history(also_deleted_by: str | None) -> History:
+        h = History()
+        owned = pod("train-0-w-0", "n1")
+        owned["metadata"]["ownerReferences"] = [{"uid": "uid-train-0-w", "name": "train-0-w"}]
+        h.watch(0, "cliques", clique("False", "Fine"), "ADDED")
+        h.watch(0.1, "pods", owned, "ADDED")
+        _audit(h, 5, "deletecollection", "cliques", "", "operator")
+        if also_deleted_by:
+            _audit(h, 5, "delete", "cliques", "train-0-w", also_deleted_by)
+        h.watch(5.1, "cliques", clique("True", "Below"), "DELETED")
+        _audit(h, 5.2, "delete", "pods", "train-0-w-0", GARBAGE_COLLECTOR)
+        return h
+
+    cascade = history(None)
+    assert done_by(cascade, lambda user: user == "operator")(cascade[-1])
+    assert not done_by(cascade, lambda user: user == "someone")(cascade[-1])
+    shared = history("the-harness")
+    assert not done_by(shared, lambda user: user == "operator")(shared[-1])
