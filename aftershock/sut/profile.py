@@ -37,7 +37,7 @@ class Start:
     ports: tuple[str, ...] = ()  # free ports it is given: {port_<name>}
     serving_certificate: bool = False  # {tls_dir} and {ca_bundle}
     files: dict[str, str] = field(default_factory=dict)  # name → template, into {files}
-    manifests: tuple[str, ...] = ()  # applied once it is ready, removed when it stops
+    manifests: tuple[str, ...] = ()  # applied once it is ready, removed at the end
 
 
 @dataclass(frozen=True)

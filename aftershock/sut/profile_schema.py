@@ -145,7 +145,7 @@ SCHEMA = {
         "manifests": Field("list", items=Field(str),
                            expected="manifests applied once it is ready, with its placeholders "
                                     "filled (webhook configurations pointing at it); removed "
-                                    "when it stops"),
+                                    "when the scenario ends"),
     }),
     "install_in_cluster": Field("map", schema={
         "image": Field(str, required=True,
