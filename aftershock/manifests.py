@@ -1,5 +1,6 @@
 """Applying manifests and waiting for what they start, as kubectl does: ``apply_manifest``
-(a CRD is replaced by a newer version of itself and waited on until Established) and
+(a CRD is replaced by a newer version of itself and waited on until Established),
+``wait_collector_knows`` (until the garbage collector knows the new kinds) and
 ``wait_rolled_out`` (kubectl rollout status, then the old pods gone). Every write goes through
 the door (``aftershock.writes``)."""
 
@@ -16,24 +17,29 @@ from kubernetes.dynamic import DynamicClient
 from aftershock import door, kube, writes
 
 
-def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
+def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> bool:
+    """Create ``doc`` (a CRD: or replace it with this version of itself). True when it made a
+    new kind, which the garbage collector may not know yet (see ``wait_collector_knows``)."""
     if doc.get("kind") == "CustomResourceDefinition":
         extensions = client.ApiextensionsV1Api(api)
         doc = _hashed(doc)
+        created = True
         try:
             door.call(extensions.create_custom_resource_definition, doc)
         except client.exceptions.ApiException as exc:
             if exc.status != 409:
                 raise
+            created = False
             _replace_crd(extensions, doc)
         _wait_established(extensions, doc["metadata"]["name"])
-        return
+        return created
     resource = DynamicClient(api).resources.get(api_version=doc["apiVersion"], kind=doc["kind"])
     try:
         writes.create(resource, doc, namespace if resource.namespaced else None)
     except client.exceptions.ApiException as exc:
         if exc.status != 409:  # cluster-scoped parts stay installed from an earlier scenario
             raise
+    return False
 
 
 def put(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
@@ -74,7 +80,7 @@ def _hashed(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _replace_crd(extensions: client.ApiextensionsV1Api, doc: dict[str, Any]) -> None:
     """A CRD outlives a scenario: another version of the implementation (another profile in
-    the same run) brings its own, which replaces the one installed."""
+    the same run) brings its own, which replaces the one installed (the same kind)."""
     name = doc["metadata"]["name"]
     current = extensions.read_custom_resource_definition(name)
     wanted = doc["metadata"]["annotations"][SPEC_HASH]
@@ -82,6 +88,65 @@ def _replace_crd(extensions: client.ApiextensionsV1Api, doc: dict[str, Any]) -> 
         return
     doc["metadata"]["resourceVersion"] = current.metadata.resource_version
     door.call(extensions.replace_custom_resource_definition, name, doc)
+
+
+PROBE_GROUP = "gc.aftershock.io"
+
+
+def wait_collector_knows(api: client.ApiClient, namespace: str, timeout: float = 90) -> None:
+    """Until kube-controller-manager's garbage collector knows every kind installed so far.
+
+    It learns new kinds from discovery every 30 s, and until then deleting an owner of a new
+    kind leaves its dependents behind (Grove's gang termination deletes PodCliques and counts
+    on the collector for their pods). Every kind served now is known once it knows a kind made
+    after them: a probe kind of our own, an object of it, and a ConfigMap that object owns,
+    deleted with its owner once the collector is in step. The probe kind is removed after."""
+    extensions = client.ApiextensionsV1Api(api)
+    plural = f"p{time.time_ns():x}"
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"{plural}.{PROBE_GROUP}"},
+           "spec": {"group": PROBE_GROUP, "scope": "Namespaced",
+                    "names": {"plural": plural, "kind": plural.capitalize()},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object",
+                                            "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    door.call(extensions.create_custom_resource_definition, crd)
+    try:
+        _wait_established(extensions, crd["metadata"]["name"])
+        _owner_goes_with_dependent(api, namespace, plural, timeout)
+    finally:
+        with kube.suppress_not_found():
+            extensions.delete_custom_resource_definition(crd["metadata"]["name"])
+
+
+def _owner_goes_with_dependent(api: client.ApiClient, namespace: str, plural: str,
+                               timeout: float) -> None:
+    kind = plural.capitalize()
+    owner = _resource(api, {"apiVersion": f"{PROBE_GROUP}/v1", "kind": kind}, namespace)[0]
+    made = writes.create(owner, {"apiVersion": f"{PROBE_GROUP}/v1", "kind": kind,
+                                 "metadata": {"name": "owner"}}, namespace)
+    corev1 = kube.core(api)
+    name = f"{plural}-dependent"
+    door.call(corev1.create_namespaced_config_map, namespace, {"metadata": {
+        "name": name, "ownerReferences": [{"apiVersion": f"{PROBE_GROUP}/v1", "kind": kind,
+                                           "name": "owner", "uid": made["metadata"]["uid"]}]}})
+    owner.delete(name="owner", namespace=namespace)
+    only = f"metadata.name={name}"
+    listing = corev1.list_namespaced_config_map(namespace, field_selector=only)
+    if not listing.items:
+        return
+    stream = watch.Watch()
+    for event in stream.stream(corev1.list_namespaced_config_map, namespace,
+                               field_selector=only,
+                               resource_version=listing.metadata.resource_version,
+                               timeout_seconds=int(timeout)):
+        if event["type"] == "DELETED":
+            stream.stop()
+            return
+    with kube.suppress_not_found():
+        corev1.delete_namespaced_config_map(name, namespace)
+    raise RuntimeError(f"the garbage collector did not learn a new kind within {timeout:.0f}s "
+                       "(an owner's dependents would be left behind)")
 
 
 def _wait_established(extensions: client.ApiextensionsV1Api, name: str) -> None:

@@ -36,9 +36,10 @@ def group_pod_names(entries: list[Entry], gang: Gang, group: int) -> set[str]:
 def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: float,
                       latency: float, is_actor: Callable[[str], bool],
                       name: str = "termination_timed") -> Verdict:
-    """G2/G3: the implementation deletes no pod of the group before ``delay`` has passed since
-    the breach turned True (its lastTransitionTime), and by ``delay + latency`` every pod the
-    group had when the delay ran out is gone. Deletions are attributed by the audit log."""
+    """G2/G3: once the breach has stayed True for ``delay`` since it turned True (its
+    lastTransitionTime), the implementation deleted no pod of the group before then, and by
+    ``delay + latency`` every pod the group had when the delay ran out is gone. A breach that
+    ended sooner is not the one judged. Deletions are attributed by the audit log."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     breach_entry, since, due_pods, before = None, None, None, set()
@@ -50,8 +51,13 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
         if due_pods is not None:
             break
         condition = gang.breach(state, group)
-        if breach_entry is None and condition and condition.get("status") == "True":
+        breached = bool(condition) and condition.get("status") == "True"
+        if breached and breach_entry is None:
             breach_entry, since = entry, stamp(condition.get("lastTransitionTime"))
+        elif not breached and breach_entry is not None:
+            # It ended before its delay ran out: a flicker (Grove's, while the default
+            # scheduler binds a new replica's pods one at a time), not the breach that stays.
+            breach_entry, since, before = None, None, set()
         if since is not None:
             before = {p["metadata"]["name"] for p in gang.live_pods(state, group)}
     reads = frozenset({*gang.resources, "pods", "audit"})

@@ -76,9 +76,12 @@ class Implementation:
         return processes.private_dir(self.state, self.namespace)
 
     def install(self) -> None:
+        new_kinds = False
         for manifest in self.profile.manifests:
             for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
-                apply_manifest(self.api, doc, self.namespace)
+                new_kinds = apply_manifest(self.api, doc, self.namespace) or new_kinds
+        if new_kinds:  # an owner of a new kind must not leave its dependents behind
+            manifests.wait_collector_knows(self.api, self.namespace)
         self._service_account()
 
     def _service_account(self) -> None:

@@ -1,17 +1,19 @@
 """Readiness of an implementation started out of the cluster, other than a log line: a URL
 that answers 2xx, a Lease in the scenario's namespace that someone holds, an object whose
-condition turns True (read from the real API server); and the CRD an implementation installs,
-replaced when another version brings a changed one."""
+condition turns True (read from the real API server); the CRD an implementation installs,
+replaced when another version brings a changed one; and a cluster whose garbage collector knows
+the kinds it installed."""
 
 from __future__ import annotations
 
 import threading
+import time as clock
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from kubernetes import client
+from kubernetes import client, watch
 
-from aftershock.manifests import apply_manifest
+from aftershock.manifests import PROBE_GROUP, apply_manifest, wait_collector_knows
 from aftershock.sut.profile import Start
 from aftershock.sut.readiness import waiting_for
 
@@ -114,3 +116,57 @@ def test_a_changed_crd_replaces_the_installed_one_and_the_same_one_leaves_it(
     assert installed() == (description, version)
     apply_manifest(scenario.api, widget_crd(f"{description}, changed"), scenario.namespace)
     assert installed()[0] == f"{description}, changed"
+
+
+def test_an_owner_of_a_kind_just_made_takes_its_dependents_once_the_collector_knows_it(
+        aftershock_scenario):
+    """kube-controller-manager's garbage collector learns new kinds every 30 s; until then an
+    owner of a new kind goes and leaves its dependents behind (Grove's gang termination deleted
+    its PodCliques and their pods stayed: G8 saw six live pods for three). An implementation
+    starts once the collector knows every kind it installed, and the probe kind is gone."""
+    scenario = aftershock_scenario
+    crds = client.ApiextensionsV1Api(scenario.api)
+    plural = f"gadgets{clock.time_ns() % 10**9}"
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"{plural}.readiness.aftershock.io"},
+           "spec": {"group": "readiness.aftershock.io", "scope": "Namespaced",
+                    "names": {"plural": plural, "kind": plural.capitalize()},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object",
+                                            "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    try:
+        assert apply_manifest(scenario.api, crd, scenario.namespace) is True  # a new kind
+        assert apply_manifest(scenario.api, crd, scenario.namespace) is False  # known now
+        wait_collector_knows(scenario.api, scenario.namespace)
+        assert not [c for c in crds.list_custom_resource_definition().items
+                    if c.spec.group == PROBE_GROUP]
+        objects = client.CustomObjectsApi(scenario.api)
+        owner = objects.create_namespaced_custom_object(
+            "readiness.aftershock.io", "v1", scenario.namespace, plural, {
+                "apiVersion": "readiness.aftershock.io/v1", "kind": plural.capitalize(),
+                "metadata": {"name": "owner"}})
+        core = client.CoreV1Api(scenario.api)
+        core.create_namespaced_config_map(scenario.namespace, {"metadata": {
+            "name": "dependent", "ownerReferences": [{
+                "apiVersion": "readiness.aftershock.io/v1", "kind": plural.capitalize(),
+                "name": "owner", "uid": owner["metadata"]["uid"]}]}})
+        objects.delete_namespaced_custom_object("readiness.aftershock.io", "v1",
+                                                scenario.namespace, plural, "owner")
+        stream = watch_gone(core, scenario.namespace, "dependent", timeout=10)
+        assert stream, "the dependent outlived its owner by 10 s: the collector did not know"
+    finally:
+        crds.delete_custom_resource_definition(crd["metadata"]["name"])
+
+
+def watch_gone(core: client.CoreV1Api, namespace: str, name: str, timeout: int) -> bool:
+    only = f"metadata.name={name}"
+    listing = core.list_namespaced_config_map(namespace, field_selector=only)
+    if not listing.items:
+        return True
+    for event in watch.Watch().stream(core.list_namespaced_config_map, namespace,
+                                      field_selector=only,
+                                      resource_version=listing.metadata.resource_version,
+                                      timeout_seconds=timeout):
+        if event["type"] == "DELETED":
+            return True
+    return False

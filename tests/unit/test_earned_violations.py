@@ -341,3 +341,25 @@ def test_a_pod_made_after_the_termination_delay_ran_out_was_not_due_then():
     params = {"gang": _gang(), "group": 0, "delay": 2, "latency": 5, "actor": "gang-op"}
     verdict = judge("termination_timed", params, history)
     assert verdict.status == PASS, verdict.explain()
+
+
+def test_a_breach_that_flickered_before_the_delay_ran_out_is_not_the_one_judged():
+    """Grove, under the default scheduler, has MinAvailableBreached True for an instant while a
+    replica's pods are bound one at a time. G2/G3 judged the delay from that flicker, and a
+    termination on time for the breach that stayed looked 2 s late."""
+    def gang_with(status: str, since: str) -> dict:
+        obj = gang_object()
+        obj["status"]["groups"] = [{"index": 0, "conditions": [{
+            "type": "Breached", "status": status, "lastTransitionTime": since}]}]
+        return obj
+
+    history = History().watch(0, "gangs", gang_object(), "ADDED")
+    _train_pod(history, 0.5, "train-0")
+    history.watch(0.6, "gangs", gang_with("True", "2001-09-09T01:46:40Z"))  # 1e9 + 0
+    history.watch(0.7, "gangs", gang_with("False", "2001-09-09T01:46:40Z"))
+    history.watch(2.1, "gangs", gang_with("True", "2001-09-09T01:46:42Z"))  # 1e9 + 2
+    history.watch(4.5, "pods", pod("train-x", "n2", app="other"), "ADDED")  # after 2 s + 2
+    _audit(history, 8.5, "delete", "train-0")  # 6.5 s after the lasting breach: in time
+    params = {"gang": _gang(), "group": 0, "delay": 2, "latency": 5, "actor": "gang-op"}
+    verdict = judge("termination_timed", params, history)
+    assert verdict.status == PASS, verdict.explain()
