@@ -49,8 +49,13 @@ class Redactor:
                 self.values.add(form)
 
     def add_secret(self, secret: dict[str, Any]) -> None:
-        """Every value of a Secret object (data is base64, stringData plain)."""
-        for encoded in (secret.get("data") or {}).values():
+        """Every value of a Secret object (data is base64, stringData plain); of a
+        service-account token Secret, its token (its namespace and the cluster's CA are no
+        secret, and masking the namespace's name would blank out every object of the run)."""
+        data = secret.get("data") or {}
+        if secret.get("type") == "kubernetes.io/service-account-token":
+            data = {key: value for key, value in data.items() if key == "token"}
+        for encoded in data.values():
             if encoded:
                 self.values.add(encoded)
                 with contextlib.suppress(ValueError):

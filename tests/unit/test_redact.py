@@ -56,3 +56,16 @@ def test_a_secret_object_shows_its_keys_not_its_values():
     secret = {"kind": "Secret", "metadata": {"name": "db"}, "data": {"password": "aHVudGVyMg=="}}
     assert redact_object(secret)["data"] == {"password": MASK}
     assert secret["data"]["password"] == "aHVudGVyMg=="  # the original is untouched
+
+
+def test_a_service_account_token_secret_masks_its_token_not_its_namespace():
+    """Grove makes a token Secret per PodCliqueSet; its `namespace` key holds the scenario's
+    namespace, which was masked in every report of the run (every object's namespace)."""
+    redactor = Redactor()
+    encoded = {key: base64.b64encode(value.encode()).decode() for key, value in {
+        "token": TOKEN, "namespace": "a-partial-regression-261815",
+        "ca.crt": "-----BEGIN CERTIFICATE-----"}.items()}
+    redactor.add_secret({"kind": "Secret", "type": "kubernetes.io/service-account-token",
+                         "data": encoded})
+    cleaned = redactor.text(f"pod/a-partial-regression-261815/web sent {TOKEN}")
+    assert cleaned == f"pod/a-partial-regression-261815/web sent {MASK}"
