@@ -21,6 +21,7 @@ Feature: G - gang workloads and termination delay
     And the implementation deleted no pod of group 1 of the gang train (G4)
     And the gang train was terminated at most 1 times (G6)
     And at no point did group 0 of the gang train have more than 3 live pods (G8)
+    And every regression of the gang train below minAvailable was breached within 10 seconds (G1)
 
   Scenario: A regression to zero scheduled pods warns once and recycles once
     Given a gang train of 1 groups of 3 pods with minAvailable 2 and a termination delay of 5 seconds
