@@ -74,6 +74,9 @@ demo: toolchain report-tools
 	-$(BIN)/aftershock run features/scheduler features/driver --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/gang-correct.yaml --profile profiles/gang-faulty.yaml \
 	    --profile profiles/dradriver-correct.yaml --profile profiles/dradriver-faulty.yaml
+	@echo "==> [demo] Grove's operator built from its source tree, at the fix of ai-dynamo/grove#561 and its parent (where its source cannot be reached, one line says why)"
+	-$(BIN)/aftershock run features/scheduler --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/thirdparty/grove-d5afd169.yaml --profile profiles/thirdparty/grove-cd742f07.yaml
 	@echo "==> [demo] third-party operators, built from their published Go modules (profiles/thirdparty)"
 	-$(BIN)/aftershock run features/operator/replica_group_stale_cache.feature --run-dir $(DEMO_RUN) --progress \
 	    $(foreach p,$(THIRDPARTY),--profile profiles/thirdparty/$(p).yaml)

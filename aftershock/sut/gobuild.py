@@ -38,7 +38,11 @@ COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 class SourceUnreachable(UserError):
-    """A profile's source tree could not be fetched (no network to its host, no mirror)."""
+    """A profile's source tree could not be fetched (no network to its host, no mirror), or a
+    module its build needs was refused by the module proxy."""
+
+
+REFUSED = re.compile(r"403 Forbidden|404 Not Found|not available|unrecognized import path")
 
 
 @dataclass(frozen=True)
@@ -263,6 +267,11 @@ def _compile(build: Build, command: list[str], cwd: Path, say: Progress, began: 
             say(f"  {build.pinned}: {compiled} packages compiled "
                 f"({shown - began:.0f}s)")
     if proc.wait() != 0:
+        refused = next((line for line in tail if REFUSED.search(line)), None)
+        if refused:
+            raise SourceUnreachable(f"building {build.pinned}: a module it needs was refused: "
+                                    f"{refused.strip()} (serve it from a file proxy: "
+                                    "GOPROXY=file:///dir,https://proxy.golang.org,direct)")
         raise UserError(f"building {build.pinned} failed:\n" + "\n".join(tail))
 
 

@@ -7,6 +7,7 @@ builds k8s.io/sample-controller (about 80 s on 2 cores; cached after in
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -66,3 +67,33 @@ def test_sample_controller_keeps_its_replica_count_under_a_watch_delay():
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "1 passed" in result.stdout
     assert "sample-controller" in (run / "matrix.md").read_text()
+
+
+GROVE_FIX, GROVE_PARENT = "grove-d5afd169", "grove-cd742f07"
+
+
+@pytest.mark.cluster
+def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it():
+    """The incident the gang family was written from, on Grove's own operator built from its
+    source: at cd742f07 a replica whose scheduled pods regress below minAvailable never gets
+    MinAvailableBreached (G1 violated, the PodClique named); at d5afd169 it does, and the
+    replica is terminated after its delay and within the bound (G2, G3), group 1 untouched."""
+    try:
+        for name in (GROVE_FIX, GROVE_PARENT):
+            load_profile(THIRDPARTY / f"{name}.yaml")
+    except SourceUnreachable as exc:
+        pytest.skip(str(exc))
+    run = Path(tempfile.mkdtemp(prefix="grove-"))
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run",
+         "features/scheduler/gang_termination.feature", "--profile",
+         f"profiles/thirdparty/{GROVE_FIX}.yaml", "--profile",
+         f"profiles/thirdparty/{GROVE_PARENT}.yaml", "-p", "no:cacheprovider", "--run-dir",
+         str(run), "-k", "partial"], capture_output=True, text=True, cwd=REPO, timeout=1200)
+    outcomes = {row["profile"]: row["outcomes"] for row in map(
+        json.loads, (run / "matrix.jsonl").read_text().splitlines())}
+    assert outcomes[GROVE_PARENT]["G1"] == "violated", result.stdout[-3000:]
+    assert "podclique/" in result.stdout and "train-0-worker" in result.stdout
+    assert all(outcomes[GROVE_FIX][g] == "pass" for g in ("G1", "G2", "G3", "G4", "G6", "G8")), \
+        (outcomes, result.stdout[-3000:])
+    assert result.returncode == 1  # the parent's scenario failed: a violation, not an error

@@ -12,7 +12,7 @@ import pytest
 
 from aftershock.errors import UserError
 from aftershock.sut import gobuild
-from aftershock.sut.gobuild import SourceBuild
+from aftershock.sut.gobuild import SourceBuild, SourceUnreachable
 from aftershock.sut.profile import load_profile
 
 URL = "https://git.example.invalid/acme/operator"
@@ -148,3 +148,29 @@ def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     message = str(caught.value)
     assert message.startswith(f"{path}:{line}: "), message
     assert fragment in message, message
+
+
+def test_a_module_the_proxy_refuses_is_an_unreachable_source_naming_the_file_proxy(
+        repository):
+    """Grove needs a module the proxy refuses (403): a build that stops there is an
+    unreachable source (its tests are skipped, naming why), not a failure of the build."""
+    repo, _ = repository
+    operator = repo / "operator"
+    (operator / "go.mod").write_text(
+        "module acme.example/operator\n\ngo 1.22\n\nrequire golang.org/x/nonexistent-aftershock "
+        "v0.0.1\n")
+    fake = "h1:" + "A" * 43 + "="
+    (operator / "go.sum").write_text(
+        f"golang.org/x/nonexistent-aftershock v0.0.1 {fake}\n"
+        f"golang.org/x/nonexistent-aftershock v0.0.1/go.mod {fake}\n")
+    (operator / "cmd" / "main.go").write_text(
+        'package main\n\nimport _ "golang.org/x/nonexistent-aftershock"\n\nfunc main() {}\n')
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two")
+    build = SourceBuild.parse({"git": URL, "commit": _git(repo, "rev-parse", "HEAD"),
+                               "dir": "operator", "package": "./cmd"})
+    with pytest.raises(SourceUnreachable) as refused:
+        gobuild.ensure(build, progress=lambda _: None)
+    message = str(refused.value)
+    assert "a module it needs was refused" in message and "nonexistent-aftershock" in message
+    assert "GOPROXY=file:///dir" in message
