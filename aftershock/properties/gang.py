@@ -333,16 +333,18 @@ def _gang(p: Params) -> Gang:
     return Gang(**p["gang"])
 
 
-@check("termination_timed", "No pod of a breached gang replica is deleted before the "
-       "termination delay has run from the breach, and all are gone within delay + bound.",
-       audit=True)
+@check("termination_timed", "Once a gang replica's breach has stayed True for the termination "
+       "delay, none of its pods was deleted before then and all are gone within delay + bound "
+       "(deleted by the implementation, or by the garbage collector after it deleted their "
+       "owner).", audit=True)
 def _termination_timed(history: History, p: Params) -> Verdict:
     return termination_timed(history.entries, _gang(p), p["group"], p["delay"],
                                    p["latency"], actor(p["actor"], exact=True))
 
 
 @check("at_most_terminations", "A gang is terminated at most a given number of times (a "
-       "replica's every pod deleted by the implementation, by the audit log).", audit=True)
+       "replica's every pod deleted by the implementation, or by the garbage collector after "
+       "it deleted their owner; by the audit log).", audit=True)
 def _at_most_terminations(history: History, p: Params) -> Verdict:
     is_actor = actor(p["actor"], exact=True) if p.get("actor") else None
     return at_most_terminations(history.entries, _gang(p), p["limit"], is_actor)

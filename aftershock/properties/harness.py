@@ -73,8 +73,9 @@ def exactly(history: History, p: Params) -> Verdict:
                           since=p.get("since"))
 
 
-@check("deleted_by", "No pod of a selection was deleted or evicted by a given actor (by the "
-       "audit log).", audit=True)
+@check("deleted_by", "No pod of a selection was deleted or evicted by a given actor, nor by "
+       "the garbage collector after that actor deleted its owner (by the audit log).",
+       audit=True)
 def deleted_by(history: History, p: Params) -> Verdict:
     return checks.deleted_by(history.entries, p["namespace"], p["selector"],
                              actor(p["actor"], p.get("exact", False)), p["who"], p["what"])
