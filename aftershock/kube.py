@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Any
 
 from kubernetes import client, config, dynamic, watch
 from kubernetes.client.exceptions import ApiException
@@ -73,19 +74,27 @@ def dra_api_version(api: client.ApiClient) -> str:
 def wait_for_service_account(api: client.ApiClient, namespace: str, name: str = "default",
                              timeout: float = 30) -> None:
     """Pods cannot be created in a namespace until its ServiceAccount exists."""
-    corev1 = core(api)
+    if not wait_named(core(api).list_namespaced_service_account, namespace, name, gone=False,
+                      timeout=timeout):
+        raise TimeoutError(f"serviceaccount/{namespace}/{name} did not appear within "
+                           f"{timeout:.0f}s")
+
+
+def wait_named(lister: Any, namespace: str, name: str, *, gone: bool, timeout: float) -> bool:
+    """Until the object ``name`` exists (or, ``gone``, no longer does), watched from a list of
+    it: whether it did within ``timeout``."""
     only = f"metadata.name={name}"
-    listing = corev1.list_namespaced_service_account(namespace, field_selector=only)
-    if listing.items:
-        return
+    listing = lister(namespace, field_selector=only)
+    if bool(listing.items) != gone:
+        return True
     stream = watch.Watch()
-    for _event in stream.stream(corev1.list_namespaced_service_account, namespace,
-                                field_selector=only,
-                                resource_version=listing.metadata.resource_version,
-                                timeout_seconds=int(timeout)):
-        stream.stop()
-        return
-    raise TimeoutError(f"serviceaccount/{namespace}/{name} did not appear within {timeout:.0f}s")
+    for event in stream.stream(lister, namespace, field_selector=only,
+                               resource_version=listing.metadata.resource_version,
+                               timeout_seconds=int(timeout)):
+        if (event["type"] == "DELETED") == gone:
+            stream.stop()
+            return True
+    return False
 
 
 def release_finalizers(api: client.ApiClient, namespace: str, prefix: str = "aftershock.io/"):

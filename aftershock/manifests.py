@@ -131,18 +131,9 @@ def _owner_goes_with_dependent(api: client.ApiClient, namespace: str, plural: st
         "name": name, "ownerReferences": [{"apiVersion": f"{PROBE_GROUP}/v1", "kind": kind,
                                            "name": "owner", "uid": made["metadata"]["uid"]}]}})
     owner.delete(name="owner", namespace=namespace)
-    only = f"metadata.name={name}"
-    listing = corev1.list_namespaced_config_map(namespace, field_selector=only)
-    if not listing.items:
+    if kube.wait_named(corev1.list_namespaced_config_map, namespace, name, gone=True,
+                       timeout=timeout):
         return
-    stream = watch.Watch()
-    for event in stream.stream(corev1.list_namespaced_config_map, namespace,
-                               field_selector=only,
-                               resource_version=listing.metadata.resource_version,
-                               timeout_seconds=int(timeout)):
-        if event["type"] == "DELETED":
-            stream.stop()
-            return
     with kube.suppress_not_found():
         corev1.delete_namespaced_config_map(name, namespace)
     raise RuntimeError(f"the garbage collector did not learn a new kind within {timeout:.0f}s "

@@ -11,8 +11,9 @@ import time as clock
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from kubernetes import client, watch
+from kubernetes import client
 
+from aftershock import kube
 from aftershock.manifests import PROBE_GROUP, apply_manifest, wait_collector_knows
 from aftershock.sut.profile import Start
 from aftershock.sut.readiness import waiting_for
@@ -152,21 +153,8 @@ def test_an_owner_of_a_kind_just_made_takes_its_dependents_once_the_collector_kn
                 "name": "owner", "uid": owner["metadata"]["uid"]}]}})
         objects.delete_namespaced_custom_object("readiness.aftershock.io", "v1",
                                                 scenario.namespace, plural, "owner")
-        stream = watch_gone(core, scenario.namespace, "dependent", timeout=10)
-        assert stream, "the dependent outlived its owner by 10 s: the collector did not know"
+        assert kube.wait_named(core.list_namespaced_config_map, scenario.namespace,
+                               "dependent", gone=True, timeout=10), \
+            "the dependent outlived its owner by 10 s: the collector did not know"
     finally:
         crds.delete_custom_resource_definition(crd["metadata"]["name"])
-
-
-def watch_gone(core: client.CoreV1Api, namespace: str, name: str, timeout: int) -> bool:
-    only = f"metadata.name={name}"
-    listing = core.list_namespaced_config_map(namespace, field_selector=only)
-    if not listing.items:
-        return True
-    for event in watch.Watch().stream(core.list_namespaced_config_map, namespace,
-                                      field_selector=only,
-                                      resource_version=listing.metadata.resource_version,
-                                      timeout_seconds=timeout):
-        if event["type"] == "DELETED":
-            return True
-    return False
