@@ -59,37 +59,41 @@ def pod_deleted(namespace: str, names: set[str]) -> Callable[[Entry], bool]:
 GARBAGE_COLLECTOR = "system:serviceaccount:kube-system:generic-garbage-collector"
 
 
+SLACK = 5.0  # an audited request's time is when its response completed, after what it did
+
+
 def done_by(entries: Iterable[Entry], is_actor: Callable[[str], bool]) -> Callable[[Entry], bool]:
     """Whether an audited write is the actor's: it made it, or it is the garbage collector's
     deletion of an object whose owner the actor deleted (a cascade: Grove deletes a PodClique,
-    the collector its pods). An owner is the actor's to have deleted when the actor deleted it
-    (by name, or a collection of its kind in its namespace) and nobody else did."""
+    the collector its pods). An owner is the actor's to have deleted when, while the owner
+    lived, the actor deleted it (by name, or a collection of its kind in its namespace) and
+    nobody else did: the namespace's own teardown, later, takes nothing from it."""
     entries = list(entries)
     owned: dict[tuple[str, str], set[str]] = {}  # (namespace, name) of a pod → its owners' uids
     kinds: dict[str, tuple[str, str, str]] = {}  # uid → (resource, namespace, name)
+    lived: dict[str, list[float]] = {}  # uid → [first seen, first seen going]
     for entry in entries:
-        if entry.kind != WATCH or not entry.object:
+        if entry.kind != WATCH or not entry.object or not entry.uid:
             continue
         meta = entry.object.get("metadata") or {}
-        if entry.uid:
-            kinds[entry.uid] = (entry.resource, entry.namespace, entry.name)
+        kinds[entry.uid] = (entry.resource, entry.namespace, entry.name)
+        span = lived.setdefault(entry.uid, [entry.mono, float("inf")])
+        if entry.type == "DELETED" or meta.get("deletionTimestamp"):
+            span[1] = min(span[1], entry.mono)
         refs = {ref.get("uid") for ref in meta.get("ownerReferences") or [] if ref.get("uid")}
         if refs:
             owned.setdefault((entry.namespace, entry.name), set()).update(refs)
-    deleters: dict[tuple[str, str, str], set[bool]] = {}  # (resource, ns, name|"") → by actor?
-    for entry in entries:
-        if entry.kind == AUDIT and entry.verb in ("delete", "deletecollection") \
-                and 200 <= entry.code < 300 and not entry.subresource:
-            key = (entry.resource, entry.namespace,
-                   entry.name if entry.verb == "delete" else "")
-            deleters.setdefault(key, set()).add(bool(is_actor(entry.actor)))
+    deletions = [e for e in entries if e.kind == AUDIT and e.verb in ("delete", "deletecollection")
+                 and 200 <= e.code < 300 and not e.subresource]
 
     def owner_deleted_by_actor(uid: str) -> bool:
-        if uid not in kinds:
+        if uid not in kinds or lived[uid][1] == float("inf"):
             return False
         resource, namespace, name = kinds[uid]
-        said = deleters.get((resource, namespace, name), set()) | \
-            deleters.get((resource, namespace, ""), set())
+        born, going = lived[uid]
+        said = {bool(is_actor(e.actor)) for e in deletions
+                if (e.resource, e.namespace) == (resource, namespace)
+                and e.name in (name, "") and born - SLACK <= e.mono <= going + SLACK}
         return said == {True}
 
     def judged(entry: Entry) -> bool:

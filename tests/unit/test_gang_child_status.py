@@ -111,3 +111,9 @@ def test_a_cascade_from_an_owner_the_implementation_deleted_is_its_deletion():
     assert not done_by(cascade, lambda user: user == "someone")(cascade[-1])
     shared = history("the-harness")
     assert not done_by(shared, lambda user: user == "operator")(shared[-1])
+    # the namespace's teardown, long after, deletes every collection: judged again from the
+    # saved history, the cascade is still the implementation's
+    torn = history(None)
+    gc_deletion = torn[-1]
+    _audit(torn, 60, "deletecollection", "cliques", "", "namespace-controller")
+    assert done_by(torn, lambda user: user == "operator")(gc_deletion)
