@@ -141,24 +141,24 @@ class Implementation:
         self._apply_start_manifests(values)
 
     def _given(self, values: dict[str, str]) -> dict[str, str]:
-        """Free ports, a serving key pair and its files, made at the first start."""
+        """Free ports and a serving key pair, made at the first start and kept across restarts;
+        its files, written at each start (a restart behind a proxy has another kubeconfig)."""
         start = self.profile.start
-        if self.given or not (start.ports or start.serving_certificate or start.files):
-            return self.given
-        given = {f"port_{name}": str(free_port()) for name in start.ports}
-        private = self._private()
-        if start.serving_certificate:
-            tls = private / f"{self.profile.name}-tls"
-            given["ca_bundle"], given["tls_dir"] = pki.serving_pair(tls), str(tls)
-        if start.files:
-            folder = private / f"{self.profile.name}-files"
-            folder.mkdir(mode=0o700, exist_ok=True)
-            given["files"] = str(folder)
-            for name, template in start.files.items():
-                text = self.profile.resolve(template).read_text()
-                (folder / name).write_text(fill(text, {**values, **given}))
-        self.given = given
-        return given
+        if not self.given and (start.ports or start.serving_certificate or start.files):
+            self.given = {f"port_{name}": str(free_port()) for name in start.ports}
+            private = self._private()
+            if start.serving_certificate:
+                tls = private / f"{self.profile.name}-tls"
+                self.given["ca_bundle"] = pki.serving_pair(tls)
+                self.given["tls_dir"] = str(tls)
+            if start.files:
+                folder = private / f"{self.profile.name}-files"
+                folder.mkdir(mode=0o700, exist_ok=True)
+                self.given["files"] = str(folder)
+        for name, template in start.files.items():
+            text = self.profile.resolve(template).read_text()
+            (Path(self.given["files"]) / name).write_text(fill(text, {**values, **self.given}))
+        return self.given
 
     def _apply_start_manifests(self, values: dict[str, str]) -> None:
         if self.applied:
