@@ -13,7 +13,7 @@ from typing import Any
 from kubernetes import client
 
 from aftershock import door, yamlsrc
-from aftershock.manifests import apply_manifest, wait_rolled_out
+from aftershock.manifests import apply_manifest, wait_collector_knows, wait_rolled_out
 from aftershock.providers import kind_commands as cmd
 from aftershock.providers.kindimage import python_base
 from aftershock.sut import grants
@@ -118,9 +118,12 @@ class InClusterImplementation:
         self.cluster.load_image(self.spec.image)
         grants.grant(self.api, self.namespace, self.spec.service_account, self.profile.rbac,
                      self.profile.cluster_rbac)
+        new_kinds = False
         for manifest in self.profile.manifests:  # what any form needs first, e.g. CRDs
             for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
-                apply_manifest(self.api, doc, self.namespace)
+                new_kinds = apply_manifest(self.api, doc, self.namespace) or new_kinds
+        if new_kinds:  # an owner of a new kind must not leave its dependents behind
+            wait_collector_knows(self.api, self.namespace)
         if self.spec.helm is None:
             for doc in rendered_manifests(self.profile, self.namespace):
                 apply_manifest(self.api, doc, self.namespace)
