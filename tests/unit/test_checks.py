@@ -3,6 +3,8 @@ one rule), minimal witnesses."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from aftershock import checks, properties
@@ -27,14 +29,19 @@ class History:
         return entry
 
     def pod(self, at: float, name: str, kind: str = "ADDED", *, phase: str = "Running",
-            deleting: bool = False, labels: dict | None = None) -> Entry:
+            deleting: bool = False, labels: dict | None = None, written: float | None = None,
+            rv: int | None = None) -> Entry:
+        """``written``: when the API server wrote it (its managedFields, whole seconds)."""
         meta = {"name": name, "namespace": NS, "uid": f"uid-{name}",
                 "labels": APP if labels is None else labels}
         if deleting:
             meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
         obj = {"metadata": meta, "spec": {"nodeName": "node-1"}, "status": {"phase": phase}}
+        extra = {} if written is None else {"written": datetime.fromtimestamp(
+            1e9 + written, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
         return self._add(at, WATCH, resource="pods", namespace=NS, name=name,
-                         uid=meta["uid"], rv=str(len(self.entries) + 1), type=kind, object=obj)
+                         uid=meta["uid"], rv=str(rv or len(self.entries) + 1), type=kind,
+                         object=obj, extra=extra)
 
     def gap(self, at: float, resource: str = "pods") -> None:
         self._add(at, GAP_START, resource=resource, detail="410 Gone")
@@ -178,16 +185,35 @@ def test_happened_before_in_both_orders():
     assert missing.status == VIOLATED and "never happened" in missing.summary
 
 
-def test_no_earlier_than_measures_from_the_latest_trigger():
+def test_no_earlier_than_measures_from_the_latest_trigger_on_the_clusters_clock():
     h = History()
-    h.pod(0, "trigger")
-    h.pod(2, "reaction")
+    h.pod(0, "trigger", written=0)
+    h.pod(4, "reaction", written=4)
     assert checks.no_earlier_than(h.entries, _created("reaction"), _created("trigger"),
-                                  delay=1.5).status == PASS
+                                  delay=2.5).status == PASS
     verdict = checks.no_earlier_than(h.entries, _created("reaction"), _created("trigger"),
-                                     delay=3)
+                                     delay=6)
     assert verdict.status == VIOLATED
     assert [e.name for e in verdict.witness] == ["trigger", "reaction"]
+    # written within a second or two of each other: whether 4 s passed is not known
+    close = History()
+    close.pod(0, "trigger", written=0)
+    close.pod(4, "reaction", written=2)
+    assert checks.no_earlier_than(close.entries, _created("reaction"), _created("trigger"),
+                                  delay=2).status == UNKNOWN
+
+
+def test_no_earlier_than_orders_by_etcd_not_by_which_watch_delivered_first():
+    """make test under load: the pod watch delivered a ReplicaSet's pod before the deployment
+    watch delivered the Deployment written before it, and "the Deployment exists before its
+    pods" (no earlier than 0 s) was VIOLATED."""
+    h = History()
+    h.pod(0, "reaction", rv=20, written=0)  # delivered first, written second
+    h.pod(0.3, "trigger", rv=10, written=0)
+    assert checks.no_earlier_than(h.entries, _created("reaction"), _created("trigger"),
+                                  delay=0).status == PASS
+    assert checks.no_earlier_than(h.entries, _created("trigger"), _created("reaction"),
+                                  delay=0).status == VIOLATED
 
 
 def test_became_true_counts_transitions_only():
