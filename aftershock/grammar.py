@@ -130,8 +130,10 @@ def label_problem(text: str, definition: StepDefinition) -> str | None:
 def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
     """The definition whose whole pattern matches ``text``, with its parsed arguments."""
     text = split_label(text)[0]
-    for definition in _matching(text)[:1]:
-        return definition, dict(_compiled(definition).parse(text).named)
+    for definition in REGISTRY:  # the first is the only one: ``ambiguity`` refuses two
+        found = _compiled(definition).parse(text)
+        if found is not None:
+            return definition, dict(found.named)
     return None
 
 
