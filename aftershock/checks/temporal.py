@@ -65,13 +65,14 @@ Count = Callable[[State], int]
 
 def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,
                start: float, within: float, now: float, name: str = "eventually",
-               resources: Iterable[str] | None = None, about: Count | None = None) -> Verdict:
+               resources: Iterable[str] | None = None, about: Count | None = None,
+               namespace: str | None = None) -> Verdict:
     """``holds`` already at ``start`` or after some change of ``resources`` up to
     ``start + within``.
 
-    If it never did, the witness is the last change of ``resources`` before the deadline:
-    the state the condition was judged on. ``about`` counts the objects the condition speaks
-    of: a pass over none is not earned.
+    If it never did, the witness is the last change of ``resources`` before the deadline (in
+    ``namespace``, or cluster-wide: another scenario's teardown is not the state judged).
+    ``about`` counts the objects the condition speaks of: a pass over none is not earned.
     """
     entries = list(entries)
     deadline = start + within
@@ -99,7 +100,8 @@ def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], descrip
             subjects += 1
         elif not subjects:  # the rule asks only whether there was anything: once is enough
             subjects = about(state)
-        last = entry
+        if namespace is None or entry.namespace in ("", namespace):
+            last = entry
         if crossed and holds(state):
             return passed(f"{description} after {entry.mono - start:.3f}s", [entry], entry.mono)
     if not crossed and holds(state):

@@ -39,7 +39,8 @@ def eventually(history: History, p: Params) -> Verdict:
     wanted = condition_of(p)
     return checks.eventually(history.entries, wanted.holds, wanted.description,
                              start=p["start"], within=p["within"], now=p["now"],
-                             resources=wanted.resources, about=wanted.about)
+                             resources=wanted.resources, about=wanted.about,
+                             namespace=p["context"]["namespace"])
 
 
 @check("stays_for", "A condition holds from a moment on, at every recorded change, for a "

@@ -157,6 +157,16 @@ def test_eventually_is_event_precise_and_needs_enough_history():
     assert unseen.status == UNKNOWN
 
 
+def test_eventually_witnesses_its_own_namespace_not_another_scenarios_teardown():
+    h = History()
+    judged = h.pod(0, "p0", phase="Pending")
+    other = h.pod(4, "elsewhere", "DELETED")
+    other.namespace = "an-earlier-scenario"
+    late = checks.eventually(h.entries, _running(1), "1 Running", start=0, within=5, now=20,
+                             namespace=NS)
+    assert late.status == VIOLATED and late.witness == [judged]
+
+
 def test_stays_for_fails_at_the_first_change():
     h = History()
     h.pod(0, "p0")
