@@ -68,6 +68,18 @@ def done_by(entries: Iterable[Entry], is_actor: Callable[[str], bool]) -> Callab
     the collector its pods). An owner is the actor's to have deleted when, while the owner
     lived, the actor deleted it (by name, or a collection of its kind in its namespace) and
     nobody else did: the namespace's own teardown, later, takes nothing from it."""
+    cascade = cascade_began(entries, is_actor)
+
+    def judged(entry: Entry) -> bool:
+        return bool(is_actor(entry.actor)) or cascade(entry) is not None
+    return judged
+
+
+def cascade_began(entries: Iterable[Entry],
+                  is_actor: Callable[[str], bool]) -> Callable[[Entry], float | None]:
+    """For the garbage collector's deletion of an object whose owner the actor deleted (as
+    ``done_by`` says), when the actor deleted that owner: the moment the termination began,
+    before which its replacements cannot have been made. None for any other write."""
     entries = list(entries)
     owned: dict[tuple[str, str], set[str]] = {}  # (namespace, name) of a pod → its owners' uids
     kinds: dict[str, tuple[str, str, str]] = {}  # uid → (resource, namespace, name)
@@ -86,22 +98,25 @@ def done_by(entries: Iterable[Entry], is_actor: Callable[[str], bool]) -> Callab
     deletions = [e for e in entries if e.kind == AUDIT and e.verb in ("delete", "deletecollection")
                  and 200 <= e.code < 300 and not e.subresource]
 
-    def owner_deleted_by_actor(uid: str) -> bool:
+    def deleted_by_actor(uid: str) -> float | None:
         if uid not in kinds or lived[uid][1] == float("inf"):
-            return False
+            return None
         resource, namespace, name = kinds[uid]
         born, going = lived[uid]
-        said = {bool(is_actor(e.actor)) for e in deletions
-                if (e.resource, e.namespace) == (resource, namespace)
-                and e.name in (name, "") and born - SLACK <= e.mono <= going + SLACK}
-        return said == {True}
+        said = [e for e in deletions if (e.resource, e.namespace) == (resource, namespace)
+                and e.name in (name, "") and born - SLACK <= e.mono <= going + SLACK]
+        if not said or not all(is_actor(e.actor) for e in said):
+            return None
+        # the deletion nearest its going: a name reused (a PodClique remade) was deleted before
+        return min(said, key=lambda e: abs(e.mono - going)).mono
 
-    def judged(entry: Entry) -> bool:
-        if is_actor(entry.actor):
-            return True
-        return entry.actor == GARBAGE_COLLECTOR and any(
-            owner_deleted_by_actor(uid) for uid in owned.get((entry.namespace, entry.name), ()))
-    return judged
+    def began(entry: Entry) -> float | None:
+        if entry.actor != GARBAGE_COLLECTOR:
+            return None
+        times = [t for uid in owned.get((entry.namespace, entry.name), ())
+                 if (t := deleted_by_actor(uid)) is not None]
+        return min(times, default=None)
+    return began
 
 
 def pod_names(entries: Iterable[Entry], namespace: str, labels: dict[str, str]) -> set[str]:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from aftershock.checks.attribution import actor, done_by, pod_deleted
+from aftershock.checks.attribution import actor, cascade_began, done_by, pod_deleted
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
@@ -31,6 +31,9 @@ def group_pod_names(entries: list[Entry], gang: Gang, group: int) -> set[str]:
     selector = gang.selector(group)
     return {e.name for e in entries if e.kind == WATCH and e.resource == "pods"
             and e.namespace == gang.namespace and selects(selector, e.object or {})}
+
+
+STAMP = 1.0  # a condition's lastTransitionTime is whole seconds
 
 
 def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: float,
@@ -80,14 +83,23 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
                        f"{early[0].wall - since:.2f}s after its breach, earlier than the "
                        f"{delay:g}s termination delay", [breach_entry, early[0]], origin,
                        subjects=len(due_pods), reads=reads)
+    # lastTransitionTime is whole seconds: the breach turned True within the second after it.
+    # Late is certain only past the deadline counted from that second's end.
     deadline = since + delay + latency
-    gone = {e.name for e in mine if e.wall <= deadline}
-    left = sorted(due_pods - gone)
+    left = sorted(due_pods - {e.name for e in mine if e.wall <= deadline + STAMP})
     if left:
         return Verdict(name, VIOLATED, f"{len(left)} of the {len(due_pods)} pods of group "
                        f"{group} were not terminated within {delay + latency:g}s of the breach "
                        f"(e.g. pod/{gang.namespace}/{left[0]})", [breach_entry], origin,
                        subjects=len(due_pods), by_absence=True, reads=reads)
+    unsure = sorted(due_pods - {e.name for e in mine if e.wall <= deadline})
+    if unsure:
+        return Verdict(name, UNKNOWN, f"{len(unsure)} of the {len(due_pods)} pods of group "
+                       f"{group} went {delay + latency:g}s to {delay + latency + STAMP:g}s "
+                       f"after the second its breach is stamped with (e.g. "
+                       f"pod/{gang.namespace}/{unsure[0]}): whether that was within "
+                       f"{delay + latency:g}s of the breach itself, a whole-second stamp cannot "
+                       "say", [breach_entry], origin, subjects=len(due_pods), reads=reads)
     if not mine:
         return Verdict(name, UNKNOWN, f"the precondition never held: group {group} had no pod "
                        "left to terminate when its termination delay ran out", [breach_entry],
@@ -113,6 +125,7 @@ class _Recycle:
     had: set[str]  # the replica's pods when it began
     deleted: set[str] = field(default_factory=set)
     last: float = 0.0  # when it last deleted
+    since: float = 0.0  # when it began: its first deletion, or the deletion of their owner
 
     @property
     def whole(self) -> bool:
@@ -140,7 +153,7 @@ def recycles(entries: list[Entry], gang: Gang, is_actor: Callable[[str], bool]) 
     live: dict[str | None, set[str]] = {}
     runs: dict[str | None, _Recycle] = {}
     done: list[_Recycle] = []
-    theirs = done_by(entries, is_actor)
+    theirs, cascade = done_by(entries, is_actor), cascade_began(entries, is_actor)
     for entry in audits:
         group = group_of.get(entry.name)
         if entry.verb == "create" and not entry.subresource and entry.code in (200, 201):
@@ -149,10 +162,16 @@ def recycles(entries: list[Entry], gang: Gang, is_actor: Callable[[str], bool]) 
         elif deleting(entry):
             run = runs.get(group)
             if theirs(entry):
-                if run is None or created.get(entry.name, -1.0) > run.began.mono or \
+                if run is None or created.get(entry.name, -1.0) > run.since or \
                         entry.mono - run.last > BURST:
                     done += [run] if run else []
-                    run = runs[group] = _Recycle(entry, set(live.get(group, ())) | {entry.name})
+                    # A cascade began when the owner was deleted: pods made since then (Grove
+                    # makes the new replica's before the collector removes the old) are not
+                    # the replica terminated
+                    since = min(entry.mono, cascade(entry) or entry.mono)
+                    had = {name for name in live.get(group, ())
+                           if created.get(name, -1.0) <= since}
+                    run = runs[group] = _Recycle(entry, had | {entry.name}, since=since)
                 run.deleted.add(entry.name)
                 run.last = entry.mono
             live.setdefault(group, set()).discard(entry.name)
@@ -293,7 +312,8 @@ def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, n
     for entry, state in replay(entries):
         for group, replica in replicas.items():  # a regression that lasted until this entry
             if replica.due(entry.mono, latency):
-                return _undetected(name, gang, group, replica.began, latency, origin, reads)
+                return _undetected(name, gang, group, replica.began, latency, origin, reads,
+                                   entries)
         if entry.resource not in reads or entry.namespace != gang.namespace:
             continue
         obj = state.get(gang.resource, gang.namespace, gang.name)
@@ -311,7 +331,7 @@ def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, n
                 judged, replica.judged = judged + 1, True
     for group, replica in replicas.items():
         if replica.due(now, latency):
-            return _undetected(name, gang, group, replica.began, latency, origin, reads)
+            return _undetected(name, gang, group, replica.began, latency, origin, reads, entries)
     summary = (f"{judged} regressions of gang {gang.name} below minAvailable, each breached "
                f"within {latency:g}s" if judged else
                f"no replica of gang {gang.name} regressed below minAvailable for {latency:g}s "
@@ -320,11 +340,17 @@ def regressions_breached(entries: Iterable[Entry], gang: Gang, latency: float, n
 
 
 def _undetected(name: str, gang: Gang, group: int, began: Entry, latency: float,
-                origin: float, reads: frozenset[str]) -> Verdict:
+                origin: float, reads: frozenset[str], entries: list[Entry]) -> Verdict:
+    """The witness: the change that began the regression, and the last record of the object
+    that holds the replica's breach condition by the window's end (its condition not True)."""
+    holder = ((gang.child["resource"]["plural"], gang.namespace, gang.child_name(group))
+              if gang.child else (gang.resource, gang.namespace, gang.name))
+    last = [e for e in entries if e.kind == WATCH and e.key == holder
+            and e.mono <= began.mono + latency][-1:]
     return Verdict(name, VIOLATED, f"group {group} of gang {gang.name} had been healthy, then "
                    f"had fewer scheduled pods than minAvailable (but some) for {latency:g}s "
                    f"from +{began.mono - origin:.3f}s, and its breach condition never turned "
-                   "True", [began], origin, subjects=1, by_absence=True,
+                   "True", distinct([began, *last]), origin, subjects=1, by_absence=True,
                    window=(began.mono, began.mono + latency), reads=reads)
 
 

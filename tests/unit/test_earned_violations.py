@@ -363,3 +363,27 @@ def test_a_breach_that_flickered_before_the_delay_ran_out_is_not_the_one_judged(
     params = {"gang": _gang(), "group": 0, "delay": 2, "latency": 5, "actor": "gang-op"}
     verdict = judge("termination_timed", params, history)
     assert verdict.status == PASS, verdict.explain()
+
+
+def test_a_termination_late_only_by_the_stamps_own_second_is_unknown():
+    """G2: lastTransitionTime is whole seconds, so a breach stamped second S turned True
+    somewhere in [S, S+1). Grove's termination came 10.3 s after its stamp with delay 5 and
+    bound 5, but 9.2 s after the breach was recorded: not certainly late. Past S+1+10 it is."""
+    breached = gang_object()
+    breached["status"]["groups"] = [{"index": 0, "conditions": [{
+        "type": "Breached", "status": "True", "lastTransitionTime": "2001-09-09T01:46:41Z"}]}]
+
+    def terminated_at(at: float) -> History:
+        history = History().watch(0, "gangs", gang_object(), "ADDED")
+        _train_pod(history, 0.5, "train-0")
+        history.watch(1.9, "gangs", breached)  # stamped 1e9 + 1, recorded at 1e9 + 1.9
+        history.watch(6.5, "pods", pod("train-x", "n2", app="other"), "ADDED")
+        _audit(history, at, "delete", "train-0")
+        return history
+
+    params = {"gang": _gang(), "group": 0, "delay": 5, "latency": 5, "actor": "gang-op"}
+    assert judge("termination_timed", params, terminated_at(10.5)).status == PASS
+    unsure = judge("termination_timed", params, terminated_at(11.3))
+    assert unsure.status == UNKNOWN and "whole-second stamp" in unsure.summary, unsure.explain()
+    late = judge("termination_timed", params, terminated_at(12.2))
+    assert late.status == VIOLATED, late.explain()

@@ -67,6 +67,9 @@ def test_g1_reads_the_breach_on_the_replicas_own_object():
     suppressed = judge(regressed("False"))
     assert suppressed.status == VIOLATED, suppressed.explain()
     assert "group 0 of gang train" in suppressed.summary
+    # the witness names the object whose condition stayed not True, beside the regression
+    assert [e.key for e in suppressed.witness] == [("pods", NS, "train-0-w-2"),
+                                                   ("cliques", NS, "train-0-w")]
 
 
 def test_the_replicas_objects_are_read_and_their_events_are_the_gangs():
@@ -117,3 +120,48 @@ def test_a_cascade_from_an_owner_the_implementation_deleted_is_its_deletion():
     gc_deletion = torn[-1]
     _audit(torn, 60, "deletecollection", "cliques", "", "namespace-controller")
     assert done_by(torn, lambda user: user == "operator")(gc_deletion)
+
+
+def test_a_replica_remade_before_the_collector_removed_the_old_one_is_still_one_termination():
+    """Grove deletes a replica's PodClique, makes the new PodClique and its pods at once, and
+    only then does the garbage collector delete the old pods. Two such recycles are two
+    terminations: the new pods, made after the owner went, are not the replica terminated."""
+    from aftershock.checks.attribution import GARBAGE_COLLECTOR
+    from aftershock.timeline.entry import AUDIT
+
+    h = History()
+    h.watch(0, "sets", the_set(), "ADDED")
+
+    def replica(at: float, generation: int, pods: list[str]) -> None:
+        uid = f"uid-clique-{generation}"
+        h.append(Entry(len(h), at, 1e9 + at, WATCH, resource="cliques", namespace=NS,
+                       name="train-0-w", uid=uid, rv=str(100 + len(h)), type="ADDED",
+                       object={**clique("False", "Fine"), "metadata": {
+                           "name": "train-0-w", "namespace": NS, "uid": uid}}))
+        for name in pods:
+            owned = pod(name, "n1")
+            owned["metadata"]["ownerReferences"] = [{"uid": uid, "name": "train-0-w"}]
+            _audit(h, at + 0.01, "create", "pods", name, "operator")
+            h[-1] = Entry(h[-1].seq, h[-1].mono, h[-1].wall, AUDIT, resource="pods",
+                          namespace=NS, name=name, verb="create", actor="operator", code=201)
+            h.watch(at + 0.02, "pods", owned, "ADDED")
+
+    def terminate(at: float, generation: int, old: list[str], new: list[str]) -> None:
+        _audit(h, at, "delete", "cliques", "train-0-w", "operator")
+        h.append(Entry(len(h), at + 0.01, 1e9 + at, WATCH, resource="cliques", namespace=NS,
+                       name="train-0-w", uid=f"uid-clique-{generation - 1}",
+                       rv=str(100 + len(h)), type="DELETED", object={
+                           **clique("True", "Below"), "metadata": {
+                               "name": "train-0-w", "namespace": NS,
+                               "uid": f"uid-clique-{generation - 1}"}}))
+        replica(at + 0.05, generation, new)  # the new replica first…
+        for name in old:  # …then the collector removes the old one's pods
+            _audit(h, at + 0.4, "delete", "pods", name, GARBAGE_COLLECTOR)
+
+    replica(0.1, 1, ["a0", "a1", "a2"])
+    terminate(5, 2, ["a0", "a1", "a2"], ["b0", "b1", "b2"])
+    terminate(10, 3, ["b0", "b1", "b2"], ["c0", "c1", "c2"])
+    verdict = properties.judge(["G6"], Judgement("at_most_terminations", {
+        "gang": asdict(GANG), "limit": 1, "actor": "operator"}), h)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "terminated 2 times" in verdict.summary
