@@ -13,7 +13,7 @@ Feature: G at scale - a gang of a hundred pods on a hundred nodes
     And within 120 seconds the gang train has 100 Ready pods
     When I take away the nodes of 1 pods of group 0 of the gang train
     Then within 10 seconds group 0 of the gang train is breached (G1)
-    When 12 seconds pass
+    When 20 seconds pass
     Then group 0 of the gang train was terminated after its termination delay and within 5 seconds more (G2, G3)
     And the implementation deleted no pod of group 1 of the gang train (G4)
     And the implementation deleted no pod of group 2 of the gang train (G4)
