@@ -15,6 +15,7 @@ from aftershock.sut.dra import (
     Device,
     allocated_devices,
     claim_names,
+    kubelet_prepared,
     reserved_for,
     revision,
     selects_node,
@@ -203,6 +204,47 @@ def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
                    external=PREPARE_LOG)
 
 
+NODE_STATE = "the kubelet's DRA checkpoint on each node"
+
+
+def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
+                         name: str = "node_state_exclusive") -> Verdict:
+    """D5 from what the nodes show: in no snapshot of a node's kubelet DRA checkpoint is one
+    device prepared for two claims. ``snapshots``: {"time" (the node's clock), "node", "text"}
+    each, or "error" where the file could not be read; a read that failed, or a checkpoint that
+    does not check out, is a stretch not seen: no PASS over it."""
+    origin = timeline[0].mono if timeline else 0.0
+    offset = timeline[0].mono - timeline[0].wall if timeline else 0.0
+    claims: set[str] = set()
+    unseen: list[str] = []
+    for snap in sorted(snapshots, key=lambda s: s["time"]):
+        try:
+            prepared = kubelet_prepared(snap["text"]) if "text" in snap else None
+        except ValueError as exc:
+            prepared, snap = None, {**snap, "error": str(exc)}
+        if prepared is None:
+            unseen.append(f"node/{snap['node']}: {snap.get('error', 'not read')}")
+            continue
+        for (driver, pool, device), holders in sorted(prepared.items()):
+            claims |= holders
+            if len(holders) > 1:
+                mark = Entry(seq=-1, mono=snap["time"] + offset, wall=snap["time"], kind=MARK,
+                             detail=f"node/{snap['node']} {NODE_STATE}: {driver} device "
+                                    f"{pool}/{device} prepared for {', '.join(sorted(holders))}")
+                return Verdict(name, VIOLATED, f"device {pool}/{device} of {driver} on node/"
+                               f"{snap['node']} was prepared for {len(holders)} claims at "
+                               f"once: {', '.join(sorted(holders))}", [mark], origin,
+                               subjects=len(claims), reads=frozenset(), external=NODE_STATE)
+    if unseen:
+        return Verdict(name, UNKNOWN, f"{len(unseen)} reads of {NODE_STATE} failed (e.g. "
+                       f"{unseen[0]})", [], origin, subjects=len(claims), reads=frozenset(),
+                       external=NODE_STATE)
+    summary = (f"{len(snapshots)} reads of {NODE_STATE}: {len(claims)} claims prepared, never "
+               "two on one device" if claims else f"{NODE_STATE} never showed a prepared claim")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(claims), reads=frozenset(),
+                   external=NODE_STATE)
+
+
 def _records(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:
     """(name as kubectl shows it after the kind, object or None when deleted) of what one
     entry records: a watch event, or every change of the re-list that closed a gap."""
@@ -334,6 +376,12 @@ def _node_side_exclusive(history: History, p: Params) -> Verdict:
     return node_side_exclusive(p["prepare_log"], list(history.entries))
 
 
+@check("node_state_exclusive", "On a node, a device is never prepared for two claims at "
+       "once (by the kubelet's DRA checkpoint on the node, read through the scenario).")
+def _node_state_exclusive(history: History, p: Params) -> Verdict:
+    return node_state_exclusive(p["node_state"], list(history.entries))
+
+
 @check("never_deallocated_in_use", "A claim's allocation never changes to another, and is "
        "never cleared while the claim is reserved.")
 def _never_deallocated_in_use(history: History, p: Params) -> Verdict:
@@ -356,10 +404,11 @@ prop("D3", "No deallocation while in use: an allocation never changes to another
 prop("D4", "Release: a departed consumer leaves reservedFor, and an unused generated claim is "
      "deleted, within T.", ["eventually"], CONCEPTS)
 prop("D5", "Node-side exclusivity: on a node a device is never prepared for two claims at "
-     "once.", ["node_side_exclusive"], CONCEPTS)
+     "once.", ["node_side_exclusive", "node_state_exclusive"], CONCEPTS)
 prop("D6", "Node loss: ResourceSlices of a deleted node disappear; nothing new is allocated "
      "from them.", ["eventually", "nothing_from_gone_slices"], CONCEPTS, ("node_delete",))
 prop("D7", "D2-D4 hold across kube-controller-manager / kube-scheduler restarts and watch "
      "delays.", ["eventually", "exclusive_devices", "allocated_before_bind",
-                 "node_side_exclusive", "never_deallocated_in_use"], CONCEPTS,
+                 "node_side_exclusive", "node_state_exclusive", "never_deallocated_in_use"],
+     CONCEPTS,
      ("component_restart",))

@@ -4,6 +4,7 @@ ResourceClaims and pods from the recorder, the driver's prepare log joined by wa
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,33 @@ def read_prepare_log(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+KUBELET_DRA_STATE = "/var/lib/kubelet/dra_manager_state"
+
+
+def kubelet_prepared(text: str) -> dict[Device, set[str]]:
+    """What the kubelet's DRA checkpoint on a node (``KUBELET_DRA_STATE``) says is prepared:
+    each device (driver, pool, device) and the claims (``ns/name``) it is prepared for. The
+    kubelet writes an entry before it asks the driver (no devices yet) and fills in the devices
+    from the driver's answer, so an entry with devices is a prepared claim. Written by the
+    kubelet, not the driver: what the node shows, not what the driver says of itself.
+
+    ValueError for a file that is not such a checkpoint, or whose checksum (CRC-32 of its
+    ``Data``) does not match: a torn read is no evidence."""
+    outer = json.loads(text)
+    if not isinstance(outer, dict) or not isinstance(outer.get("Data"), str):
+        raise ValueError("not a kubelet DRA checkpoint: no Data")
+    if zlib.crc32(outer["Data"].encode()) != outer.get("Checksum"):
+        raise ValueError("the checkpoint's checksum does not match its data")
+    prepared: dict[Device, set[str]] = {}
+    for claim in json.loads(outer["Data"]).get("ClaimInfoStateList") or []:
+        name = f"{claim.get('Namespace', '')}/{claim.get('ClaimName', '')}"
+        for driver, state in (claim.get("DriverState") or {}).items():
+            for device in (state or {}).get("Devices") or []:
+                key = (driver, device.get("PoolName", ""), device.get("DeviceName", ""))
+                prepared.setdefault(key, set()).add(name)
+    return prepared
 
 
 def departed_released(state: State, namespace: str) -> bool:

@@ -335,6 +335,7 @@ JUDGEMENTS = {
     "reads_clean": ({"cluster": _storage(), "removed": [2], "ledger": LEDGER, "results": [],
                      "loss_allowed": True}, set()),
     "node_side_exclusive": ({"prepare_log": []}, set()),
+    "node_state_exclusive": ({"node_state": []}, set()),
     "end_state_as_reference": ({"namespace": NS, "reference": {"pods": ["{}"]},
                                 "masks": {"pods": ["metadata", "spec", "status"]}}, {"pods"}),
     "writes_as_reference": ({"actor": "ctl", "namespace": NS,
@@ -401,7 +402,7 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "shrank_after_done": (("statefulsets", "data"),), "never_shrank": (("statefulsets", "data"),),
     "only_removed_touched": (("pods", "data-"),), "claims_retained": (("statefulsets", "data"),),
     "own_claim_kept": (("persistentvolumeclaims", "data-data-0"),),
-    "data_kept": (), "reads_clean": (), "node_side_exclusive": (),
+    "data_kept": (), "reads_clean": (), "node_side_exclusive": (), "node_state_exclusive": (),
     "end_state_as_reference": (("pods", ""),), "writes_as_reference": (("audit", "ctl"),),
     "no_error_storm": (("audit", "ctl"),),
 }

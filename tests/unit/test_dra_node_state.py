@@ -1,0 +1,63 @@
+"""D5 judged from what a node shows: the kubelet's DRA checkpoint (dra_manager_state), which the
+kubelet writes from the driver's answers, read on the node through the scenario; not a log the
+driver under test writes about itself."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import pytest
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.sut.dra import kubelet_prepared
+from aftershock.timeline.entry import WATCH, Entry
+
+DRIVER = "gpu.example.com"
+
+
+def checkpoint(*claims: tuple[str, list[str]], torn: bool = False) -> str:
+    """The kubelet's file: its data as a JSON string, with the CRC-32 of that string."""
+    entries = [{"ClaimUID": f"uid-{name}", "ClaimName": name, "Namespace": "ns",
+                "PodUIDs": {f"pod-{name}": {}},
+                "DriverState": {DRIVER: {"Devices": [
+                    {"PoolName": "worker-1", "DeviceName": device, "RequestNames": ["gpu"]}
+                    for device in devices]}}} for name, devices in claims]
+    data = json.dumps({"kind": "DRACheckpoint", "apiVersion": "checkpoint.dra.kubelet.k8s.io/v1",
+                       "ClaimInfoStateList": entries})
+    return json.dumps({"Data": data, "Checksum": zlib.crc32(data.encode()) + int(torn)})
+
+
+TIMELINE = [Entry(seq=0, mono=100.0, wall=1e9, kind=WATCH, resource="pods", namespace="ns",
+                  name="p", uid="u", rv="1", type="ADDED", object={})]
+
+
+def judge(*texts: str):
+    snaps = [{"time": 1e9 + i, "node": "worker-1", "text": text} for i, text in enumerate(texts)]
+    return properties.judge(["D5"], Judgement("node_state_exclusive", {"node_state": snaps}),
+                            TIMELINE)
+
+
+def test_the_checkpoint_says_which_claims_hold_each_device():
+    text = checkpoint(("a", ["gpu-0"]), ("b", ["gpu-1"]), ("pending", []))
+    assert kubelet_prepared(text) == {(DRIVER, "worker-1", "gpu-0"): {"ns/a"},
+                                      (DRIVER, "worker-1", "gpu-1"): {"ns/b"}}
+    with pytest.raises(ValueError, match="checksum"):
+        kubelet_prepared(checkpoint(("a", ["gpu-0"]), torn=True))
+
+
+def test_one_device_prepared_for_two_claims_on_a_node_is_a_violation():
+    verdict = judge(checkpoint(("a", ["gpu-3"])), checkpoint(("a", ["gpu-3"]), ("b", ["gpu-3"])))
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "worker-1/gpu-3" in verdict.summary and "ns/a, ns/b" in verdict.summary
+    assert "node/worker-1" in verdict.witness[0].detail
+
+
+def test_distinct_devices_pass_and_a_read_that_does_not_check_out_is_unknown():
+    assert judge(checkpoint(("a", ["gpu-0"])), checkpoint(("a", ["gpu-0"]), ("b", ["gpu-1"]))
+                 ).status == PASS
+    torn = judge(checkpoint(("a", ["gpu-0"])), checkpoint(("b", ["gpu-1"]), torn=True))
+    assert torn.status == UNKNOWN and "checksum" in torn.summary, torn.explain()
+    assert judge(checkpoint()).status == UNKNOWN  # nothing was ever prepared: nothing judged
