@@ -136,6 +136,7 @@ def test_the_grace_period_comes_from_the_pod_unless_given(aftershock_scenario, g
     _deploy(scenario, manifest)
     _running(scenario, 1, "slow")
     drain.drain_node(scenario.api, NODE, drain.DrainOptions(grace_period=grace))
+    assert scenario.recorder.catch_up() == []  # the pod watch has delivered what drain did
     deleting = [e for e in scenario.timeline.entries if e.resource == "pods" and e.object and
                 e.namespace == scenario.namespace and
                 e.object["metadata"].get("deletionGracePeriodSeconds") is not None]
