@@ -50,9 +50,12 @@ class GoBuild:
     package: str
     version: str
     binary: str
+    # Built in the module's own directory (its go.mod and go.sum, so its replace lines hold),
+    # not in a module of ours that requires it (where a dependency's replace lines are ignored)
+    own_module: bool = False
 
     @classmethod
-    def parse(cls, text: str, binary: str | None = None) -> GoBuild:
+    def parse(cls, text: str, binary: str | None = None, own_module: bool = False) -> GoBuild:
         found = PINNED.match(text)
         if not found:
             raise ValueError(f"'{text}' is not a pinned Go package (expected "
@@ -61,11 +64,11 @@ class GoBuild:
         name = binary or package.rsplit("/", 1)[-1]
         if re.fullmatch(r"v\d+", name):  # a major-version suffix: the element before names it
             name = package.rsplit("/", 2)[-2]
-        return cls(package, found["version"], name)
+        return cls(package, found["version"], name, own_module)
 
     @property
     def pinned(self) -> str:
-        return f"{self.package}@{self.version}"
+        return f"{self.package}@{self.version}" + (" in its own module" if self.own_module else "")
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,7 @@ def ensure(build: Build, progress: Progress | None = None) -> Path:
     say(f"building {build.pinned} with {go_version()} (once; cached in {final})")
     began = time.monotonic()
     try:
-        if isinstance(build, SourceBuild):
+        if isinstance(build, SourceBuild) or build.own_module:
             _compile(build, ["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
                              str(scratch / build.binary), build.package],
                      module_dir(build), say, began,

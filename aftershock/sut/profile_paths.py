@@ -73,13 +73,16 @@ def build_of(doc: Located, raw: dict[str, Any] | None) -> Build | None:
     if ("go" in raw) == ("git" in raw):
         raise doc.error("field 'build' needs either 'go' (a published module) or 'git' (a "
                         "source tree at a commit), exactly one", "build")
+    if "git" in raw and "own_module" in raw:
+        raise doc.error("field 'build.own_module' goes with 'go': a source tree is always built "
+                        "in its own module", "build", "own_module")
     if "go" in raw:
         extra = sorted(set(raw) & {"commit", "dir", "package"})
         if extra:
             raise doc.error(f"field 'build.{extra[0]}' goes with 'git', not 'go'", "build",
                             extra[0])
         try:
-            return GoBuild.parse(raw["go"], raw.get("binary"))
+            return GoBuild.parse(raw["go"], raw.get("binary"), bool(raw.get("own_module")))
         except ValueError as exc:
             raise doc.error(f"field 'build.go': {exc}", "build", "go") from None
     if "commit" not in raw:

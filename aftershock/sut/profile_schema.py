@@ -108,6 +108,8 @@ SCHEMA = {
         "package": Field(str, expected="the package to build, relative to the module's folder "
                                        "(default: .)"),
         "binary": Field(str, expected="the program it makes (default: the package's name)"),
+        "own_module": Field(bool, expected="true to build a published module in its own "
+                                           "directory, where its replace lines hold"),
     }),
     "rbac_from": Field("list", items=Field(str),
                        expected="RBAC manifests (ClusterRole or Role) whose rules it is granted "

@@ -6,7 +6,9 @@ the URL and how to map it; a wrong build map is file:line."""
 
 from __future__ import annotations
 
+import json
 import subprocess
+import zipfile
 
 import pytest
 
@@ -139,6 +141,8 @@ concepts:
      "field 'build.dir' goes with 'git', not 'go'"),
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  dir: ../up\n", 5,
      "field 'build.dir': '../up' is not a folder inside the repository"),
+    ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  own_module: true\n", 5,
+     "field 'build.own_module' goes with 'go'"),
 ])
 def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     path = tmp_path / "p.yaml"
@@ -174,3 +178,51 @@ def test_a_module_the_proxy_refuses_is_an_unreachable_source_naming_the_file_pro
     message = str(refused.value)
     assert "a module it needs was refused" in message and "nonexistent-aftershock" in message
     assert "GOPROXY=file:///dir" in message
+
+
+def _publish(proxy, module: str, version: str, files: dict[str, str]) -> None:
+    """A module version in a file proxy (GOPROXY=file://...), as the module proxy serves it."""
+
+    where = proxy / module / "@v"
+    where.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(where / f"{version}.zip", "w") as archive:
+        for name, text in files.items():
+            archive.writestr(f"{module}@{version}/{name}", text)
+    (where / f"{version}.mod").write_text(files["go.mod"])
+    (where / f"{version}.info").write_text(f'{{"Version":"{version}"}}')
+    with (where / "list").open("a") as listing:
+        listing.write(version + "\n")
+
+
+def test_a_published_module_with_replace_lines_builds_in_its_own_module(tmp_path, monkeypatch):
+    """A published module whose go.mod replaces a dependency with another version (as the
+    scheduler-plugins replace every k8s.io staging module): built in a module of ours that
+    requires it, its replace lines are ignored and the build fails; built in its own directory
+    (build.own_module), they hold."""
+    proxy = tmp_path / "proxy"
+    for version, extra in (("v1.0.0", ""), ("v1.1.0", 'const New = "replaced"\n')):
+        _publish(proxy, "acme.example/dep", version, {
+            "go.mod": "module acme.example/dep\n\ngo 1.22\n",
+            "dep.go": f"package dep\n\n{extra}"})
+    for name, value in (("XDG_CACHE_HOME", tmp_path / "cache"), ("GOMODCACHE", tmp_path / "mod"),
+                        ("GOPROXY", f"file://{proxy}"), ("GOSUMDB", "off"), ("GOFLAGS", "")):
+        monkeypatch.setenv(name, str(value))
+    sums = []
+    for version in ("v1.0.0", "v1.1.0"):
+        info = subprocess.run(["go", "mod", "download", "-json", f"acme.example/dep@{version}"],
+                              capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+        got = json.loads(info)
+        sums += [f"acme.example/dep {version} {got['Sum']}",
+                 f"acme.example/dep {version}/go.mod {got['GoModSum']}"]
+    _publish(proxy, "acme.example/tool", "v1.0.0", {
+        "go.mod": "module acme.example/tool\n\ngo 1.22\n\nrequire acme.example/dep v1.0.0\n\n"
+                  "replace acme.example/dep => acme.example/dep v1.1.0\n",
+        "go.sum": "\n".join(sums) + "\n",
+        "main.go": 'package main\n\nimport (\n\t"fmt"\n\n\t"acme.example/dep"\n)\n\n'
+                   "func main() { fmt.Println(dep.New) }\n"})
+    consumer = gobuild.GoBuild.parse("acme.example/tool@v1.0.0")
+    with pytest.raises(UserError, match=r"undefined: dep\.New"):
+        gobuild.ensure(consumer, progress=lambda _: None)
+    own = gobuild.GoBuild.parse("acme.example/tool@v1.0.0", own_module=True)
+    program = gobuild.ensure(own, progress=lambda _: None)
+    assert subprocess.run([program], capture_output=True, text=True).stdout == "replaced\n"
