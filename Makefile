@@ -89,6 +89,8 @@ demo: toolchain report-tools
 	    --progress --profile profiles/storage-correct.yaml --profile profiles/storage-faulty.yaml
 	-$(BIN)/aftershock run features/operator/node_record_reclaim.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/noderecords-correct.yaml --profile profiles/noderecords-faulty.yaml
+	@echo "==> [demo] Chaos Mesh built from its Go modules (cached after; cold, longer than a scenario may take)"
+	-$(BIN)/aftershock kind build-chaos-mesh
 	-$(BIN)/aftershock run features/harness/chaos_mesh.feature --cluster=kind --run-dir $(DEMO_RUN) --progress
 	@echo "==> [demo] the matrix and the HTML report"
 	$(BIN)/aftershock report $(DEMO_RUN)

@@ -15,8 +15,19 @@ def cmd_build_image(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_build_chaos_mesh(args: argparse.Namespace) -> int:
+    import sys
+
+    from aftershock.providers.kindimage import chaosmesh
+
+    print(chaosmesh.build(lambda line: print(line, file=sys.stderr, flush=True),
+                          force=args.force))
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    kind = sub.add_parser("kind", help="kind clusters' node image, built on this machine")
+    kind = sub.add_parser("kind", help="kind clusters' node image and Chaos Mesh, built on this "
+                                       "machine")
     actions = kind.add_subparsers(dest="action", required=True)
     build = actions.add_parser(
         "build-image", help="build a kind node image from Debian packages and Go modules "
@@ -24,5 +35,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--kubernetes-version", help="e.g. 1.34.4 (default: the pinned one)")
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
     build.set_defaults(func=cmd_build_image)
+    chaos = actions.add_parser(
+        "build-chaos-mesh", help="build Chaos Mesh's controller, daemon and helm from their Go "
+                                 "modules, before a run needs them (cold: several minutes); "
+                                 "prints where they are")
+    chaos.add_argument("--force", action="store_true", help="rebuild even if cached")
+    chaos.set_defaults(func=cmd_build_chaos_mesh)
 
 

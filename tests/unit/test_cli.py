@@ -41,3 +41,17 @@ def test_a_shape_this_machine_cannot_hold_and_a_huge_repeat_start_nothing(tmp_pa
                          "-p", "no:cacheprovider", env=env)
     assert "--repeat 100000: between 1 and 1000" in repeat.stdout + repeat.stderr
     assert not (tmp_path / "cache" / "clusters").exists()  # nothing was started
+
+
+def test_chaos_mesh_can_be_built_before_a_run_needs_it():
+    """`make demo` builds Chaos Mesh before its scenarios: built cold inside one, it outlasted
+    the scenario's 10-minute limit."""
+    from pathlib import Path
+
+    from aftershock import cli, kind_command
+
+    args = cli.parser().parse_args(["kind", "build-chaos-mesh"])
+    assert args.func is kind_command.cmd_build_chaos_mesh and not args.force
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    demo = makefile[makefile.index("\ndemo:"):]
+    assert demo.index("kind build-chaos-mesh") < demo.index("chaos_mesh.feature")
