@@ -2,6 +2,9 @@
 
 import subprocess
 import sys
+from pathlib import Path
+
+from aftershock import cli, kind_command
 
 
 def _aftershock(*args, **kwargs):
@@ -46,10 +49,6 @@ def test_a_shape_this_machine_cannot_hold_and_a_huge_repeat_start_nothing(tmp_pa
 def test_chaos_mesh_can_be_built_before_a_run_needs_it():
     """`make demo` builds Chaos Mesh before its scenarios: built cold inside one, it outlasted
     the scenario's 10-minute limit."""
-    from pathlib import Path
-
-    from aftershock import cli, kind_command
-
     args = cli.parser().parse_args(["kind", "build-chaos-mesh"])
     assert args.func is kind_command.cmd_build_chaos_mesh and not args.force
     makefile = (Path(__file__).parents[2] / "Makefile").read_text()

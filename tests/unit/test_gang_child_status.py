@@ -8,9 +8,10 @@ from dataclasses import asdict
 
 from aftershock import properties
 from aftershock.checks import PASS, VIOLATED
+from aftershock.checks.attribution import GARBAGE_COLLECTOR
 from aftershock.properties import Judgement
 from aftershock.sut.gang import Gang
-from aftershock.timeline.entry import WATCH, Entry
+from aftershock.timeline.entry import AUDIT, WATCH, Entry
 from tests.unit.concept_maps import CHILD_GANG
 
 NS = "ns"
@@ -126,9 +127,6 @@ def test_a_replica_remade_before_the_collector_removed_the_old_one_is_still_one_
     """Grove deletes a replica's PodClique, makes the new PodClique and its pods at once, and
     only then does the garbage collector delete the old pods. Two such recycles are two
     terminations: the new pods, made after the owner went, are not the replica terminated."""
-    from aftershock.checks.attribution import GARBAGE_COLLECTOR
-    from aftershock.timeline.entry import AUDIT
-
     h = History()
     h.watch(0, "sets", the_set(), "ADDED")
 
