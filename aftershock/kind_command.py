@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def cmd_build_image(args: argparse.Namespace) -> int:
@@ -16,8 +17,6 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_build_chaos_mesh(args: argparse.Namespace) -> int:
-    import sys
-
     from aftershock.providers.kindimage import chaosmesh
 
     print(chaosmesh.build(lambda line: print(line, file=sys.stderr, flush=True),
