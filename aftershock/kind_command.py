@@ -1,4 +1,5 @@
-"""``aftershock kind build-image``: a kind node image built here, with no registry."""
+"""``aftershock kind build-image`` and ``build-chaos-mesh``: what kind clusters need, built here
+with no registry."""
 
 # Imports inside functions: start-up time, as in cli.py (a subcommand imports what it uses).
 
