@@ -93,8 +93,13 @@ def _span(witness: list[Entry]) -> float:
     return witness[-1].mono - witness[0].mono
 
 
+# How far a lastTransitionTime may be from the write that changed its status: both are whole
+# seconds, and a write follows its decision.
+STAMP_TOLERANCE = 2.0
+
+
 def honest_transitions(entries: Iterable[Entry], resource: str, namespace: str, name: str,
-                       condition: str, tolerance: float = 2.0,
+                       condition: str, tolerance: float = STAMP_TOLERANCE,
                        prop: str = "honest_transition") -> Verdict:
     """A condition's lastTransitionTime moves exactly when its status changes, to the moment
     of the change: the time of the write that changed it, on the API server's clock (the

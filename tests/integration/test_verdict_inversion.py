@@ -38,6 +38,7 @@ def test_an_expected_violation_that_does_not_happen_fails_the_scenario(tmp_path)
     result = _pytest(tmp_path, HOLDS)
     assert result.returncode == 1, result.stdout[-3000:]
     assert "expected a violation of never_more_than, but it held" in result.stdout
+    assert "never_more_than: PASS: at most 2 live pods of web at once (limit 2)" in result.stdout
 
 
 def test_an_unknown_step_fails_collection_with_file_line_and_closest_step(tmp_path):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from email.utils import parsedate_to_datetime
+
 from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.implementation import dynamic_resource
+from aftershock.checks.invariants import STAMP_TOLERANCE
 from aftershock.kube import suppress_not_found
 from aftershock.scenario import Scenario, StepFailed, given, when
 
@@ -64,13 +67,28 @@ def a_deployment_with_labels(scenario: Scenario, name: str, replicas: int, key: 
 @when("I set condition {type:w} of pod {name:Name} to {status:w} without moving its "
       "lastTransitionTime")
 def dishonest_condition(scenario: Scenario, type: str, name: str, status: str) -> None:
-    """A deliberately buggy status writer, to show the lastTransitionTime check catches it."""
+    """A deliberately buggy status writer, to show the lastTransitionTime check catches it.
+    The stamp it keeps must be older than the check's tolerance on the API server's clock: a
+    stamp something else moved a moment ago (the node controller marks a pod not Ready when a
+    heartbeat is late) would make this write look honest, so it waits for the stamp to age."""
     corev1 = kube.core(scenario.api)
-    pod = corev1.read_namespaced_pod_status(name, scenario.namespace)
-    conditions = [c.to_dict() for c in pod.status.conditions or []]
-    for item in conditions:
-        if item["type"] == type:
-            item["status"] = status
+    deadline = scenario.now + 30
+    while True:
+        pod, _, headers = corev1.read_namespaced_pod_status_with_http_info(name,
+                                                                           scenario.namespace)
+        conditions = [c.to_dict() for c in pod.status.conditions or []]
+        mine = next((c for c in conditions if c["type"] == type), None)
+        if mine is None:
+            raise StepFailed(f"pod/{scenario.namespace}/{name} has no condition {type}")
+        age = parsedate_to_datetime(headers["Date"]) - mine["last_transition_time"]
+        wait = STAMP_TOLERANCE + 1 - age.total_seconds()
+        if wait <= 0:
+            break
+        if scenario.now + wait > deadline:
+            raise StepFailed(f"condition {type} of pod/{scenario.namespace}/{name} kept "
+                             "changing for 30 s: no old stamp to keep")
+        let_pass(scenario, wait)
+    mine["status"] = status
     body = {"status": {"conditions": [
         {"type": c["type"], "status": c["status"],
          "lastTransitionTime": c["last_transition_time"].strftime("%Y-%m-%dT%H:%M:%SZ")}
@@ -156,6 +174,10 @@ def remove_finalizer(scenario: Scenario, finalizer: str, name: str) -> None:
 @when("{seconds:d} seconds pass")
 def seconds_pass(scenario: Scenario, seconds: int) -> None:
     """Let time pass on the recorder's clock (events keep being recorded meanwhile)."""
+    let_pass(scenario, seconds)
+
+
+def let_pass(scenario: Scenario, seconds: float) -> None:
     deadline = scenario.now + seconds
     scenario.wait_until(lambda _state: scenario.now >= deadline, seconds)
 
