@@ -5,7 +5,8 @@ Every kind command names its cluster and our own kubeconfig file: nothing reads 
 user's ~/.kube/config. Node and component faults act on kind's node containers through the
 container engine: a node fails when its container stops; a control-plane component stops when
 its static-pod manifest leaves /etc/kubernetes/manifests (the kubelet removes the pod) and
-restarts when its container is stopped through crictl (the kubelet starts it again).
+restarts when its container is stopped through containerd's own client, ctr (the kubelet starts
+it again; every kind node image has ctr, not every one has crictl).
 """
 
 from __future__ import annotations
@@ -98,14 +99,23 @@ def start_component(engine: str, control_plane: str, component: str) -> list[str
     return in_node(engine, control_plane, "mv", _parked(component), _manifest(component))
 
 
+# Containers of the Kubernetes namespace of containerd whose CRI name is $1, and which of them
+# has a running task.
+RUNNING = ('for id in $(ctr -n k8s.io containers ls -q '
+           '"labels.\\"io.kubernetes.container.name\\"==$1"); do '
+           'ctr -n k8s.io tasks ls | awk -v id="$id" \'$1 == id && $3 == "RUNNING" {print id}\'; '
+           'done')
+
+
 def running_containers(engine: str, control_plane: str, component: str) -> list[str]:
     """Ids of the component's running containers (one line each; none when it is stopped)."""
-    return in_node(engine, control_plane, "crictl", "ps", "--name", f"^{component}$",
-                   "--state", "running", "--quiet")
+    return in_node(engine, control_plane, "sh", "-c", RUNNING, "running", component)
 
 
 def stop_containers(engine: str, control_plane: str, ids: Sequence[str]) -> list[str]:
-    return in_node(engine, control_plane, "crictl", "stop", *ids)
+    """SIGTERM to each container's task: it exits, and the kubelet starts it again."""
+    return in_node(engine, control_plane, "sh", "-c",
+                   'for id; do ctr -n k8s.io tasks kill "$id" || exit 1; done', "stop", *ids)
 
 
 def build_image(engine: str, image: str, dockerfile: Path, context: Path) -> list[str]:

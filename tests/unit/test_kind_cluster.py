@@ -105,16 +105,15 @@ def test_node_failure_stops_and_recovery_starts_that_nodes_container(cluster, mo
 
 
 def test_restart_stops_the_components_container_and_waits_for_a_new_one(cluster, monkeypatch):
-    ps = [*CP, "crictl", "ps", "--name", "^kube-scheduler$", "--state", "running", "--quiet"]
+    ps = [*CP, "sh", "-c", cmd.RUNNING, "running", "kube-scheduler"]
     runner = _runner(monkeypatch, [(ps, "abc\n"), (ps, "abc\n"), (ps, "def\n")])
     monkeypatch.setattr(kindmod.time, "sleep", lambda seconds: None)
     cluster.restart_component("kube-scheduler")
-    assert runner.calls == [ps, [*CP, "crictl", "stop", "abc"], ps, ps]
+    assert runner.calls == [ps, cmd.stop_containers("docker", CP[-1], ["abc"]), ps, ps]
 
 
 def test_stop_and_start_move_the_manifest_and_wait_for_the_container(cluster, monkeypatch):
-    ps = [*CP, "crictl", "ps", "--name", "^kube-controller-manager$", "--state", "running",
-          "--quiet"]
+    ps = [*CP, "sh", "-c", cmd.RUNNING, "running", "kube-controller-manager"]
     runner = _runner(monkeypatch, [(ps, "abc\n"), (ps, ""), (ps, ""), (ps, "def\n")])
     monkeypatch.setattr(kindmod.time, "sleep", lambda seconds: None)
     cluster.stop_component("kube-controller-manager")
@@ -169,7 +168,7 @@ class FakeCore:
 
 def test_reset_brings_back_parked_components_stopped_nodes_and_the_shapes_taints(
         cluster, monkeypatch):
-    ps = [*CP, "crictl", "ps", "--name", "^kube-scheduler$", "--state", "running", "--quiet"]
+    ps = [*CP, "sh", "-c", cmd.RUNNING, "running", "kube-scheduler"]
     inspect = ["docker", "inspect", "--format", "{{.State.Running}}"]
     runner = _runner(monkeypatch, [
         ([*CP, "ls", "/etc/kubernetes"], "admin.conf\nkube-scheduler.yaml.stopped\nmanifests\n"),
