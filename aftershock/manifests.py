@@ -170,28 +170,50 @@ def settled(pods: list[dict[str, Any]], replicas: int) -> bool:
         (pod.get("metadata") or {}).get("deletionTimestamp") for pod in pods)
 
 
-def wait_rolled_out(api: client.ApiClient, namespace: str, name: str, timeout: float) -> None:
-    """Until the Deployment is rolled out (kubectl rollout status) and its old pods are gone."""
+def daemonset_rolled_out(daemonset: dict[str, Any]) -> bool:
+    """A pod of the current template available on every node it is meant for (kubectl
+    rollout status), none on a node it is not."""
+    status = daemonset.get("status") or {}
+    generation = (daemonset.get("metadata") or {}).get("generation", 0)
+    wanted = status.get("desiredNumberScheduled", 0)
+    return (status.get("observedGeneration", 0) >= generation
+            and status.get("updatedNumberScheduled", 0) == wanted
+            and status.get("numberAvailable", 0) == wanted
+            and status.get("currentNumberScheduled", 0) == wanted
+            and not status.get("numberMisscheduled", 0))
+
+
+ROLLOUTS = {"Deployment": ("list_namespaced_deployment", rolled_out,
+                           lambda d: d["spec"].get("replicas", 1)),
+            "DaemonSet": ("list_namespaced_daemon_set", daemonset_rolled_out,
+                          lambda d: d["status"].get("desiredNumberScheduled", 0))}
+
+
+def wait_rolled_out(api: client.ApiClient, namespace: str, name: str, timeout: float,
+                    kind: str = "Deployment") -> None:
+    """Until the Deployment (or DaemonSet) is rolled out (kubectl rollout status) and its old
+    pods are gone."""
     deadline = time.monotonic() + timeout
-    apps = client.AppsV1Api(api)
+    lister, done, wanted = ROLLOUTS[kind]
     stream = watch.Watch()
-    for event in stream.stream(apps.list_namespaced_deployment, namespace,
+    for event in stream.stream(getattr(client.AppsV1Api(api), lister), namespace,
                                field_selector=f"metadata.name={name}",
                                timeout_seconds=max(1, int(timeout))):
-        deployment = api.sanitize_for_serialization(event["object"])
-        if rolled_out(deployment):
+        workload = api.sanitize_for_serialization(event["object"])
+        if done(workload):
             stream.stop()
-            _wait_pods_settled(api, namespace, deployment, deadline)
+            _wait_pods_settled(api, namespace, f"{kind.lower()}/{namespace}/{name}", workload,
+                               wanted(workload), deadline)
             return
-    raise TimeoutError(f"deployment/{namespace}/{name} not rolled out within {timeout:.0f}s")
+    raise TimeoutError(f"{kind.lower()}/{namespace}/{name} not rolled out within "
+                       f"{timeout:.0f}s")
 
 
-def _wait_pods_settled(api: client.ApiClient, namespace: str, deployment: dict[str, Any],
-                       deadline: float) -> None:
+def _wait_pods_settled(api: client.ApiClient, namespace: str, shown: str,
+                       workload: dict[str, Any], replicas: int, deadline: float) -> None:
     corev1 = client.CoreV1Api(api)
     selector = ",".join(f"{key}={value}" for key, value in
-                        deployment["spec"]["selector"].get("matchLabels", {}).items())
-    replicas = deployment["spec"].get("replicas", 1)
+                        workload["spec"]["selector"].get("matchLabels", {}).items())
     listed = api.sanitize_for_serialization(
         corev1.list_namespaced_pod(namespace, label_selector=selector))
     pods = {pod["metadata"]["name"]: pod for pod in listed.get("items") or []}
@@ -209,7 +231,5 @@ def _wait_pods_settled(api: client.ApiClient, namespace: str, deployment: dict[s
         if settled(list(pods.values()), replicas):
             stream.stop()
             return
-    name = deployment["metadata"]["name"]
     left = ", ".join(f"pod/{namespace}/{pod}" for pod in sorted(pods))
-    raise TimeoutError(f"deployment/{namespace}/{name} rolled out, but its old pods were not "
-                       f"gone in time ({left})")
+    raise TimeoutError(f"{shown} rolled out, but its old pods were not gone in time ({left})")

@@ -264,7 +264,7 @@ def gc(min_age: float = 60.0) -> GcResult:
 def _stale_build_dirs() -> list[str]:
     """Temp dirs of toolchain builds whose builder (pid in the name) is gone."""
     removed = []
-    scratches = [path for where in ("bin", "kind/bin", "kind", "kind/chaos-mesh")
+    scratches = [path for where in ("bin", "kind/bin", "kind", "kind/chaos-mesh", "kind/helm")
                  for path in (cache_root() / where).glob(".tmp-*")]
     for scratch in scratches:
         parts = scratch.name.split("-pid")

@@ -1,22 +1,27 @@
 """Installing and running an implementation in the cluster (a profile's ``install_in_cluster``):
-its image built if asked and loaded into the nodes, its manifests applied or its helm chart
-installed in the scenario's namespace under its own ServiceAccount (so the audit log names it),
-and its Deployment waited for. Stopping scales it to zero, keeping its pods' logs."""
+its image built if asked (from a Dockerfile, or the profile's built program alone in an image
+made here) and loaded into the nodes, its manifests applied or its helm chart installed (with
+the helm built here) in the scenario's namespace under its own ServiceAccount (so the audit log
+names it), and its Deployment or DaemonSet waited for. Stopping scales a Deployment to zero and
+keeps a DaemonSet off every node, keeping its pods' logs."""
 
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kubernetes import client
+from kubernetes import client, watch
 
-from aftershock import door, yamlsrc
+from aftershock import door, kube, yamlsrc
+from aftershock.kube import suppress_not_found
 from aftershock.manifests import apply_manifest, wait_collector_knows, wait_rolled_out
 from aftershock.providers import kind_commands as cmd
-from aftershock.providers.kindimage import python_base
-from aftershock.sut import grants
+from aftershock.providers.kindimage import archive, helm, python_base
+from aftershock.providers.kindimage.base import say_to_stderr
+from aftershock.sut import gobuild, grants
 from aftershock.sut.placeholders import fill
 from aftershock.sut.profile import Helm, InCluster, Profile
 
@@ -82,7 +87,7 @@ class InClusterImplementation:
     api: client.ApiClient
     namespace: str
     workdir: Path
-    helm: str = "helm"
+    helm: str | None = None  # the helm built here unless given
     replicas: int = 1
     starts: list[float] = field(default_factory=list)
 
@@ -110,12 +115,7 @@ class InClusterImplementation:
         return (helm.release if helm and helm.release else None) or self.profile.name
 
     def install(self) -> None:
-        engine = getattr(self.cluster, "engine", "docker")
-        build = build_command(self.profile, engine)
-        if build is not None:
-            python_base.ensure_for(engine, dockerfile(self.profile))
-            cmd.run(build, timeout=1800)
-        self.cluster.load_image(self.spec.image)
+        self._load_image()
         grants.grant(self.api, self.namespace, self.spec.service_account, self.profile.rbac,
                      self.profile.cluster_rbac)
         new_kinds = False
@@ -129,8 +129,33 @@ class InClusterImplementation:
                 apply_manifest(self.api, doc, self.namespace)
         else:
             cmd.run(self._helm_install(), timeout=self.spec.ready_timeout + 60)
-        wait_rolled_out(self.api, self.namespace, self.spec.deployment, self.spec.ready_timeout)
+        self._wait_rolled_out()
         self.starts.append(time.monotonic())
+
+    def _load_image(self) -> None:
+        if self.spec.program is not None:
+            assert self.profile.build is not None  # the profile's loader checked
+            program = gobuild.ensure(self.profile.build)
+            image = archive.Image(self.spec.image, (archive.Entry(self.spec.program, program),))
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(prefix="image-", dir=self.workdir) as out:
+                path = Path(out) / "image.tar"
+                archive.write(image, path)
+                self.cluster.load_image_archive(path)
+            return
+        engine = getattr(self.cluster, "engine", "docker")
+        build = build_command(self.profile, engine)
+        if build is not None:
+            python_base.ensure_for(engine, dockerfile(self.profile))
+            cmd.run(build, timeout=1800)
+        self.cluster.load_image(self.spec.image)
+
+    def _wait_rolled_out(self) -> None:
+        kind, name = self.spec.workload
+        wait_rolled_out(self.api, self.namespace, name, self.spec.ready_timeout, kind)
+
+    def _helm(self) -> str:
+        return self.helm or str(helm.ensure(say_to_stderr))
 
     def _helm_install(self) -> list[str]:
         chart = self.spec.helm
@@ -138,32 +163,66 @@ class InClusterImplementation:
         local = self.profile.resolve(chart.chart)
         values = placeholders(self.spec, self.namespace)
         return helm_install(
-            self.helm, chart, self.release, str(local) if local.exists() else chart.chart,
+            self._helm(), chart, self.release, str(local) if local.exists() else chart.chart,
             self.namespace, self.cluster.info.kubeconfig, self.cluster.info.context or "",
             [self.profile.resolve(path) for path in chart.values],
             {key: fill(value, values) for key, value in chart.settings.items()},
             self.spec.ready_timeout)
 
     def uninstall(self) -> None:
+        if self.spec.daemonset:
+            self._serve_until_pods_gone()
         if self.spec.helm is not None:
             info = self.cluster.info
-            cmd.run(helm_uninstall(self.helm, self.release, self.namespace, info.kubeconfig,
+            cmd.run(helm_uninstall(self._helm(), self.release, self.namespace, info.kubeconfig,
                                    info.context or ""))
         if self.profile.cluster_rbac:
             grants.revoke_cluster_rules(self.api, self.namespace, self.spec.service_account)
+
+    def _serve_until_pods_gone(self) -> None:
+        """A node agent outlives the pods it serves: the scenario's other pods go first, with
+        what made them (a Deployment would make new ones), so the kubelet tears down what the
+        agent set up for them (a DRA driver unprepares their claims) while the agent still
+        answers."""
+        corev1 = client.CoreV1Api(self.api)
+        ours = set(self.pods())
+        listed = corev1.list_namespaced_pod(self.namespace)
+        others = {p.metadata.name: p for p in listed.items if p.metadata.name not in ours}
+        if not others:
+            return
+        dynamic = kube.dynamic_client(self.api)
+        for owner in {top_owner(dynamic, self.namespace, self.api.sanitize_for_serialization(p))
+                      for p in others.values()}:
+            api_version, kind, name = owner
+            with suppress_not_found():
+                dynamic.resources.get(api_version=api_version, kind=kind).delete(
+                    name=name, namespace=self.namespace, body={"propagationPolicy": "Background"})
+        left = set(others)
+        stream = watch.Watch()
+        for event in stream.stream(corev1.list_namespaced_pod, self.namespace,
+                                   resource_version=listed.metadata.resource_version,
+                                   timeout_seconds=int(self.spec.ready_timeout)):
+            name = event["object"].metadata.name
+            if event["type"] == "DELETED":
+                left.discard(name)
+            elif event["type"] == "ADDED" and name not in ours:
+                left.add(name)  # made before its owner went
+            if not left:
+                stream.stop()
+                return
 
     def start(self, kubeconfig: Path | None = None) -> None:
         if kubeconfig is not None:
             raise ValueError("an in-cluster implementation is delayed by a sidecar, not a "
                              "kubeconfig (aftershock.faults.watchdelay.sidecar)")
         self._scale(self.replicas)
-        wait_rolled_out(self.api, self.namespace, self.spec.deployment, self.spec.ready_timeout)
+        self._wait_rolled_out()
         self.starts.append(time.monotonic())
 
     def stop(self) -> None:
         self.save_logs()
         self._scale(0)
-        wait_rolled_out(self.api, self.namespace, self.spec.deployment, self.spec.ready_timeout)
+        self._wait_rolled_out()
 
     def save_logs(self, container: str | None = None, into: Path | None = None,
                   headers: bool = True) -> None:
@@ -182,15 +241,45 @@ class InClusterImplementation:
                 out.write(f"--- pod/{pod}\n{text}" if headers else text)
 
     def pods(self) -> list[str]:
-        deployment = client.AppsV1Api(self.api).read_namespaced_deployment(
-            self.spec.deployment, self.namespace)
-        labels = ",".join(f"{k}={v}" for k, v in deployment.spec.selector.match_labels.items())
+        kind, name = self.spec.workload
+        apps = client.AppsV1Api(self.api)
+        read = (apps.read_namespaced_daemon_set if kind == "DaemonSet" else
+                apps.read_namespaced_deployment)
+        workload = read(name, self.namespace)
+        labels = ",".join(f"{k}={v}" for k, v in workload.spec.selector.match_labels.items())
         pods = client.CoreV1Api(self.api).list_namespaced_pod(self.namespace,
                                                               label_selector=labels)
         return sorted(pod.metadata.name for pod in pods.items)
 
     def _scale(self, replicas: int) -> None:
-        door.call(client.AppsV1Api(self.api).patch_namespaced_deployment_scale,
-                  self.spec.deployment, self.namespace, {"spec": {"replicas": replicas}})
+        """A Deployment to ``replicas``; a DaemonSet kept off every node (0) or let back."""
+        kind, name = self.spec.workload
+        apps = client.AppsV1Api(self.api)
+        if kind == "Deployment":
+            door.call(apps.patch_namespaced_deployment_scale, name, self.namespace,
+                      {"spec": {"replicas": replicas}})
+            return
+        door.call(apps.patch_namespaced_daemon_set, name, self.namespace, {"spec": {"template": {
+            "spec": {"nodeSelector": {STOPPED: None if replicas else "true"}}}}})
 
 
+def top_owner(dynamic: Any, namespace: str, obj: dict[str, Any]) -> tuple[str, str, str]:
+    """(apiVersion, kind, name) of what ultimately made ``obj`` (a pod's ReplicaSet's
+    Deployment), following controller references; the object itself when nothing did."""
+    meta = obj.get("metadata") or {}
+    seen = (obj.get("apiVersion") or "v1", obj.get("kind") or "Pod", meta.get("name", ""))
+    for _ in range(8):  # owner chains are short; a loop of references ends here
+        ref = next((r for r in meta.get("ownerReferences") or [] if r.get("controller")), None)
+        if ref is None or ref.get("kind") == "Node":  # a static pod's mirror: the node's own
+            return seen
+        seen = (ref["apiVersion"], ref["kind"], ref["name"])
+        try:
+            owner = dynamic.resources.get(api_version=ref["apiVersion"], kind=ref["kind"]).get(
+                name=ref["name"], namespace=namespace)
+        except client.exceptions.ApiException:
+            return seen
+        meta = owner.to_dict().get("metadata") or {}
+    return seen
+
+
+STOPPED = "aftershock.io/implementation-stopped"  # no node has it: a DaemonSet's pods all go

@@ -55,14 +55,24 @@ class InCluster:
     """An implementation installed into the cluster and run from its image."""
 
     image: str
-    deployment: str
+    deployment: str | None = None  # what runs it: a Deployment, or a DaemonSet (a node agent)
+    daemonset: str | None = None
     manifests: tuple[str, ...] = ()
     helm: Helm | None = None
     build_context: str | None = None
     dockerfile: str | None = None
+    program: str | None = None  # the profile's built program, at this path of an image made here
     container: str | None = None
     service_account: str = "implementation"
     ready_timeout: float = 120.0
+
+    @property
+    def workload(self) -> tuple[str, str]:
+        """(kind, name) of what runs the implementation."""
+        if self.daemonset:
+            return "DaemonSet", self.daemonset
+        assert self.deployment is not None
+        return "Deployment", self.deployment
 
 
 @dataclass(frozen=True)
@@ -112,7 +122,8 @@ def load_profile(path: str | Path) -> Profile:
     raw = doc.data
     _check_node_selector(doc, raw["concepts"].get("node_records"))
     _check_gang(doc, raw["concepts"].get("gang"))
-    in_cluster = _in_cluster(doc, raw.get("install_in_cluster"))
+    _check_driver(doc, raw["concepts"].get("device_driver"))
+    in_cluster = _in_cluster(doc, raw.get("install_in_cluster"), raw.get("build"))
     start = raw.get("start")
     ready = (start or {}).get("ready") or {}
     return Profile(
@@ -157,6 +168,13 @@ def _check_gang(doc: Located, gang: dict[str, Any] | None) -> None:
                         "duration", "concepts", "gang", "termination_delay_format")
 
 
+def _check_driver(doc: Located, driver: dict[str, Any] | None) -> None:
+    if driver is not None and ("prepare_log" in driver) == ("node_state" in driver):
+        raise doc.error("field 'concepts.device_driver' needs either 'prepare_log' (the "
+                        "driver's own log) or 'node_state' (what the nodes show), exactly one",
+                        "concepts", "device_driver")
+
+
 def _check_node_selector(doc: Located, records: dict[str, Any] | None) -> None:
     try:
         labels.parse((records or {}).get("node_selector", ""))
@@ -169,17 +187,32 @@ def _build(doc: Located, raw: dict[str, Any] | None) -> Build | None:
     return profile_paths.build_of(doc, raw)
 
 
-def _in_cluster(doc: Located, raw: dict[str, Any] | None) -> InCluster | None:
+def _in_cluster(doc: Located, raw: dict[str, Any] | None,
+                built: dict[str, Any] | None) -> InCluster | None:
     if raw is None:
         return None
     if ("manifests" in raw) == ("helm" in raw):
         raise doc.error("field 'install_in_cluster' needs either 'manifests' or 'helm' "
                         "(exactly one)", "install_in_cluster")
+    if ("deployment" in raw) == ("daemonset" in raw):
+        raise doc.error("field 'install_in_cluster' needs either 'deployment' or 'daemonset' "
+                        "(exactly one: what runs the implementation)", "install_in_cluster")
     helm = raw.get("helm")
     build = raw.get("build") or {}
+    if "build" in raw and ("context" in build) == ("program" in build):
+        raise doc.error("field 'install_in_cluster.build' needs either 'context' (a directory "
+                        "with a Dockerfile) or 'program' (where the profile's built program "
+                        "goes in an image made here), exactly one", "install_in_cluster",
+                        "build")
+    if "program" in build and built is None:
+        raise doc.error("field 'install_in_cluster.build.program' puts the profile's built "
+                        "program into an image, but the profile has no 'build'",
+                        "install_in_cluster", "build", "program")
     return InCluster(
         image=raw["image"],
-        deployment=raw["deployment"],
+        deployment=raw.get("deployment"),
+        daemonset=raw.get("daemonset"),
+        program=build.get("program"),
         manifests=tuple(raw.get("manifests") or ()),
         helm=Helm(chart=helm["chart"], repo=helm.get("repo"), version=helm.get("version"),
                   release=helm.get("release"), values=tuple(helm.get("values") or ()),

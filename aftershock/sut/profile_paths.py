@@ -62,8 +62,15 @@ def check(doc: Located, directory: Path) -> None:
 
 def _module_values(doc: Located) -> dict[str, str]:
     """{module_dir} (and {source_dir}) of a profile built from Go: its module in the module
-    cache, or its source tree fetched at its commit."""
-    return values(build_of(doc, doc.data.get("build")))
+    cache, or its source tree fetched at its commit (only when a path the loader checks
+    names them)."""
+    build = build_of(doc, doc.data.get("build"))
+    checked = [*((doc.data.get("install") or {}).get("manifests") or []),
+               *((doc.data.get("start") or {}).get("manifests") or []),
+               *((doc.data.get("start") or {}).get("files") or {}).values()]
+    if not any("{module_dir}" in str(p) or "{source_dir}" in str(p) for p in checked):
+        return {}
+    return values(build)
 
 
 def build_of(doc: Located, raw: dict[str, Any] | None) -> Build | None:

@@ -80,8 +80,11 @@ CONCEPTS = {
     "device_driver": Field("map", schema={
         "driver": Field(str, required=True),
         "device_class": Field(str, required=True),
-        "prepare_log": Field(str, required=True,
-                             expected="the driver's prepare/unprepare log; {workdir} allowed"),
+        "prepare_log": Field(str, expected="the driver's prepare/unprepare log; {workdir} "
+                                           "allowed"),
+        "node_state": Field(str, choices=("kubelet",),
+                            expected="where D5 reads what each node has prepared: kubelet (its "
+                                     "DRA checkpoint)"),
     }),
     "node_records": Field("map", schema={
         "resource": RESOURCE,
@@ -153,9 +156,10 @@ SCHEMA = {
         "image": Field(str, required=True,
                        expected="the image the manifests or chart run, loaded into the nodes"),
         "build": Field("map", schema={
-            "context": Field(str, required=True,
-                             expected="a directory, relative to the profile file"),
+            "context": Field(str, expected="a directory, relative to the profile file"),
             "dockerfile": Field(str, expected="a Dockerfile, relative to the profile file"),
+            "program": Field(str, expected="an absolute path in the image for the profile's "
+                                           "built program"),
         }),
         "manifests": Field("list", items=Field(str),
                            expected="a list of file paths ({namespace}, {image} and "
@@ -168,8 +172,10 @@ SCHEMA = {
             "values": Field("list", items=Field(str), expected="a list of values files"),
             "set": STRING_MAP,
         }),
-        "deployment": Field(str, required=True,
-                            expected="the name of the Deployment running the implementation"),
+        "deployment": Field(str, expected="the name of the Deployment running the "
+                                          "implementation"),
+        "daemonset": Field(str, expected="the name of the DaemonSet running the implementation "
+                                         "(a node agent)"),
         "container": Field(str, expected="its container (default: the first)"),
         "service_account": Field(str),
         "ready_timeout_seconds": Field((int, float)),

@@ -5,6 +5,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from kubernetes.client.exceptions import ApiException
 
 from aftershock.bdd.steps.implementation import runs_in_cluster
 from aftershock.capabilities import Capability, MissingCapability
@@ -15,6 +16,7 @@ from aftershock.sut.in_cluster import (
     helm_install,
     helm_uninstall,
     rendered_manifests,
+    top_owner,
 )
 from aftershock.sut.profile import Helm, load_profile
 
@@ -136,3 +138,42 @@ def test_a_profile_with_both_forms_runs_as_a_process_where_no_image_can_be_loade
     process_only = SimpleNamespace(in_cluster=None, start=object())
     assert not runs_in_cluster(_scenario("kind", frozenset({Capability.LOAD_IMAGE})),
                                process_only)
+
+
+class _Owners:
+    """A dynamic client that knows a few objects by (kind, name)."""
+
+    def __init__(self, objects):
+        self.objects = objects
+        self.resources = self
+
+    def get(self, api_version=None, kind=None, name=None, namespace=None):
+        if name is None:
+            return SimpleNamespace(get=lambda name, namespace: self.get(api_version, kind, name))
+        if (kind, name) not in self.objects:
+            raise ApiException(status=404)
+        return SimpleNamespace(to_dict=lambda: self.objects[(kind, name)])
+
+
+def _ref(kind, name, api_version="apps/v1"):
+    return {"apiVersion": api_version, "kind": kind, "name": name, "controller": True}
+
+
+def test_a_node_agent_removes_what_made_the_scenarios_pods_not_only_the_pods():
+    """A pod's ReplicaSet's Deployment goes, or the Deployment makes new pods while the agent
+    is gone; a bare pod is its own owner; a chain that loops or breaks ends."""
+    dynamic = _Owners({
+        ("ReplicaSet", "web-1"): {"metadata": {"name": "web-1",
+                                               "ownerReferences": [_ref("Deployment", "web")]}},
+        ("Deployment", "web"): {"metadata": {"name": "web"}},
+        ("ReplicaSet", "a"): {"metadata": {"name": "a", "ownerReferences": [_ref("ReplicaSet",
+                                                                                 "a")]}},
+    })
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "web-1-x", "ownerReferences": [_ref("ReplicaSet", "web-1")]}}
+    assert top_owner(dynamic, "ns", pod) == ("apps/v1", "Deployment", "web")
+    assert top_owner(dynamic, "ns", {"metadata": {"name": "solo"}}) == ("v1", "Pod", "solo")
+    gone = {"metadata": {"name": "p", "ownerReferences": [_ref("ReplicaSet", "gone")]}}
+    assert top_owner(dynamic, "ns", gone) == ("apps/v1", "ReplicaSet", "gone")
+    looping = {"metadata": {"name": "p", "ownerReferences": [_ref("ReplicaSet", "a")]}}
+    assert top_owner(dynamic, "ns", looping) == ("apps/v1", "ReplicaSet", "a")

@@ -111,16 +111,23 @@ def test_an_in_cluster_profile_loads_with_a_helm_chart_next_to_a_start_form(tmp_
 @pytest.mark.parametrize(("old", "new", "line", "fragment"), [
     ("  image: acme/demo:dev", "  imgae: acme/demo:dev", 5,
      "unknown field 'install_in_cluster.imgae' (did you mean 'image'?)"),
-    ("  deployment: demo\n", "", 4, "field 'install_in_cluster.deployment' is required: the "
-     "name of the Deployment running the implementation"),
+    ("  deployment: demo\n", "", 4, "field 'install_in_cluster' needs either 'deployment' or "
+     "'daemonset' (exactly one: what runs the implementation)"),
+    ("  deployment: demo\n", "  deployment: demo\n  daemonset: demo\n", 4,
+     "field 'install_in_cluster' needs either 'deployment' or 'daemonset'"),
     ("  manifests: [deploy/demo.yaml]\n", "", 4,
      "field 'install_in_cluster' needs either 'manifests' or 'helm' (exactly one)"),
     ("  manifests: [deploy/demo.yaml]\n", "  manifests: [deploy/demo.yaml]\n" + HELM, 4,
      "field 'install_in_cluster' needs either 'manifests' or 'helm' (exactly one)"),
     ("  build: {context: ., dockerfile: images/demo.Dockerfile}",
      "  build: {dockerfile: images/demo.Dockerfile}", 6,
-     "field 'install_in_cluster.build.context' is required: a directory, relative to the "
-     "profile file"),
+     "field 'install_in_cluster.build' needs either 'context' (a directory with a Dockerfile) "
+     "or 'program' (where the profile's built program goes in an image made here), exactly "
+     "one"),
+    ("  build: {context: ., dockerfile: images/demo.Dockerfile}",
+     "  build: {program: /usr/bin/demo}", 6,
+     "field 'install_in_cluster.build.program' puts the profile's built program into an "
+     "image, but the profile has no 'build'"),
     ("  ready_timeout_seconds: 90", "  ready_timeout_seconds: soon", 10,
      "field 'install_in_cluster.ready_timeout_seconds' must be a whole number or a number, "
      "got str 'soon'"),
@@ -134,6 +141,46 @@ def test_in_cluster_errors_name_file_line_field_and_expectation(tmp_path, old, n
     message = str(caught.value)
     assert message.startswith(f"{path}:{line}: "), message
     assert fragment in message, message
+
+
+def test_a_node_agent_profile_loads_with_its_built_program_in_an_image(tmp_path):
+    text = IN_CLUSTER.replace("  deployment: demo\n", "  daemonset: demo-agent\n").replace(
+        "  build: {context: ., dockerfile: images/demo.Dockerfile}",
+        "  build: {program: /usr/bin/demo}").replace(
+        "install_in_cluster:", "build: {go: example.com/demo/cmd/demo@v1.0.0}\n"
+                               "install_in_cluster:")
+    spec = load_profile(_write(tmp_path, text)).in_cluster
+    assert spec.workload == ("DaemonSet", "demo-agent")
+    assert (spec.program, spec.build_context) == ("/usr/bin/demo", None)
+
+
+DRIVER = """name: driver
+concepts:
+  device_driver:
+    driver: gpu.example.com
+    device_class: gpu.example.com
+%s"""
+
+
+@pytest.mark.parametrize("where", ["", "    prepare_log: x.jsonl\n    node_state: kubelet\n"])
+def test_a_driver_is_judged_on_the_node_from_one_source(tmp_path, where):
+    path = tmp_path / "driver.yaml"
+    path.write_text(DRIVER % where)
+    with pytest.raises(UserError) as caught:
+        load_profile(path)
+    assert str(caught.value).startswith(f"{path}:3: field 'concepts.device_driver' needs "
+                                        "either 'prepare_log' (the driver's own log) or "
+                                        "'node_state' (what the nodes show), exactly one")
+
+
+def test_a_driver_node_state_is_a_known_source(tmp_path):
+    path = tmp_path / "driver.yaml"
+    path.write_text(DRIVER % "    node_state: kubelet\n")
+    assert load_profile(path).concept("device_driver")["node_state"] == "kubelet"
+    path.write_text(DRIVER % "    node_state: cdi\n")
+    with pytest.raises(UserError) as caught:
+        load_profile(path)
+    assert "node_state" in str(caught.value) and "kubelet" in str(caught.value)
 
 
 CRD = """apiVersion: apiextensions.k8s.io/v1

@@ -18,6 +18,7 @@ import yaml
 from kubernetes import client
 
 from aftershock import __version__, door
+from aftershock.errors import StepFailed
 from aftershock.faults.watchdelay.main import rules_to_json
 from aftershock.faults.watchdelay.proxy import Rule
 from aftershock.manifests import apply_manifest, wait_rolled_out
@@ -106,6 +107,9 @@ class SidecarWatchDelay:
 
     def apply(self) -> None:
         implementation = self.implementation
+        if implementation.spec.deployment is None:
+            raise StepFailed(f"a watch delay on {implementation.profile.name} in the cluster "
+                             "adds a sidecar to its Deployment; it runs as a DaemonSet")
         engine = getattr(implementation.cluster, "engine", "docker")
         python_base.ensure_for(engine, DOCKERFILE)
         cmd.run(build_command(engine), timeout=1800)
