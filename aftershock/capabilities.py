@@ -15,6 +15,7 @@ class Capability(StrEnum):
     DESTRUCTIVE = "destructive_faults"
     NODE_ADD = "node_add"
     CHAOS_MESH = "chaos_mesh"  # Chaos Mesh's controller can be installed (pod-kill)
+    NODE_FILES = "node_files"  # a node's own files can be read (a real kubelet's state)
 
 
 class MissingCapability(Exception):

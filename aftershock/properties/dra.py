@@ -239,8 +239,10 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
         return Verdict(name, UNKNOWN, f"{len(unseen)} reads of {NODE_STATE} failed (e.g. "
                        f"{unseen[0]})", [], origin, subjects=len(claims), reads=frozenset(),
                        external=NODE_STATE)
-    summary = (f"{len(snapshots)} reads of {NODE_STATE}: {len(claims)} claims prepared, never "
-               "two on one device" if claims else f"{NODE_STATE} never showed a prepared claim")
+    nodes = len({snap["node"] for snap in snapshots})
+    summary = (f"{len(snapshots)} states of {NODE_STATE} ({nodes} nodes): {len(claims)} claims "
+               "prepared, never two on one device" if claims else
+               f"{NODE_STATE} never showed a prepared claim")
     return Verdict(name, PASS, summary, [], origin, subjects=len(claims), reads=frozenset(),
                    external=NODE_STATE)
 

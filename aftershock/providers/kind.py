@@ -87,6 +87,7 @@ class KindCluster:
     capabilities = frozenset({
         Capability.NODE_FAILURE, Capability.NODE_DELETE, Capability.COMPONENT_RESTART,
         Capability.LOAD_IMAGE, Capability.DESTRUCTIVE, Capability.CHAOS_MESH,
+        Capability.NODE_FILES,
     })
 
     def __init__(self, shape: Shape, name: str | None = None, *, kubernetes_version: str,
@@ -149,6 +150,14 @@ class KindCluster:
 
     def load_image(self, image: str) -> None:
         self._run(cmd.load_image(self.kind, self.name, image), timeout=900)
+
+    def load_image_archive(self, path: Path) -> None:
+        """An image written as a `docker save` archive, into every node."""
+        self._run(cmd.load_image_archive(self.kind, self.name, path), timeout=900)
+
+    def node_command(self, node: str, argv: list[str]) -> list[str]:
+        """What runs ``argv`` on the node itself (its files, its clock)."""
+        return cmd.in_node(self.engine, self._container(node), *argv)
 
     def install_chaos_mesh(self) -> None:
         """Chaos Mesh's controller and daemon (built here) and the objects of its chart;

@@ -72,6 +72,12 @@ def _prepare_log(scenario: Scenario) -> Path:
 @then("the driver never prepared a device for two claims at once on a node",
       check="node_side_exclusive")
 def node_side_exclusive(scenario: Scenario) -> None:
+    """From what the nodes show when the profile says where (node_state), else from the
+    driver's own prepare log."""
+    if concept(scenario, "device_driver").get("node_state"):
+        snapshots = scenario.recall("node state").snapshots()
+        scenario.judge(Judgement("node_state_exclusive", {"node_state": snapshots}))
+        return
     records = dra.read_prepare_log(_prepare_log(scenario))
     scenario.judge(Judgement("node_side_exclusive", {"prepare_log": records}))
 

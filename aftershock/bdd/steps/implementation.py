@@ -13,7 +13,9 @@ from aftershock.faults.watchdelay.sidecar import SidecarWatchDelay
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import NoConcept, concept, replica_group_selector
+from aftershock.sut.dra import KUBELET_DRA_STATE
 from aftershock.sut.in_cluster import InClusterImplementation
+from aftershock.sut.node_state import NodeStateWatch
 from aftershock.sut.placeholders import fill
 from aftershock.sut.runner import Implementation, ca_data
 from aftershock.timeline.resources import custom
@@ -37,8 +39,12 @@ def implementation_running(scenario: Scenario) -> None:
         scenario.remember("implementation", None)
         return
     workdir = (scenario.report_dir or scenario.cluster.info.kubeconfig.parent) / "implementation"
+    node_state = node_state_of(profile)
+    if node_state is not None:  # checked before anything is installed
+        scenario.require(Capability.NODE_FILES)
     if runs_in_cluster(scenario, profile):
         _install_in_cluster(scenario, profile, workdir)
+        _watch_node_state(scenario, node_state, workdir)
         return
     server, ca = ca_data(scenario.cluster.info.kubeconfig)
     implementation = Implementation(profile, scenario.api, scenario.namespace, workdir,
@@ -51,6 +57,25 @@ def implementation_running(scenario: Scenario) -> None:
     implementation.start()
     scenario.timeline.mark(f"{profile.name} started")
     scenario.remember("implementation", implementation)
+    _watch_node_state(scenario, node_state, workdir)
+
+
+def node_state_of(profile) -> str | None:
+    """The file on each node its concept is judged from (a DRA driver: the kubelet's
+    checkpoint), or None."""
+    driver = profile.concept("device_driver") or {}
+    return KUBELET_DRA_STATE if driver.get("node_state") == "kubelet" else None
+
+
+def _watch_node_state(scenario: Scenario, path: str | None, workdir) -> None:
+    if path is None:
+        return
+    nodes = sorted(node.metadata.name for node in kube.core(scenario.api).list_node().items)
+    watch = NodeStateWatch(scenario.cluster, path, nodes, workdir,
+                           getattr(scenario.cluster, "state", None))
+    scenario.on_cleanup("stop reading the nodes' state", watch.stop)
+    watch.start()
+    scenario.remember("node state", watch)
 
 
 def runs_in_cluster(scenario: Scenario, profile) -> bool:
