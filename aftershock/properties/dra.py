@@ -208,15 +208,21 @@ NODE_STATE = "the kubelet's DRA checkpoint on each node"
 
 
 def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
+                         namespace: str | None = None,
                          name: str = "node_state_exclusive") -> Verdict:
     """D5 from what the nodes show: in no snapshot of a node's kubelet DRA checkpoint is one
     device prepared for two claims. ``snapshots``: {"time" (the node's clock), "node", "text"}
     each, or "error" where the file could not be read; a read that failed, or a checkpoint that
-    does not check out, is a stretch not seen: no PASS over it."""
+    does not check out, is a stretch not seen: no PASS over it. A claim of another namespace
+    that a node already held when it was first read was left by an earlier scenario (a node
+    deleted under its pod, say): a double preparation with it is not this scenario's to judge,
+    UNKNOWN unless another one is."""
     origin = timeline[0].mono if timeline else 0.0
     offset = timeline[0].mono - timeline[0].wall if timeline else 0.0
     claims: set[str] = set()
     unseen: list[str] = []
+    inherited: dict[str, set[str]] = {}
+    blamed: Verdict | None = None
     for snap in sorted(snapshots, key=lambda s: s["time"]):
         try:
             prepared = kubelet_prepared(snap["text"]) if "text" in snap else None
@@ -225,16 +231,29 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
         if prepared is None:
             unseen.append(f"node/{snap['node']}: {snap.get('error', 'not read')}")
             continue
+        if snap["node"] not in inherited:
+            inherited[snap["node"]] = {claim for holders in prepared.values() for claim in holders
+                                       if namespace is None or
+                                       not claim.startswith(f"{namespace}/")}
         for (driver, pool, device), holders in sorted(prepared.items()):
             claims |= holders
-            if len(holders) > 1:
-                mark = Entry(seq=-1, mono=snap["time"] + offset, wall=snap["time"], kind=MARK,
-                             detail=f"node/{snap['node']} {NODE_STATE}: {driver} device "
-                                    f"{pool}/{device} prepared for {', '.join(sorted(holders))}")
-                return Verdict(name, VIOLATED, f"device {pool}/{device} of {driver} on node/"
-                               f"{snap['node']} was prepared for {len(holders)} claims at "
-                               f"once: {', '.join(sorted(holders))}", [mark], origin,
-                               subjects=len(claims), reads=frozenset(), external=NODE_STATE)
+            if len(holders) < 2:
+                continue
+            mark = Entry(seq=-1, mono=snap["time"] + offset, wall=snap["time"], kind=MARK,
+                         detail=f"node/{snap['node']} {NODE_STATE}: {driver} device "
+                                f"{pool}/{device} prepared for {', '.join(sorted(holders))}")
+            what = (f"device {pool}/{device} of {driver} on node/{snap['node']} was prepared "
+                    f"for {len(holders)} claims at once: {', '.join(sorted(holders))}")
+            old = sorted(holders & inherited[snap["node"]])
+            if not old:
+                return Verdict(name, VIOLATED, what, [mark], origin, subjects=len(claims),
+                               reads=frozenset(), external=NODE_STATE)
+            blamed = blamed or Verdict(
+                name, UNKNOWN, f"{what}; but {', '.join(old)} was prepared there before this "
+                "scenario began, left by an earlier one", [mark], origin,
+                subjects=len(claims), reads=frozenset(), external=NODE_STATE)
+    if blamed is not None:
+        return blamed
     if unseen:
         return Verdict(name, UNKNOWN, f"{len(unseen)} reads of {NODE_STATE} failed (e.g. "
                        f"{unseen[0]})", [], origin, subjects=len(claims), reads=frozenset(),
@@ -381,7 +400,7 @@ def _node_side_exclusive(history: History, p: Params) -> Verdict:
 @check("node_state_exclusive", "On a node, a device is never prepared for two claims at "
        "once (by the kubelet's DRA checkpoint on the node, read through the scenario).")
 def _node_state_exclusive(history: History, p: Params) -> Verdict:
-    return node_state_exclusive(p["node_state"], list(history.entries))
+    return node_state_exclusive(p["node_state"], list(history.entries), p.get("namespace"))
 
 
 @check("never_deallocated_in_use", "A claim's allocation never changes to another, and is "

@@ -19,8 +19,10 @@ DRIVER = "gpu.example.com"
 
 
 def checkpoint(*claims: tuple[str, list[str]], torn: bool = False) -> str:
-    """The kubelet's file: its data as a JSON string, with the CRC-32 of that string."""
-    entries = [{"ClaimUID": f"uid-{name}", "ClaimName": name, "Namespace": "ns",
+    """The kubelet's file: its data as a JSON string, with the CRC-32 of that string. A claim
+    named ``other/name`` is of namespace ``other``, else of ``ns``."""
+    entries = [{"ClaimUID": f"uid-{name}", "ClaimName": name.split("/")[-1],
+                "Namespace": name.split("/")[0] if "/" in name else "ns",
                 "PodUIDs": {f"pod-{name}": {}},
                 "DriverState": {DRIVER: {"Devices": [
                     {"PoolName": "worker-1", "DeviceName": device, "RequestNames": ["gpu"]}
@@ -36,8 +38,8 @@ TIMELINE = [Entry(seq=0, mono=100.0, wall=1e9, kind=WATCH, resource="pods", name
 
 def judge(*texts: str):
     snaps = [{"time": 1e9 + i, "node": "worker-1", "text": text} for i, text in enumerate(texts)]
-    return properties.judge(["D5"], Judgement("node_state_exclusive", {"node_state": snaps}),
-                            TIMELINE)
+    return properties.judge(["D5"], Judgement("node_state_exclusive", {
+        "node_state": snaps, "namespace": "ns"}), TIMELINE)
 
 
 def test_the_checkpoint_says_which_claims_hold_each_device():
@@ -61,3 +63,18 @@ def test_distinct_devices_pass_and_a_read_that_does_not_check_out_is_unknown():
     torn = judge(checkpoint(("a", ["gpu-0"])), checkpoint(("b", ["gpu-1"]), torn=True))
     assert torn.status == UNKNOWN and "checksum" in torn.summary, torn.explain()
     assert judge(checkpoint()).status == UNKNOWN  # nothing was ever prepared: nothing judged
+
+
+def test_a_claim_an_earlier_scenario_left_prepared_is_not_this_scenarios_violation():
+    """A node deleted under its pod in an earlier scenario keeps that pod's claim prepared; a
+    double preparation with it is UNKNOWN, naming it; one among this scenario's own claims, or
+    with a claim of another namespace made during the scenario, is still a violation."""
+    left = checkpoint(("earlier/x", ["gpu-3"]))
+    verdict = judge(left, checkpoint(("earlier/x", ["gpu-3"]), ("a", ["gpu-3"])))
+    assert verdict.status == UNKNOWN, verdict.explain()
+    assert "earlier/x was prepared there before this scenario began" in verdict.summary
+    later = judge(left, checkpoint(("earlier/x", ["gpu-3"]), ("a", ["gpu-3"])),
+                  checkpoint(("earlier/x", ["gpu-3"]), ("a", ["gpu-1"]), ("b", ["gpu-1"])))
+    assert later.status == VIOLATED and "ns/a, ns/b" in later.summary, later.explain()
+    made_during = judge(checkpoint(), checkpoint(("other/y", ["gpu-2"]), ("a", ["gpu-2"])))
+    assert made_during.status == VIOLATED, made_during.explain()

@@ -14,6 +14,8 @@ from aftershock.sut import dra
 from aftershock.sut.concepts import concept
 from aftershock.sut.placeholders import fill
 
+CLAIMING_GRACE_SECONDS = 10
+
 
 def _resource(scenario: Scenario, kind: str):
     return kube.dynamic_client(scenario.api).resources.get(
@@ -32,6 +34,10 @@ def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
         scenario.namespace)
     manifest = workloads.deployment(name, replicas)
     spec = manifest["spec"]["template"]["spec"]
+    # A pod deleted with no grace leaves the API before its kubelet has unprepared its claims,
+    # and its device can be handed on while still prepared (kubernetes/kubernetes#131513): that
+    # is what the force-delete step does on purpose, never what every deletion should do.
+    spec["terminationGracePeriodSeconds"] = CLAIMING_GRACE_SECONDS
     spec["resourceClaims"] = [{"name": "device", "resourceClaimTemplateName": template}]
     spec["containers"][0]["resources"] = {"claims": [{"name": "device"}]}
     create_workload(scenario, manifest)
@@ -76,7 +82,8 @@ def node_side_exclusive(scenario: Scenario) -> None:
     driver's own prepare log."""
     if concept(scenario, "device_driver").get("node_state"):
         snapshots = scenario.recall("node state").snapshots()
-        scenario.judge(Judgement("node_state_exclusive", {"node_state": snapshots}))
+        scenario.judge(Judgement("node_state_exclusive", {"node_state": snapshots,
+                                                          "namespace": scenario.namespace}))
         return
     records = dra.read_prepare_log(_prepare_log(scenario))
     scenario.judge(Judgement("node_side_exclusive", {"prepare_log": records}))
