@@ -80,7 +80,7 @@ demo: toolchain report-tools
 	@echo "==> [demo] third-party operators, built from their published Go modules (profiles/thirdparty)"
 	-$(BIN)/aftershock run features/operator/replica_group_stale_cache.feature --run-dir $(DEMO_RUN) --progress \
 	    $(foreach p,$(THIRDPARTY),--profile profiles/thirdparty/$(p).yaml)
-	@echo "==> [demo] the operator family (R, S, N) and Chaos Mesh on kind: real kubelets, the engine and node image built here; the replica group built into an image and run in the cluster"
+	@echo "==> [demo] the operator family (R, S, N), the DRA example driver and Chaos Mesh on kind: real kubelets, the engine and node image built here; the replica group built into an image and run in the cluster"
 	-$(BIN)/aftershock engine up
 	-$(BIN)/aftershock run features/operator/replica_group_stale_cache.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/incluster/replicagroup-correct.yaml \
@@ -89,6 +89,9 @@ demo: toolchain report-tools
 	    --progress --profile profiles/storage-correct.yaml --profile profiles/storage-faulty.yaml
 	-$(BIN)/aftershock run features/operator/node_record_reclaim.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/noderecords-correct.yaml --profile profiles/noderecords-faulty.yaml
+	@echo "==> [demo] the Kubernetes DRA example driver on kind: its kubelet plugin built from its module, installed by its own chart, D5 read from each node's kubelet"
+	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/thirdparty/dra-example-driver.yaml
 	@echo "==> [demo] Chaos Mesh built from its Go modules (cached after; cold, longer than a scenario may take)"
 	-$(BIN)/aftershock kind build-chaos-mesh
 	-$(BIN)/aftershock run features/harness/chaos_mesh.feature --cluster=kind --run-dir $(DEMO_RUN) --progress

@@ -1,6 +1,8 @@
 """An implementation installed in the cluster: the exact helm and build commands, its
 manifests' placeholders, when its Deployment counts as rolled out, and where it may run."""
 
+import json
+import tarfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,6 +13,7 @@ from aftershock.bdd.steps.implementation import runs_in_cluster
 from aftershock.capabilities import Capability, MissingCapability
 from aftershock.manifests import rolled_out, settled
 from aftershock.pytest_plugin import _cannot_install
+from aftershock.sut import in_cluster
 from aftershock.sut.in_cluster import (
     build_command,
     helm_install,
@@ -177,3 +180,33 @@ def test_a_node_agent_removes_what_made_the_scenarios_pods_not_only_the_pods():
     assert top_owner(dynamic, "ns", gone) == ("apps/v1", "ReplicaSet", "gone")
     looping = {"metadata": {"name": "p", "ownerReferences": [_ref("ReplicaSet", "a")]}}
     assert top_owner(dynamic, "ns", looping) == ("apps/v1", "ReplicaSet", "a")
+
+
+def test_a_built_program_goes_alone_into_an_image_written_here_and_loaded(tmp_path,
+                                                                          monkeypatch):
+    """build.program: no Dockerfile and no engine build; the archive kind loads holds the
+    program at the path given."""
+    program = tmp_path / "agent"
+    program.write_bytes(b"\x7fELF built")
+    (tmp_path / "p.yaml").write_text(
+        "name: agent\nbuild: {go: example.com/agent/cmd/agent@v1.0.0}\ninstall_in_cluster:\n"
+        "  image: acme/agent:v1\n  build: {program: /usr/bin/agent}\n  manifests: [ds.yaml]\n"
+        "  daemonset: agent\nconcepts: {}\n")
+    (tmp_path / "ds.yaml").write_text("kind: DaemonSet\n")
+    monkeypatch.setattr(in_cluster.gobuild, "ensure", lambda build: program)
+    loaded = []
+
+    def load(path):
+        with tarfile.open(path) as outer:
+            layer = next(m for m in outer.getmembers() if m.name.endswith(".tar"))
+            with tarfile.open(fileobj=outer.extractfile(layer)) as files:
+                loaded.append(files.extractfile("usr/bin/agent").read())
+            loaded.append(json.loads(outer.extractfile("manifest.json").read())[0]["RepoTags"])
+
+    cluster = SimpleNamespace(load_image_archive=load,
+                              load_image=lambda image: pytest.fail("no engine image"))
+    implementation = in_cluster.InClusterImplementation(
+        load_profile(tmp_path / "p.yaml"), cluster, None, "ns", tmp_path / "work")
+    implementation._load_image()
+    assert loaded == [b"\x7fELF built", ["acme/agent:v1"]]
+    assert implementation.spec.workload == ("DaemonSet", "agent")
