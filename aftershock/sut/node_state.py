@@ -2,7 +2,8 @@
 (run there, through the provider's ``node_command``) reads the file every READ_SECONDS and
 writes a copy, stamped with the node's own clock, whenever it changed. The loops are processes
 the harness started, recorded with the cluster (so `cluster gc` ends them if the run was
-killed), and each ends by itself after MAX_SECONDS.
+killed). Ending the client does not end what it runs on the node, so stopping also ends each
+loop there, by the name it runs under; a loop ends by itself after MAX_SECONDS anyway.
 
 A DRA driver is judged from what its nodes' kubelets checkpointed (`dra.KUBELET_DRA_STATE`),
 never from what the driver says of itself."""
@@ -10,7 +11,9 @@ never from what the driver says of itself."""
 from __future__ import annotations
 
 import re
+import subprocess
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +27,7 @@ FAILED = "@@aftershock-failed "
 END = "@@aftershock-end"
 
 
-def loop(path: str) -> list[str]:
+def loop(path: str, name: str = "aftershock-node-state") -> list[str]:
     """The loop run on a node: a copy of ``path`` after a MARK line with the node's time each
     time it changed (a FAILED line with the error when it could not be read), then END."""
     script = (f'end=$(( $(date +%s) + {MAX_SECONDS} )); old=""; '
@@ -33,7 +36,7 @@ def loop(path: str) -> list[str]:
               f'if [ "$mark$new" != "$old" ]; then '
               f'printf "%s%s\\n%s\\n{END}\\n" "$mark" "$t" "$new"; old="$mark$new"; fi; '
               f'sleep {READ_SECONDS}; done')
-    return ["sh", "-c", script, "node-state", path]
+    return ["sh", "-c", script, name, path]
 
 
 COPY = re.compile(rf"^({re.escape(MARK)}|{re.escape(FAILED)})(\d+\.\d+)\n(.*?)\n"
@@ -61,13 +64,14 @@ class NodeStateWatch:
     workdir: Path
     state: processes.ClusterState | None = None
     records: dict[str, processes.ProcessRecord] = field(default_factory=dict)
-    began: float = 0.0
+    # the name the loops run under on the nodes ($0 of their shell), to end them there
+    name: str = field(default_factory=lambda: f"aftershock-node-state-{uuid.uuid4().hex[:12]}")
 
     def start(self) -> None:
-        self.began = time.time()
         for node in self.nodes:
             _, record = processes.spawn(f"node-state-{node}",
-                                        self.cluster.node_command(node, loop(self.path)),
+                                        self.cluster.node_command(node,
+                                                                  loop(self.path, self.name)),
                                         self._log(node))
             self.records[node] = record
             if self.state is not None:
@@ -91,6 +95,9 @@ class NodeStateWatch:
         return found
 
     def stop(self) -> None:
+        for node in self.records:  # a node that is down has no loop left to end
+            subprocess.run(self.cluster.node_command(node, ["pkill", "-f", self.name]),
+                           capture_output=True, timeout=30, check=False)
         records = list(self.records.values())
         processes.terminate(records, grace=2)
         if self.state is not None:

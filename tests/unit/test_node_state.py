@@ -4,9 +4,10 @@ the machine's own sh (on kind it runs in the node's container)."""
 
 import subprocess
 import time
+from types import SimpleNamespace
 
 from aftershock.manifests import daemonset_rolled_out
-from aftershock.sut.node_state import END, MARK, loop, parse
+from aftershock.sut.node_state import END, MARK, NodeStateWatch, loop, parse
 
 
 def _run_loop(path, changes) -> str:
@@ -53,3 +54,28 @@ def test_a_daemonset_is_rolled_out_when_every_node_runs_its_current_pod():
     stopped = {"metadata": {"generation": 3},
                "status": {"observedGeneration": 3, "desiredNumberScheduled": 0}}
     assert daemonset_rolled_out(stopped)
+
+
+def test_stopping_ends_the_loop_where_it_runs_not_only_the_client(tmp_path):
+    """Ending `docker exec` leaves its command running in the node: stop also ends the loop
+    there, by the name it runs under. Here the 'node' is this machine (node_command runs the
+    command as it is), and the loop is started in a process of its own that stays, as the
+    node's would."""
+    path = tmp_path / "state"
+    path.write_text("{}")
+    cluster = SimpleNamespace(node_command=lambda node, argv: (
+        ["sh", "-c", '(setsid "$@" >/dev/null 2>&1 &); exec sleep 30', "x", *argv]
+        if argv[0] == "sh" else argv))
+    watch = NodeStateWatch(cluster, str(path), ["node-1"], tmp_path)
+    watch.start()
+    deadline = time.monotonic() + 10
+    while not _running(watch.name) and time.monotonic() < deadline:
+        time.sleep(0.1)  # the loop's start has no event to wait on
+    assert _running(watch.name)
+    watch.stop()
+    assert not _running(watch.name)
+
+
+def _running(name: str) -> bool:
+    found = subprocess.run(["pgrep", "-f", f"^sh -c .* {name} "], capture_output=True)
+    return found.returncode == 0
