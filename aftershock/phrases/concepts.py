@@ -76,9 +76,26 @@ def storage_member_ready(ctx, ordinal: int, name: str) -> Condition:
                      _members(cluster))
 
 
+@condition("member {ordinal:d} of the storage cluster {name:Name} is Pending")
+def storage_member_pending(ctx, ordinal: int, name: str) -> Condition:
+    """Its pod exists and no node will take it (not bound to one)."""
+    cluster = StorageCluster.of(ctx, name)
+
+    def pending(s) -> bool:
+        pod = s.get("pods", cluster.namespace, cluster.pod(ordinal))
+        return pod is not None and not (pod.get("spec") or {}).get("nodeName") and \
+            (pod.get("status") or {}).get("phase") == "Pending"
+    return Condition(f"member {ordinal} of storage cluster {name} is Pending", pending,
+                     frozenset({"pods"}), _members(cluster))
+
+
 @condition("the storage cluster {name:Name} lists its Ready members")
 def storage_lists_ready(ctx, name: str) -> Condition:
     cluster = StorageCluster.of(ctx, name)
+    if not cluster.mapping.get("members_path"):  # nothing to judge: UNKNOWN, saying why
+        return Condition(f"storage cluster {name} lists exactly its Ready members (the "
+                         "profile maps no list of members: storage_cluster.members_path)",
+                         lambda s: True, frozenset({"pods"}), lambda s: 0)
     return Condition(f"storage cluster {name} lists exactly its Ready members",
                      lambda s: cluster.listed_members(s) == cluster.ready_members(s),
                      frozenset({"pods", cluster.resource}),

@@ -19,7 +19,7 @@ from aftershock.timeline.state import State
 
 def destructive_events(entries: Iterable[Entry], cluster: StorageCluster) -> list[Entry]:
     """Recorded Events announcing a destructive action on one of the cluster's members."""
-    reasons = set(cluster.mapping["destructive_reasons"])
+    reasons = set(cluster.mapping.get("destructive_reasons") or ())
     found, seen = [], set()
     for entry in entries:
         if entry.kind != WATCH or entry.resource != "events" or entry.namespace != \
@@ -39,14 +39,46 @@ def member_of(entry: Entry, cluster: StorageCluster) -> int | None:
     return cluster.ordinal(involved.get("name", ""))
 
 
-def objects_on_disk(inventory: dict[str, Any]) -> dict[int, int]:
-    """Objects per member ordinal, over every node's dir that still has an index."""
+def objects_on_disk(inventory: dict[str, Any],
+                    ledger: dict[str, Any] | None = None) -> dict[int, int]:
+    """Objects per member ordinal still on disk. An inventory of member directories counts
+    each one that still has an index; an inventory of nodes (what each node's disk keeps)
+    counts each object of the ledger found on the node it was written to."""
     present: dict[int, int] = {}
+    if "nodes" in inventory:
+        for item in (ledger or {}).get("written", []):
+            if item["object"] in _kept_on(inventory, item):
+                present[item["member"]] = present.get(item["member"], 0) + 1
+        return present
     for where, info in inventory["members"].items():
         ordinal = int(where.rsplit("member-", 1)[1])
         if info.get("index"):
             present[ordinal] = present.get(ordinal, 0) + int(info["objects"])
     return present
+
+
+def _kept_on(inventory: dict[str, Any], item: dict[str, Any]) -> set[str]:
+    return set((inventory["nodes"].get(item.get("node") or "") or {}).get("objects") or ())
+
+
+def gone_from_disk(inventory: dict[str, Any], ledger: dict[str, Any],
+                   members: set[int]) -> str:
+    """Which objects of ``members`` a node inventory no longer has, by member and node, for a
+    verdict's summary ("" for an inventory of member directories, which names no object)."""
+    if "nodes" not in inventory:
+        return ""
+    lost: dict[tuple[int, str], list[str]] = {}
+    for item in ledger.get("written", []):
+        if item["member"] in members and item["object"] not in _kept_on(inventory, item):
+            lost.setdefault((item["member"], item.get("node") or "?"), []).append(
+                item["object"])
+    return _by_member(lost)
+
+
+def _by_member(lost: dict[tuple[int, str], list[str]]) -> str:
+    return "; ".join(f"member {m} (written on node/{node}): {', '.join(sorted(names)[:8])}"
+                     + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+                     for (m, node), names in sorted(lost.items()))
 
 
 def written_to(ledger: dict[str, Any]) -> dict[int, int]:
@@ -74,12 +106,14 @@ def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, remo
                        f"{touched}, which were not being removed (removed: {sorted(removed)})",
                        wrong[:5], origin, subjects=len(members), reads=reads)
     if inventory is not None and ledger is not None:
-        present = objects_on_disk(inventory)
+        present = objects_on_disk(inventory, ledger)
         short = {m: (present.get(m, 0), n) for m, n in written_to(ledger).items()
                  if m not in removed and present.get(m, 0) < n}
         if short:
             detail = ", ".join(f"member {m}: {have} of {want} objects"
                                for m, (have, want) in sorted(short.items()))
+            which = gone_from_disk(inventory, ledger, set(short))
+            detail += f"; gone: {which}" if which else ""
             # Proven on disk, by the data probe: no recorded state is needed for it.
             return Verdict(name, VIOLATED, f"members that stay lost data ({detail}), with no "
                            "destructive action announced", actions[:5], origin,
@@ -94,25 +128,71 @@ PROBE = "the data probe's inventory of each node's disk and its reads"
 
 
 def data_kept(inventory: dict[str, Any], ledger: dict[str, Any], removed: set[int],
-              evidence: list[Entry], origin: float, name: str = "data_kept") -> Verdict:
-    """S2: every object written to a removed member is still in that member's node-local dir."""
+              evidence: list[Entry], origin: float, loss_allowed: bool = False,
+              name: str = "data_kept") -> Verdict:
+    """S2: every object written to a removed member is still on a node's disk (left where it
+    was, or moved to a member that stays), unless the mode lets removed members' data go."""
     written = {m: n for m, n in written_to(ledger).items() if m in removed}
     reads: frozenset[str] = frozenset()  # the data probe's inventory, not the timeline
     if not written:
         return Verdict(name, PASS, f"nothing was written to the removed members "
                        f"{sorted(removed)}: the scenario cannot show their data was kept",
                        [], origin, subjects=0, reads=reads, external=PROBE)
-    present = objects_on_disk(inventory)
-    short = {m: (present.get(m, 0), count) for m, count in written.items()
-             if present.get(m, 0) < count}
+    kept = kept_anywhere(inventory, ledger, removed)
+    if loss_allowed:
+        have, want = sum(kept.values()), sum(written.values())
+        return Verdict(name, PASS, f"{have} of the {want} objects of removed members "
+                       f"{sorted(removed)} are still on disk; the mode lets the rest go", [],
+                       origin, subjects=len(written), reads=reads, external=PROBE)
+    short = {m: (kept.get(m, 0), count) for m, count in written.items()
+             if kept.get(m, 0) < count}
     if short:
         detail = ", ".join(f"member {m}: {have} of {want} objects" for m, (have, want)
                            in sorted(short.items()))
-        return Verdict(name, VIOLATED, f"node-local data of removed members is gone ({detail})",
+        which = gone_everywhere(inventory, ledger, set(short))
+        detail += f"; on no node's disk: {which}" if which else ""
+        return Verdict(name, VIOLATED, f"data of removed members is gone ({detail})",
                        evidence, origin, subjects=len(written), reads=reads, external=PROBE)
     return Verdict(name, PASS, f"the data of removed members {sorted(removed)} is all there "
                    f"({sum(written.values())} objects)", [], origin, subjects=len(written),
                    reads=reads, external=PROBE)
+
+
+def kept_anywhere(inventory: dict[str, Any], ledger: dict[str, Any],
+                  removed: set[int]) -> dict[int, int]:
+    """Objects of each removed member still on some node's disk. An inventory of nodes names
+    them; one of member directories counts them: what a removed member's own directory holds,
+    and what members that stay hold beyond what was written to them (moved there)."""
+    kept: dict[int, int] = {}
+    if "nodes" in inventory:
+        everywhere = {o for node in inventory["nodes"].values() for o in node.get("objects", ())}
+        for item in ledger.get("written", []):
+            if item["member"] in removed and item["object"] in everywhere:
+                kept[item["member"]] = kept.get(item["member"], 0) + 1
+        return kept
+    present, written = objects_on_disk(inventory), written_to(ledger)
+    moved = sum(max(0, have - written.get(m, 0)) for m, have in present.items()
+                if m not in removed)
+    for member in sorted(m for m in written if m in removed):
+        own = min(present.get(member, 0), written[member])
+        extra = min(moved, written[member] - own)
+        moved -= extra
+        kept[member] = own + extra
+    return kept
+
+
+def gone_everywhere(inventory: dict[str, Any], ledger: dict[str, Any], members: set[int]) -> str:
+    """The objects of ``members`` on no node's disk, by member and the node they were written
+    on ("" for an inventory of member directories, which names no object)."""
+    if "nodes" not in inventory:
+        return ""
+    everywhere = {o for node in inventory["nodes"].values() for o in node.get("objects", ())}
+    lost: dict[tuple[int, str], list[str]] = {}
+    for item in ledger.get("written", []):
+        if item["member"] in members and item["object"] not in everywhere:
+            lost.setdefault((item["member"], item.get("node") or "?"), []).append(
+                item["object"])
+    return _by_member(lost)
 
 
 def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: set[int],
@@ -158,6 +238,11 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     reads = frozenset({"statefulsets", cluster.resource, QUIET})
+    if not cluster.mapping.get("terminal_path"):
+        return Verdict(name, UNKNOWN, f"the profile maps no state in which a member's removal "
+                       f"has finished (storage_cluster.terminal_path): nothing recorded says "
+                       f"when members {sorted(removed)} were done", [], origin, subjects=0,
+                       reads=reads)
     for ordinal in sorted(removed, reverse=True):
         done = first(entries, Event(f"member {ordinal} of {cluster.name} finished its removal",
                                     lambda _e, s, o=ordinal: o in cluster.finished(s)))
@@ -219,11 +304,12 @@ def _only_removed_touched(history: History, p: Params) -> Verdict:
                                       p.get("inventory"), p.get("ledger"))
 
 
-@check("data_kept", "Every object written to a removed member is still in its node-local data.")
+@check("data_kept", "Every object written to a removed member is still on a node's disk (left "
+       "where it was, or moved to a member that stays), unless the mode lets it go.")
 def _data_kept(history: History, p: Params) -> Verdict:
     wipes = destructive_events(history.entries, _cluster(p))
     return data_kept(p["inventory"], p["ledger"], set(p["removed"]), wipes,
-                           history.origin)
+                     history.origin, bool(p.get("loss_allowed", False)))
 
 
 @check("reads_clean", "Every object written reads back with its checksum, or a clean not "
@@ -341,8 +427,9 @@ def own_claim_kept(history: History, p: Params) -> Verdict:
 CONCEPTS = ("storage_cluster", "stateful_set")
 prop("S1", "Destructive actions (decommission, maintenance, data wipe) only touch members being "
      "removed.", ["only_removed_touched"], CONCEPTS, ("destructive_faults",))
-prop("S2", "In retain modes the removed member's node-local data is still there after the "
-     "scale-down.", ["data_kept", "claims_retained"], CONCEPTS)
+prop("S2", "A removed member's data is not lost: it stays on its node's disk, or moves to a "
+     "member that stays, unless the mode lets it go.", ["data_kept", "claims_retained"],
+     CONCEPTS)
 prop("S3", "Every object written before the fault reads back with its checksum, or a clean "
      "not found where the mode allows loss; never a server error.",
      ["reads_clean", "own_claim_kept"], CONCEPTS)

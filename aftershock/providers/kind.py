@@ -41,7 +41,7 @@ from aftershock.providers.kind_config import (
     node_image,
     render,
 )
-from aftershock.providers.kindimage import chaosmesh, images
+from aftershock.providers.kindimage import chaosmesh, images, registry
 from aftershock.providers.kindimage import node as built_node
 from aftershock.providers.local import DATA, default_name
 from aftershock.shape import Shape
@@ -146,14 +146,49 @@ class KindCluster:
         try:
             self._run(cmd.delete_cluster(self.kind, self.name, self.paths.kubeconfig))
         finally:
+            procs.terminate(list(self.state.processes.values()))
             shutil.rmtree(self.paths.workdir, ignore_errors=True)
 
     def load_image(self, image: str) -> None:
         self._run(cmd.load_image(self.kind, self.name, image), timeout=900)
 
     def load_image_archive(self, path: Path) -> None:
-        """An image written as a `docker save` archive, into every node."""
+        """An image written as a `docker save` archive, into every node, and served by the
+        cluster's registry (for a pod that pulls it whatever the node has)."""
         self._run(cmd.load_image_archive(self.kind, self.name, path), timeout=900)
+        registry.add_archive(self._registry_store(), path)
+
+    def _registry_store(self) -> Path:
+        """The store of the registry every node pulls aftershock.local/... from, started the
+        first time an image is served (recorded with the cluster, so it ends with it)."""
+        store = self.paths.workdir / "registry"
+        if "registry" in self.state.processes:
+            return store
+        store.mkdir(exist_ok=True)
+        with registry.listen(self._gateway()) as sock:
+            _, record = procs.spawn("registry", registry.command(store, sock.fileno()),
+                                    self.paths.workdir / "registry.log",
+                                    pass_fds=(sock.fileno(),))
+            address = "{}:{}".format(*sock.getsockname()[:2])
+        procs.adopt(self.state, "registry", record)
+        settings = registry.hosts_toml(address)
+        folder = f"{registry.HOSTS_DIR}/{registry.HOST}"
+        for container in self.containers.values():
+            self._run(cmd.in_node(self.engine, container, "sh", "-c",
+                                  'mkdir -p "$1" && printf %s "$2" > "$1/hosts.toml"',
+                                  "hosts", folder, settings))
+        return store
+
+    def _gateway(self) -> str:
+        """The host's address on the nodes' network (their default route)."""
+        table = self._run(cmd.in_node(self.engine, self.control_plane, "cat",
+                                      "/proc/net/route"))
+        for line in table.splitlines()[1:]:
+            fields = line.split()
+            if len(fields) > 2 and fields[1] == "00000000":
+                raw = bytes.fromhex(fields[2])[::-1]  # little-endian
+                return ".".join(str(b) for b in raw)
+        raise ClusterError(f"node {self.control_plane} has no default route: {table.strip()}")
 
     def node_command(self, node: str, argv: list[str]) -> list[str]:
         """What runs ``argv`` on the node itself (its files, its clock)."""

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from aftershock.errors import UserError
+from aftershock.providers.kindimage import registry
 from aftershock.providers.local import NODE_LEASE_SECONDS, NODE_MONITOR_GRACE
 from aftershock.shape import DEVICES_LABEL, NodeSpec, Shape
 
@@ -186,6 +187,7 @@ def kind_config(shape: Shape, name: str, kubernetes_version: str, host: HostPath
         "apiVersion": API_VERSION,
         "name": name,
         **dra_settings(kubernetes_version),
+        "containerdConfigPatches": [registry.CONTAINERD_PATCH],
         "kubeadmConfigPatches": [cluster_patch(shape), kubelet_patch()],
         "nodes": [control_plane(image, host, ports),
                   *(worker(shape, node, image, host.node_dir(node.name))

@@ -117,7 +117,8 @@ def current_owner() -> tuple[int, int | None]:
 
 
 def spawn(name: str, command: list[str], log: Path, env: dict[str, str] | None = None,
-          cwd: Path | None = None) -> tuple[subprocess.Popen, ProcessRecord]:
+          cwd: Path | None = None,
+          pass_fds: tuple[int, ...] = ()) -> tuple[subprocess.Popen, ProcessRecord]:
     """Start one component in its own session (so it survives terminal Ctrl-C only by our
     choice: cleanup ends it), output appended to ``log``."""
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -125,6 +126,7 @@ def spawn(name: str, command: list[str], log: Path, env: dict[str, str] | None =
         proc = subprocess.Popen(
             command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
+            pass_fds=pass_fds,
         )
     started = start_time(proc.pid)
     record = ProcessRecord(name, proc.pid, started or 0, command, str(log))

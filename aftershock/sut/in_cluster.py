@@ -7,6 +7,8 @@ keeps a DaemonSet off every node, keeping its pods' logs."""
 
 from __future__ import annotations
 
+import base64
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ from aftershock import door, kube, yamlsrc
 from aftershock.kube import suppress_not_found
 from aftershock.manifests import apply_manifest, wait_collector_knows, wait_rolled_out
 from aftershock.providers import kind_commands as cmd
+from aftershock.providers import pki
 from aftershock.providers.kindimage import archive, helm, python_base
 from aftershock.providers.kindimage.base import say_to_stderr
 from aftershock.sut import gobuild, grants
@@ -26,8 +29,9 @@ from aftershock.sut.placeholders import fill
 from aftershock.sut.profile import Helm, InCluster, Profile
 
 
-def placeholders(spec: InCluster, namespace: str) -> dict[str, str]:
-    return {"namespace": namespace, "image": spec.image, "service_account": spec.service_account}
+def placeholders(spec: InCluster, namespace: str, ca_bundle: str = "") -> dict[str, str]:
+    return {"namespace": namespace, "image": spec.image, "service_account": spec.service_account,
+            "ca_bundle": ca_bundle}
 
 
 def helm_install(helm: str, chart: Helm, release: str, chart_ref: str, namespace: str,
@@ -68,11 +72,13 @@ def build_command(profile: Profile, engine: str) -> list[str] | None:
     return cmd.build_image(engine, spec.image, path, profile.resolve(spec.build_context))
 
 
-def rendered_manifests(profile: Profile, namespace: str) -> list[dict[str, Any]]:
-    """Every document of every manifest, {namespace}, {image} and {service_account} filled in."""
+def rendered_manifests(profile: Profile, namespace: str,
+                       ca_bundle: str = "") -> list[dict[str, Any]]:
+    """Every document of every manifest, {namespace}, {image}, {service_account} and
+    {ca_bundle} filled in."""
     spec = profile.in_cluster
     assert spec is not None
-    values = placeholders(spec, namespace)
+    values = placeholders(spec, namespace, ca_bundle)
     documents = []
     for manifest in spec.manifests:
         path = profile.resolve(manifest)
@@ -106,6 +112,12 @@ class InClusterImplementation:
         return self.cluster.info.kubeconfig
 
     @property
+    def node_data(self) -> Path:
+        """``{node_data}``: each node's directory for node-local data (``<node_data>/<node>``,
+        bind-mounted into the node), read on the host."""
+        return self.cluster.paths.host.node_data
+
+    @property
     def log(self) -> Path:
         return self.workdir / f"{self.profile.name}.log"
 
@@ -117,31 +129,57 @@ class InClusterImplementation:
     def install(self) -> None:
         self._load_image()
         grants.grant(self.api, self.namespace, self.spec.service_account, self.profile.rbac,
-                     self.profile.cluster_rbac)
+                     self.profile.cluster_rules())
         new_kinds = False
         for manifest in self.profile.manifests:  # what any form needs first, e.g. CRDs
             for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
                 new_kinds = apply_manifest(self.api, doc, self.namespace) or new_kinds
         if new_kinds:  # an owner of a new kind must not leave its dependents behind
             wait_collector_knows(self.api, self.namespace)
+        ca_bundle = self._serving_certificate()
         if self.spec.helm is None:
-            for doc in rendered_manifests(self.profile, self.namespace):
+            for doc in rendered_manifests(self.profile, self.namespace, ca_bundle):
                 apply_manifest(self.api, doc, self.namespace)
         else:
             cmd.run(self._helm_install(), timeout=self.spec.ready_timeout + 60)
         self._wait_rolled_out()
         self.starts.append(time.monotonic())
 
+    def _serving_certificate(self) -> str:
+        """The TLS Secret the profile names, for a webhook server in its pods (its CA as
+        {ca_bundle}); empty when it names none."""
+        secret = self.spec.serving_certificate
+        if secret is None:
+            return ""
+        service = self.spec.workload[1]
+        with tempfile.TemporaryDirectory(prefix="serving-", dir=self.workdir) as out:
+            ca_bundle = pki.serving_pair(Path(out), (f"{service}.{self.namespace}.svc",
+                                                      f"{service}.{self.namespace}", service))
+            data = {name: base64.b64encode((Path(out) / name).read_bytes()).decode()
+                    for name in ("tls.crt", "tls.key", "ca.crt")}
+        door.call(client.CoreV1Api(self.api).create_namespaced_secret, self.namespace,
+                  {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
+                   "metadata": {"name": secret}, "data": data})
+        return ca_bundle
+
+    def _load_program(self, tag: str, build: gobuild.Build, program: str,
+                      entrypoint: tuple[str, ...] = ()) -> None:
+        """One built program alone in an image written here, into the cluster."""
+        image = archive.Image(tag, (archive.Entry(program, gobuild.ensure(build)),
+                                    archive.Entry("/tmp/.keep", data=b"", mode=0o644)),
+                              entrypoint=entrypoint)
+        with tempfile.TemporaryDirectory(prefix="image-", dir=self.workdir) as out:
+            path = Path(out) / "image.tar"
+            archive.write(image, path)
+            self.cluster.load_image_archive(path)
+
     def _load_image(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        for extra in self.spec.images:
+            self._load_program(extra.image, extra.build, extra.program, extra.entrypoint)
         if self.spec.program is not None:
             assert self.profile.build is not None  # the profile's loader checked
-            program = gobuild.ensure(self.profile.build)
-            image = archive.Image(self.spec.image, (archive.Entry(self.spec.program, program),))
-            self.workdir.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(prefix="image-", dir=self.workdir) as out:
-                path = Path(out) / "image.tar"
-                archive.write(image, path)
-                self.cluster.load_image_archive(path)
+            self._load_program(self.spec.image, self.profile.build, self.spec.program)
             return
         engine = getattr(self.cluster, "engine", "docker")
         build = build_command(self.profile, engine)
@@ -176,7 +214,7 @@ class InClusterImplementation:
             info = self.cluster.info
             cmd.run(helm_uninstall(self._helm(), self.release, self.namespace, info.kubeconfig,
                                    info.context or ""))
-        if self.profile.cluster_rbac:
+        if self.profile.cluster_rules():
             grants.revoke_cluster_rules(self.api, self.namespace, self.spec.service_account)
 
     def _serve_until_pods_gone(self) -> None:
@@ -221,6 +259,7 @@ class InClusterImplementation:
 
     def stop(self) -> None:
         self.save_logs()
+        self.save_node_logs()
         self._scale(0)
         self._wait_rolled_out()
 
@@ -239,6 +278,17 @@ class InClusterImplementation:
                 except client.exceptions.ApiException as exc:
                     text = "" if not headers else f"(no log: {exc.reason})\n"
                 out.write(f"--- pod/{pod}\n{text}" if headers else text)
+
+    def save_node_logs(self) -> None:
+        """What the workloads it made log on the nodes' own disks (``node_logs``, e.g. each
+        AIStore target's log), copied beside its log as node-logs/<node>/."""
+        if not self.spec.node_logs or not self.node_data.is_dir():
+            return
+        for node in sorted(p for p in self.node_data.iterdir() if p.is_dir()):
+            source = node / self.spec.node_logs
+            if source.is_dir():
+                shutil.copytree(source, self.workdir / "node-logs" / node.name,
+                                dirs_exist_ok=True)
 
     def pods(self) -> list[str]:
         kind, name = self.spec.workload

@@ -16,10 +16,10 @@ from aftershock import labels
 from aftershock.errors import UserError
 from aftershock.schema import validate
 from aftershock.sut import profile_paths
-from aftershock.sut.gobuild import Build, values
+from aftershock.sut.gobuild import Build, GoBuild, values
 from aftershock.sut.placeholders import fill
 from aftershock.sut.profile_schema import CONCEPTS, SCHEMA  # noqa: F401 (re-exported)
-from aftershock.yamlsrc import Located, load
+from aftershock.yamlsrc import Located, load, manifests
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,16 @@ class Helm:
 
 
 @dataclass(frozen=True)
+class ExtraImage:
+    """One more image an in-cluster implementation runs: a Go program built here, alone."""
+
+    image: str
+    build: GoBuild
+    program: str
+    entrypoint: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class InCluster:
     """An implementation installed into the cluster and run from its image."""
 
@@ -65,6 +75,9 @@ class InCluster:
     container: str | None = None
     service_account: str = "implementation"
     ready_timeout: float = 120.0
+    images: tuple[ExtraImage, ...] = ()
+    serving_certificate: str | None = None  # a TLS Secret made before its manifests
+    node_logs: str | None = None  # where its workloads log, under each node's node-local data
 
     @property
     def workload(self) -> tuple[str, str]:
@@ -94,6 +107,16 @@ class Profile:
     @property
     def in_cluster_only(self) -> bool:
         return self.in_cluster is not None and self.start is None
+
+    def cluster_rules(self) -> tuple[dict[str, Any], ...]:
+        """The profile's cluster-wide rules, and those of the RBAC manifests it names (an
+        operator's own ClusterRole)."""
+        from_files = []
+        for manifest in self.rbac_from:
+            for doc in manifests(self.resolve(manifest)):
+                if doc.get("kind") in ("ClusterRole", "Role"):
+                    from_files += doc.get("rules") or []
+        return (*self.cluster_rbac, *from_files)
 
     def concept(self, name: str) -> dict[str, Any] | None:
         return self.concepts.get(name)
@@ -223,4 +246,21 @@ def _in_cluster(doc: Located, raw: dict[str, Any] | None,
         container=raw.get("container"),
         service_account=raw.get("service_account", "implementation"),
         ready_timeout=float(raw.get("ready_timeout_seconds", 120)),
+        images=tuple(_extra_image(doc, index, item)
+                     for index, item in enumerate(raw.get("images") or ())),
+        serving_certificate=raw.get("serving_certificate"),
+        node_logs=raw.get("node_logs"),
     )
+
+
+def _extra_image(doc: Located, index: int, raw: dict[str, Any]) -> ExtraImage:
+    try:
+        build = GoBuild.parse(raw["go"])
+    except ValueError as exc:
+        raise doc.error(f"field 'install_in_cluster.images[{index}].go': {exc}",
+                        "install_in_cluster", "images", index, "go") from None
+    if not raw["program"].startswith("/"):
+        raise doc.error(f"field 'install_in_cluster.images[{index}].program' must be an "
+                        f"absolute path in the image, not '{raw['program']}'",
+                        "install_in_cluster", "images", index, "program")
+    return ExtraImage(raw["image"], build, raw["program"], tuple(raw.get("entrypoint") or ()))

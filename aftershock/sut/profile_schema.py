@@ -28,21 +28,25 @@ CONCEPTS = {
     }),
     "storage_cluster": Field("map", schema={
         "resource": RESOURCE,
+        "manifest": Field(str, expected="a YAML file for the cluster ({name}, {namespace}, "
+                                        "{size}, {mode}); the paths below are set in it"),
         "size_path": Field(str, required=True),
-        "retention_path": Field(str, required=True),
+        "retention_path": Field(str, expected="a dotted path to the scale-down mode (none: the "
+                                              "implementation has one, retention_values' only "
+                                              "value)"),
         "retention_values": Field("list", required=True, items=Field(str)),
         "lossy_retention_values": Field("list", items=Field(str),
                                         expected="the modes in which removed data may go"),
         "autoscale_path": Field(str),
-        "members_path": Field(str, required=True, expected="a dotted path to the Ready members"),
-        "terminal_path": Field(str, required=True,
-                               expected="a dotted path to the members whose removal finished"),
+        "members_path": Field(str, expected="a dotted path to the Ready members"),
+        "terminal_path": Field(str, expected="a dotted path to the members whose removal "
+                                             "finished"),
         "workload": Field("map", required=True, schema={
             "kind": Field(str, required=True, choices=("StatefulSet",)),
             "name": Field(str, required=True, expected="a name; {name} is the cluster's"),
         }),
         "member_pod": Field(str, required=True, expected="a pod name with {name} and {ordinal}"),
-        "destructive_reasons": Field("list", required=True, items=Field(str),
+        "destructive_reasons": Field("list", items=Field(str),
                                      expected="the Event reasons of destructive actions"),
         "data_probe": Field("list", required=True, items=Field(str),
                             expected="a command (a list of strings)"),
@@ -162,8 +166,23 @@ SCHEMA = {
                                            "built program"),
         }),
         "manifests": Field("list", items=Field(str),
-                           expected="a list of file paths ({namespace}, {image} and "
-                                    "{service_account} are filled in)"),
+                           expected="a list of file paths ({namespace}, {image}, "
+                                    "{service_account} and {ca_bundle} are filled in)"),
+        "images": Field("list", items=Field("map", schema={
+            "image": Field(str, required=True, expected="its name, aftershock.local/..."),
+            "go": Field(str, required=True, expected="a pinned Go package, "
+                                                     "module/path/cmd@vX.Y.Z"),
+            "program": Field(str, required=True, expected="an absolute path in the image"),
+            "entrypoint": Field("list", items=Field(str)),
+        }), expected="more images it runs, each one Go program built here; served to the "
+                     "nodes by the cluster's registry, so a pod that always pulls finds them"),
+        "node_logs": Field(str, expected="a directory under each node's node-local data where "
+                                         "the workloads it makes write their logs (saved with "
+                                         "its own)"),
+        "serving_certificate": Field(str, expected="the name of a TLS Secret (tls.crt, tls.key, "
+                                                   "ca.crt) made in the namespace before its "
+                                                   "manifests, for a webhook server; its CA "
+                                                   "is {ca_bundle}"),
         "helm": Field("map", schema={
             "chart": Field(str, required=True, expected="a chart directory or a chart name"),
             "repo": Field(str, expected="the chart repository URL"),

@@ -103,14 +103,7 @@ class Implementation:
 
     @property
     def cluster_rules(self) -> tuple[dict[str, Any], ...]:
-        """The profile's cluster-wide rules, and those of the RBAC manifests it names (an
-        operator's own ClusterRole)."""
-        from_files = []
-        for manifest in self.profile.rbac_from:
-            for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
-                if doc.get("kind") in ("ClusterRole", "Role"):
-                    from_files += doc.get("rules") or []
-        return (*self.profile.cluster_rbac, *from_files)
+        return self.profile.cluster_rules()
 
     def uninstall(self) -> None:
         self.remove_start_manifests()

@@ -56,11 +56,15 @@ class StorageCluster(ConceptView):
         return state.get(self.resource, self.namespace, self.name)
 
     def listed_members(self, state: State) -> list[int] | None:
+        if not self.mapping.get("members_path"):
+            return None
         obj = self.obj(state)
         members = get_path(obj, self.mapping["members_path"]) if obj else None
         return sorted(members) if members is not None else None
 
     def finished(self, state: State) -> set[int]:
+        if not self.mapping.get("terminal_path"):
+            return set()
         obj = self.obj(state)
         return set(get_path(obj, self.mapping["terminal_path"]) or []) if obj else set()
 

@@ -150,6 +150,44 @@ def test_retained_data_must_all_be_there():
     assert verdict.status == VIOLATED and "member 2: 1 of 2" in verdict.summary
 
 
+def test_data_moved_to_a_member_that_stays_is_kept():
+    """safe_decommission: the removed member's directory is gone, its objects are in another."""
+    moved = {"members": {"node-1/member-0": {"objects": 3, "index": True}}}
+    assert data_kept(moved, LEDGER, {2}, [], 0.0).status == PASS
+    own_only = {"members": {"node-1/member-0": {"objects": 1, "index": True}}}
+    verdict = data_kept(own_only, LEDGER, {2}, [], 0.0)
+    assert verdict.status == VIOLATED and "member 2: 0 of 2" in verdict.summary
+
+
+NODE_LEDGER = {"written": [{"object": "obj-0", "member": 0, "node": "node-1"},
+                           {"object": "obj-1", "member": 2, "node": "node-3"},
+                           {"object": "obj-2", "member": 2, "node": "node-3"}]}
+
+
+def test_a_node_inventory_names_the_objects_lost_and_where_they_were():
+    """What each node's disk keeps (AIStore's mountpaths): an object counts wherever it is."""
+    rebalanced = {"nodes": {"node-1": {"objects": ["obj-0"]},
+                            "node-2": {"objects": ["obj-1", "obj-2"]}, "node-3": {"objects": []}}}
+    assert data_kept(rebalanced, NODE_LEDGER, {2}, [], 0.0).status == PASS
+    wiped = {"nodes": {"node-1": {"objects": ["obj-0"]}, "node-3": {"objects": ["obj-2"]}}}
+    verdict = data_kept(wiped, NODE_LEDGER, {2}, [], 0.0)
+    assert verdict.status == VIOLATED
+    assert "member 2: 1 of 2" in verdict.summary
+    assert "member 2 (written on node/node-3): obj-1" in verdict.summary
+    emptied = {"nodes": {"node-1": {"objects": []}, "node-3": {"objects": ["obj-1", "obj-2"]}}}
+    stays = only_removed_touched([], STORAGE, {2}, emptied, NODE_LEDGER)
+    assert stays.status == VIOLATED and "member 0 (written on node/node-1): obj-0" in \
+        stays.summary
+
+
+def test_a_mode_that_lets_removed_data_go_loses_none_it_must_keep():
+    gone = {"nodes": {"node-1": {"objects": ["obj-0"]}}}
+    verdict = data_kept(gone, NODE_LEDGER, {2}, [], 0.0, loss_allowed=True)
+    assert verdict.status == PASS and "0 of the 2 objects" in verdict.summary
+    assert verdict.subjects == 1, "the removed member's objects were judged"
+    assert data_kept(gone, NODE_LEDGER, {2}, [], 0.0).status == VIOLATED
+
+
 def test_reads_allow_a_clean_loss_only_where_the_mode_allows_it():
     lost = [{"object": "obj-0", "status": "ok"}, {"object": "obj-1", "status": "not_found"},
             {"object": "obj-2", "status": "not_found"}]

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "aftershock"
 DOORS = {PACKAGE / "door.py", PACKAGE / "writes.py"}
 WRITE = re.compile(r"^(create|patch|replace)(_|$)")
 # Calls named like writes that write nothing to a cluster.
-NOT_WRITES = {"create_default_context", "create_connection", "create_cluster"}
+NOT_WRITES = {"create_default_context", "create_connection", "create_cluster", "create_server"}
 THROUGH = {"writes", "door", "pkimod"}  # the doors themselves, and the PKI module's create()
 
 

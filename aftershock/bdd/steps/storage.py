@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from aftershock import writes
-from aftershock.bdd.steps.implementation import api_version, dynamic_resource, implementation_of
+from aftershock.bdd.steps.implementation import concept_body, dynamic_resource, implementation_of
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_named_pod
 from aftershock.faults.drain import DrainOptions
 from aftershock.properties import Judgement
@@ -20,13 +20,15 @@ def _cluster(scenario: Scenario, name: str) -> storage.StorageCluster:
 
 def _create(scenario: Scenario, name: str, size: int, mode: str, autoscale: bool) -> None:
     mapping = concept(scenario, "storage_cluster")
-    if mode not in mapping["retention_values"]:
-        raise StepFailed(f"retention mode '{mode}': the profile knows "
-                         f"{', '.join(mapping['retention_values'])}")
+    if mode not in mapping["retention_values"]:  # the implementation has no such mode
+        raise NoConcept(f"profile {scenario.facts['profile'].name} has no {mode} mode "
+                        f"(storage_cluster.retention_values: "
+                        f"{', '.join(mapping['retention_values'])})")
     resource = mapping["resource"]
-    body = {"apiVersion": api_version(resource), "kind": resource["kind"],
-            "metadata": {"name": name}}
-    wanted: dict[str, object] = {mapping["size_path"]: size, mapping["retention_path"]: mode}
+    body = concept_body(scenario, mapping, name, size=size, mode=mode)
+    wanted: dict[str, object] = {mapping["size_path"]: size}
+    if mapping.get("retention_path"):  # without one, the implementation has one mode
+        wanted[mapping["retention_path"]] = mode
     if autoscale:
         if not mapping.get("autoscale_path"):
             raise NoConcept(f"profile {scenario.facts['profile'].name} maps no autoscaling "
@@ -74,7 +76,9 @@ def write_objects(scenario: Scenario, count: int, name: str) -> None:
 @when("I drain the node running member {ordinal:d} of the storage cluster {name:Name}")
 def drain_member_node(scenario: Scenario, ordinal: int, name: str) -> None:
     node = node_of_named_pod(scenario, _cluster(scenario, name).pod(ordinal))
-    cordon_and_drain(scenario, node, DrainOptions(ignore_daemonsets=True))  # node maintenance
+    # node maintenance, as an operator runs it: an emptyDir is scratch (AIStore's config)
+    cordon_and_drain(scenario, node, DrainOptions(ignore_daemonsets=True,
+                                                  delete_emptydir_data=True))
 
 
 @when("I scale the storage cluster {name:Name} to {size:d}")
@@ -139,7 +143,12 @@ def _inventory(scenario: Scenario, name: str) -> dict:
 def data_still_there(scenario: Scenario, name: str) -> None:
     _, ledger = _ledger(scenario, name)
     _judge(scenario, "data_kept", name, inventory=_inventory(scenario, name), ledger=ledger,
-           removed=_removed(scenario, name))
+           removed=_removed(scenario, name), loss_allowed=_loss_allowed(scenario, name))
+
+
+def _loss_allowed(scenario: Scenario, name: str) -> bool:
+    lossy = concept(scenario, "storage_cluster").get("lossy_retention_values") or []
+    return scenario.facts.get(f"storage {name} mode") in lossy
 
 
 @then("every object written to the storage cluster {name:Name} reads back or is cleanly "
@@ -147,10 +156,8 @@ def data_still_there(scenario: Scenario, name: str) -> None:
 def reads_back(scenario: Scenario, name: str) -> None:
     path, ledger = _ledger(scenario, name)
     results = _observe(scenario, name, "reads", "get", "--ledger", str(path))["results"]
-    lossy = concept(scenario, "storage_cluster").get("lossy_retention_values") or []
     _judge(scenario, "reads_clean", name, results=results, ledger=ledger,
-           removed=_removed(scenario, name),
-           loss_allowed=scenario.facts.get(f"storage {name} mode") in lossy)
+           removed=_removed(scenario, name), loss_allowed=_loss_allowed(scenario, name))
 
 
 @then("the storage cluster {name:Name} shrank only after its removed members were done",

@@ -1,0 +1,203 @@
+"""The data probe for AIStore, written for aftershock (AIStore ships nothing of it): objects are
+written and read through AIStore's own HTTP API, and what each target keeps is read from the
+nodes' disks.
+
+python ais/probe.py --namespace N --cluster NAME --kubeconfig K --node-data DIR
+    put --objects 30 | get --ledger FILE | inventory
+
+Prints one JSON document on stdout:
+  put        {"bucket", "written": [{"object", "member", "node", "checksum", "daemon"}, ...]}
+  get        {"results": [{"object", "status": ok|not_found|error, "detail"}, ...]}
+  inventory  {"nodes": {"<node>": {"objects": [...], "daemon_id": "..."}}}
+
+The proxy is reached on its node's address (it publishes its port there), and a target the
+proxy redirects to likewise. Which target holds an object is what AIStore itself lists
+(``location``), and which pod that target is, its cluster map (a target's intra-cluster
+hostname is its pod's DNS name). A target keeps its objects under its mountpath as
+``@ais/<bucket>/%ob/<object>`` and its ID in the mountpath's ``user.ais.daemon_id`` xattr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import json
+import os
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from kubernetes import client, config
+
+BUCKET = "aftershock"
+PROXY_PORT = 51080
+MOUNT = "ais"  # the mountpath under the node-data directory (aistore.yaml)
+TIMEOUT = 30
+
+
+def kube(kubeconfig: str) -> client.CoreV1Api:
+    return client.CoreV1Api(config.new_client_from_config(config_file=kubeconfig))
+
+
+def proxy_url(core: client.CoreV1Api, namespace: str, cluster: str) -> str:
+    pod = core.read_namespaced_pod(f"{cluster}-proxy-0", namespace)
+    if not pod.status.host_ip:
+        raise SystemExit(f"pod/{namespace}/{cluster}-proxy-0 has no node address yet")
+    return f"http://{pod.status.host_ip}:{PROXY_PORT}"
+
+
+def request(method: str, url: str, body: bytes | None = None,
+            headers: dict[str, str] | None = None, hops: int = 3) -> tuple[int, bytes]:
+    """One HTTP request, following AIStore's redirects (to the target that owns an object)
+    with the same method and body."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT)
+    try:
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+        location = response.getheader("Location")
+        if response.status in (301, 302, 307, 308) and location and hops > 0:
+            return request(method, location, body, headers, hops - 1)
+        return response.status, data
+    finally:
+        connection.close()
+
+
+def ensure_bucket(base: str) -> None:
+    body = json.dumps({"action": "create-bck"}).encode()
+    status, data = request("POST", f"{base}/v1/buckets/{BUCKET}?provider=ais", body,
+                           {"Content-Type": "application/json"})
+    if status not in (200, 409) and b"already exists" not in data:
+        raise SystemExit(f"creating bucket {BUCKET}: HTTP {status}: {data[:300]!r}")
+
+
+def locations(base: str) -> dict[str, str]:
+    """object → the ID of the target AIStore lists it on."""
+    found, token = {}, ""
+    while True:
+        body = json.dumps({"action": "list", "value": {
+            "props": "name,size,location", "continuation_token": token}}).encode()
+        status, data = request("GET", f"{base}/v1/buckets/{BUCKET}?provider=ais", body,
+                               {"Content-Type": "application/json"})
+        if status != 200:
+            raise SystemExit(f"listing bucket {BUCKET}: HTTP {status}: {data[:300]!r}")
+        page = json.loads(data)
+        for entry in page.get("entries") or []:
+            found[entry["name"]] = daemon_id(entry.get("location", "").split(":", 1)[0])
+        token = page.get("continuation_token") or ""
+        if not token:
+            return found
+
+
+def daemon_id(text: str) -> str:
+    """t[nmJkHDRq] (how AIStore prints a target) → nmJkHDRq."""
+    return text[2:-1] if text.startswith("t[") and text.endswith("]") else text
+
+
+def target_pods(base: str) -> dict[str, str]:
+    """Target ID → its pod's name, from the cluster map."""
+    status, data = request("GET", f"{base}/v1/daemon?what=smap")
+    if status != 200:
+        raise SystemExit(f"reading the cluster map: HTTP {status}: {data[:300]!r}")
+    pods = {}
+    for daemon, node in (json.loads(data).get("tmap") or {}).items():
+        host = ((node.get("intra_control_net") or {}).get("node_ip_addr") or "")
+        pods[daemon] = host.split(".", 1)[0]
+    return pods
+
+
+def ordinal(pod: str, cluster: str) -> int | None:
+    prefix = f"{cluster}-target-"
+    return int(pod[len(prefix):]) if pod.startswith(prefix) and pod[len(prefix):].isdigit() \
+        else None
+
+
+def put(core: client.CoreV1Api, namespace: str, cluster: str, count: int) -> dict:
+    base = proxy_url(core, namespace, cluster)
+    ensure_bucket(base)
+    sums = {}
+    for k in range(count):
+        name, payload = f"obj-{k}", os.urandom(256 + 16 * k)
+        status, data = request("PUT", f"{base}/v1/objects/{BUCKET}/{name}?provider=ais",
+                               payload, {"Content-Type": "application/octet-stream"})
+        if status != 200:
+            raise SystemExit(f"writing {name}: HTTP {status}: {data[:300]!r}")
+        sums[name] = hashlib.sha256(payload).hexdigest()
+    where, pods = locations(base), target_pods(base)
+    nodes = {p.metadata.name: p.spec.node_name
+             for p in core.list_namespaced_pod(namespace).items}
+    written = []
+    for name, checksum in sums.items():
+        pod = pods.get(where.get(name, ""), "")
+        written.append({"object": name, "checksum": checksum, "daemon": where.get(name, ""),
+                        "member": ordinal(pod, cluster), "node": nodes.get(pod)})
+    return {"bucket": BUCKET, "targets": pods, "written": written}
+
+
+def get(core: client.CoreV1Api, namespace: str, cluster: str, ledger: Path) -> dict:
+    base = proxy_url(core, namespace, cluster)
+    results = []
+    for item in json.loads(ledger.read_text())["written"]:
+        url = f"{base}/v1/objects/{BUCKET}/{item['object']}?provider=ais"
+        try:
+            status, data = request("GET", url)
+        except OSError as exc:
+            results.append({"object": item["object"], "status": "error", "detail": str(exc)})
+            continue
+        if status == 404:
+            results.append({"object": item["object"], "status": "not_found"})
+        elif status != 200:
+            results.append({"object": item["object"], "status": "error",
+                            "detail": f"HTTP {status}: {data[:200].decode(errors='replace')}"})
+        elif hashlib.sha256(data).hexdigest() != item["checksum"]:
+            results.append({"object": item["object"], "status": "error",
+                            "detail": "read back with another checksum"})
+        else:
+            results.append({"object": item["object"], "status": "ok"})
+    return {"results": results}
+
+
+def inventory(node_data: Path, namespace: str, cluster: str) -> dict:
+    """What each node's disk keeps for the cluster: the objects under its mountpath, and the
+    target ID the mountpath says it belongs to."""
+    nodes = {}
+    for node_dir in sorted(p for p in node_data.iterdir() if p.is_dir()):
+        mountpath = node_dir / MOUNT / namespace / cluster / "target"
+        if not mountpath.is_dir():
+            continue
+        objects = mountpath / "@ais" / BUCKET / "%ob"
+        names = sorted(str(p.relative_to(objects)) for p in objects.rglob("*")
+                       if p.is_file()) if objects.is_dir() else []
+        try:
+            daemon = os.getxattr(mountpath, "user.ais.daemon_id").decode()
+        except OSError:
+            daemon = ""
+        nodes[node_dir.name] = {"objects": names, "daemon_id": daemon}
+    return {"nodes": nodes}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="ais/probe.py")
+    parser.add_argument("--namespace", required=True)
+    parser.add_argument("--cluster", required=True)
+    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--node-data", type=Path, required=True)
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    verbs.add_parser("put").add_argument("--objects", type=int, required=True)
+    verbs.add_parser("get").add_argument("--ledger", type=Path, required=True)
+    verbs.add_parser("inventory")
+    args = parser.parse_args(argv)
+    if args.verb == "inventory":
+        answer = inventory(args.node_data, args.namespace, args.cluster)
+    else:
+        core = kube(args.kubeconfig)
+        answer = (put(core, args.namespace, args.cluster, args.objects) if args.verb == "put"
+                  else get(core, args.namespace, args.cluster, args.ledger))
+    json.dump(answer, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
