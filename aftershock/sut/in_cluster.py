@@ -259,7 +259,6 @@ class InClusterImplementation:
 
     def stop(self) -> None:
         self.save_logs()
-        self.save_node_logs()
         self._scale(0)
         self._wait_rolled_out()
 

@@ -11,6 +11,7 @@ from kubernetes.client.exceptions import ApiException
 
 from aftershock.bdd.steps.implementation import runs_in_cluster
 from aftershock.capabilities import Capability, MissingCapability
+from aftershock.errors import UserError
 from aftershock.manifests import rolled_out, settled
 from aftershock.pytest_plugin import _cannot_install
 from aftershock.sut import in_cluster
@@ -210,3 +211,92 @@ def test_a_built_program_goes_alone_into_an_image_written_here_and_loaded(tmp_pa
     implementation._load_image()
     assert loaded == [b"\x7fELF built", ["acme/agent:v1"]]
     assert implementation.spec.workload == ("DaemonSet", "agent")
+
+
+def test_more_images_are_each_one_program_built_here_with_its_entrypoint(tmp_path, monkeypatch):
+    """install_in_cluster.images: AIStore's aisnode and ais-init beside the operator's image,
+    each its own Go program alone in an image the cluster loads (and serves to pulls)."""
+    (tmp_path / "p.yaml").write_text(
+        "name: op\nbuild: {go: example.com/op/cmd/op@v1.0.0}\ninstall_in_cluster:\n"
+        "  image: acme/op:v1\n  build: {program: /manager}\n  manifests: [d.yaml]\n"
+        "  deployment: op\n  images:\n"
+        "    - {image: acme/node:v1, go: example.com/node/cmd/node@v1.4.9,\n"
+        "       program: /usr/bin/node}\n"
+        "    - {image: acme/init:v1, go: example.com/node/cmd/init@v1.4.9,\n"
+        "       program: /usr/bin/init, entrypoint: [init]}\nconcepts: {}\n")
+    (tmp_path / "d.yaml").write_text("kind: Deployment\n")
+    built = {}
+
+    def ensure(build):
+        built[build.binary] = tmp_path / build.binary
+        built[build.binary].write_bytes(build.binary.encode())
+        return built[build.binary]
+
+    monkeypatch.setattr(in_cluster.gobuild, "ensure", ensure)
+    loaded = {}
+
+    def load(path):
+        with tarfile.open(path) as outer:
+            manifest = json.loads(outer.extractfile("manifest.json").read())[0]
+            config = json.loads(outer.extractfile(manifest["Config"]).read())
+            loaded[manifest["RepoTags"][0]] = config["config"].get("Entrypoint")
+
+    implementation = in_cluster.InClusterImplementation(
+        load_profile(tmp_path / "p.yaml"), SimpleNamespace(load_image_archive=load), None,
+        "ns", tmp_path / "work")
+    implementation._load_image()
+    assert loaded == {"acme/node:v1": None, "acme/init:v1": ["init"], "acme/op:v1": None}
+    assert sorted(built) == ["init", "node", "op"]
+
+
+@pytest.mark.parametrize("image, why", [
+    ("{image: a/b:c, go: not-pinned, program: /x}", "is not a pinned Go package"),
+    ("{image: a/b:c, go: example.com/x/cmd/x@v1.0.0, program: x}", "must be an absolute path"),
+])
+def test_a_bad_extra_image_is_one_clear_line_naming_where(tmp_path, image, why):
+    path = tmp_path / "p.yaml"
+    path.write_text("name: op\ninstall_in_cluster:\n  image: acme/op:v1\n  manifests: [d.yaml]\n"
+                    f"  deployment: op\n  images:\n    - {image}\nconcepts: {{}}\n")
+    (tmp_path / "d.yaml").write_text("kind: Deployment\n")
+    with pytest.raises(UserError) as raised:
+        load_profile(path)
+    assert why in str(raised.value) and "p.yaml:7" in str(raised.value)
+
+
+def test_the_serving_key_pair_is_a_tls_secret_and_its_ca_the_bundle(tmp_path, monkeypatch):
+    (tmp_path / "p.yaml").write_text(
+        "name: op\ninstall_in_cluster:\n  image: acme/op:v1\n  manifests: [d.yaml]\n"
+        "  deployment: op\n  serving_certificate: op-webhook\nconcepts: {}\n")
+    (tmp_path / "d.yaml").write_text("kind: Deployment\n")
+    made = []
+    monkeypatch.setattr(in_cluster.door, "call", lambda method, namespace, body: made.append(
+        (namespace, body)))
+    work = tmp_path / "work"
+    work.mkdir()
+    implementation = in_cluster.InClusterImplementation(
+        load_profile(tmp_path / "p.yaml"), SimpleNamespace(), None, "ns", work)
+    bundle = implementation._serving_certificate()
+    [(namespace, secret)] = made
+    assert namespace == "ns" and secret["type"] == "kubernetes.io/tls"
+    assert secret["metadata"]["name"] == "op-webhook"
+    assert sorted(secret["data"]) == ["ca.crt", "tls.crt", "tls.key"]
+    assert secret["data"]["ca.crt"] == bundle
+    assert list(work.iterdir()) == [], "the key pair is not left on disk"
+
+
+def test_what_the_workloads_log_on_the_nodes_is_saved_with_its_log(tmp_path):
+    (tmp_path / "p.yaml").write_text(
+        "name: op\ninstall_in_cluster:\n  image: acme/op:v1\n  manifests: [d.yaml]\n"
+        "  deployment: op\n  node_logs: ais-logs\nconcepts: {}\n")
+    (tmp_path / "d.yaml").write_text("kind: Deployment\n")
+    node_data = tmp_path / "node-data"
+    (node_data / "node-1" / "ais-logs" / "ns" / "t-0").mkdir(parents=True)
+    (node_data / "node-1" / "ais-logs" / "ns" / "t-0" / "aistarget.INFO").write_text("I up\n")
+    (node_data / "node-2").mkdir()
+    cluster = SimpleNamespace(paths=SimpleNamespace(host=SimpleNamespace(node_data=node_data)))
+    implementation = in_cluster.InClusterImplementation(
+        load_profile(tmp_path / "p.yaml"), cluster, None, "ns", tmp_path / "work")
+    implementation.save_node_logs()
+    saved = tmp_path / "work" / "node-logs" / "node-1" / "ns" / "t-0" / "aistarget.INFO"
+    assert saved.read_text() == "I up\n"
+    assert not (tmp_path / "work" / "node-logs" / "node-2").exists()

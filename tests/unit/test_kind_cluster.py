@@ -231,3 +231,42 @@ def test_gc_deletes_the_kind_cluster_of_a_dead_run(tmp_path, monkeypatch):
 def test_parked_components_are_read_from_a_listing():
     assert kindmod.parked("a\nkube-scheduler.yaml.stopped\nmanifests\n") == ["kube-scheduler"]
     assert kindmod.server_of(KUBECONFIG) == "https://127.0.0.1:41234"
+
+
+ROUTES = ("Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\n"
+          "eth0\t00000000\t010012AC\t0003\t0\t0\t0\t00000000\n"
+          "eth0\t000012AC\t00000000\t0001\t0\t0\t0\t0000FFFF\n")
+
+
+def test_an_image_archive_is_also_served_to_pulls_and_the_server_ends_with_the_cluster(
+        cluster, monkeypatch, tmp_path):
+    """AIStore's pods pull always: the first archive starts the cluster's registry on the nodes'
+    gateway, tells every node's containerd to pull aftershock.local/... there, and down() ends
+    it with the cluster."""
+    from aftershock.providers.kindimage import archive, registry
+
+    runner = _runner(monkeypatch, [(["docker", "exec", "as-1-control-plane", "cat"], ROUTES)])
+    bound = []
+
+    def listen(host):
+        bound.append(host)
+        return registry.socket.create_server(("127.0.0.1", 0))
+
+    monkeypatch.setattr(kindmod.registry, "listen", listen)
+    cluster.paths.workdir.mkdir(parents=True)
+    program = tmp_path / "prog"
+    program.write_bytes(b"x")
+    image = tmp_path / "image.tar"
+    archive.write(archive.Image("aftershock.local/aisnode:v4.9",
+                                (archive.Entry("/usr/bin/aisnode", program),)), image)
+    cluster.load_image_archive(image)
+    cluster.load_image_archive(image)  # one registry per cluster
+    assert bound == ["172.18.0.1"]
+    told = [c for c in runner.calls if "hosts.toml" in " ".join(c)]
+    assert sorted(c[2] for c in told) == sorted(cluster.containers.values())
+    assert all(c[-2] == "/etc/containerd/certs.d/aftershock.local" for c in told)
+    assert (cluster.paths.workdir / "registry" / "tags" / "aisnode" / "v4.9").is_file()
+    record = cluster.state.processes["registry"]
+    assert record.alive()
+    cluster.down()
+    assert not record.alive()

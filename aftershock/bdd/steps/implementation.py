@@ -96,6 +96,8 @@ def _install_in_cluster(scenario: Scenario, profile, workdir) -> None:
                                              scenario.namespace, workdir)
     scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
     scenario.on_cleanup(f"keep the logs of {profile.name}", implementation.save_logs)
+    scenario.on_cleanup(f"keep what the workloads of {profile.name} logged on the nodes",
+                        implementation.save_node_logs)
     implementation.install()
     _record_concepts(scenario, profile)
     scenario.timeline.mark(f"{profile.name} started in the cluster")
