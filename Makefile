@@ -92,6 +92,10 @@ demo: toolchain report-tools
 	@echo "==> [demo] the Kubernetes DRA example driver on kind: its kubelet plugin built from its module, installed by its own chart, D5 read from each node's kubelet"
 	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/thirdparty/dra-example-driver.yaml
+	@echo "==> [demo] AIStore under its own operator on kind, at the parent of NVIDIA/ais-k8s PR #61, its fix and 3.4.0: operator from its source tree, aisnode and ais-init from their module (where the source cannot be reached, one line says why)"
+	-$(BIN)/aftershock run features/operator/storage_scale_down.feature --cluster=kind --run-dir $(DEMO_RUN) \
+	    --progress --profile profiles/thirdparty/ais-operator-388c1f8e.yaml \
+	    --profile profiles/thirdparty/ais-operator-0fff6202.yaml --profile profiles/thirdparty/ais-operator-8bb21bf8.yaml
 	@echo "==> [demo] Chaos Mesh built from its Go modules (cached after; cold, longer than a scenario may take)"
 	-$(BIN)/aftershock kind build-chaos-mesh
 	-$(BIN)/aftershock run features/harness/chaos_mesh.feature --cluster=kind --run-dir $(DEMO_RUN) --progress

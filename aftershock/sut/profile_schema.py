@@ -37,6 +37,10 @@ CONCEPTS = {
         "retention_values": Field("list", required=True, items=Field(str)),
         "lossy_retention_values": Field("list", items=Field(str),
                                         expected="the modes in which removed data may go"),
+        "parked_retention_values": Field("list", items=Field(str),
+                                         expected="the modes that keep a removed member's data "
+                                                  "on its disk without serving it (a read may "
+                                                  "cleanly not find it)"),
         "autoscale_path": Field(str),
         "members_path": Field(str, expected="a dotted path to the Ready members"),
         "terminal_path": Field(str, expected="a dotted path to the members whose removal "
