@@ -193,6 +193,16 @@ def set_unschedulable(api: client.ApiClient, node: str, unschedulable: bool) -> 
               {"spec": {"unschedulable": unschedulable or None}})
 
 
+def set_taint(api: client.ApiClient, node: str, taint: dict[str, str], present: bool) -> None:
+    """Add or remove one taint (by key), keeping the node's others (the list is replaced whole
+    by a patch, so it is read first)."""
+    core = client.CoreV1Api(api)
+    kept = [api.sanitize_for_serialization(t) for t in core.read_node(node).spec.taints or []
+            if t.key != taint["key"]]
+    door.call(core.patch_node, node,
+              {"spec": {"taints": [*kept, *([taint] if present else [])] or None}})
+
+
 def cordon(api: client.ApiClient, node: str) -> None:
     set_unschedulable(api, node, True)
 

@@ -1,4 +1,5 @@
-"""Node faults: cordon, node failure (its kubelet stops), node deletion without a drain."""
+"""Node faults: cordon, node failure (its kubelet stops), a node taken out of service, node
+deletion without a drain."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from kubernetes import client
 
-from aftershock.kube import cordon, uncordon
+from aftershock.kube import cordon, set_taint, suppress_not_found, uncordon
 
 
 @dataclass
@@ -48,6 +49,32 @@ class NodeFailure:
 
     def revert(self) -> None:
         self.cluster.start_kubelet(self.node)
+
+
+OUT_OF_SERVICE = {"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown",
+                  "effect": "NoExecute"}
+
+
+@dataclass
+class OutOfService:
+    """The node is marked out of service, as an administrator does for a node that went down
+    (Kubernetes' non-graceful node shutdown): its pods are evicted, and the pod garbage
+    collector force-deletes those of a node that is not Ready, so a StatefulSet makes them
+    again elsewhere."""
+
+    api: Any
+    node: str
+
+    @property
+    def description(self) -> str:
+        return f"node/{self.node} out of service"
+
+    def apply(self) -> None:
+        set_taint(self.api, self.node, OUT_OF_SERVICE, True)
+
+    def revert(self) -> None:
+        with suppress_not_found():
+            set_taint(self.api, self.node, OUT_OF_SERVICE, False)
 
 
 @dataclass

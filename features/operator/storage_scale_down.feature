@@ -32,6 +32,30 @@ Feature: S - stateful storage scale-down
       | retain            |
 
   @concept:storage_cluster
+  Scenario Outline: Scaling down after member 0's node failed and was taken out of service (<mode> mode)
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+    And a storage cluster data with 3 members in <mode> mode
+    And within 300 seconds the storage cluster data has 3 Ready members
+    And I write 30 objects to the storage cluster data
+    When the node running member 0 of the storage cluster data fails and is taken out of service
+    And within 120 seconds member 0 of the storage cluster data is Pending
+    And I scale the storage cluster data to 2
+    And within 300 seconds member 0 of the storage cluster data is Ready
+    And 6 seconds pass
+    Then destructive actions touched only removed members of the storage cluster data (S1)
+    And the node-local data of the removed members of the storage cluster data is still there (S2)
+    And every object written to the storage cluster data reads back or is cleanly not found (S3)
+    And the storage cluster data shrank only after its removed members were done (S5)
+    And within 30 seconds the storage cluster data lists its Ready members (S4)
+
+    Examples:
+      | mode              |
+      | decommission      |
+      | safe_decommission |
+      | retain            |
+
+  @concept:storage_cluster
   Scenario: A retained member's node-local data is still there after the scale-down
     Given a cluster with 3 nodes
     And the implementation under test is running

@@ -59,7 +59,7 @@ def test_the_replicaset_controller_passes_r1_under_a_5s_delay():
 
 
 def test_the_faulty_storage_operator_wipes_and_serves_errors():
-    result = _run("storage-faulty", "-k", "retain")
+    result = _run("storage-faulty", "-k", "retain and not service")
     assert result.returncode == 1, result.stdout[-3000:]
     for name in ("S2", "S3", "S5"):
         assert f"{name}: VIOLATED" in result.stdout, name
@@ -69,7 +69,7 @@ def test_the_faulty_storage_operator_wipes_and_serves_errors():
 
 
 def test_the_correct_storage_operator_passes():
-    result = _run("storage-correct", "-k", "retain")
+    result = _run("storage-correct", "-k", "retain and not service")
     assert result.returncode == 0, result.stdout[-3000:]
     assert "2 passed" in result.stdout
 

@@ -7,6 +7,8 @@ from dataclasses import asdict
 from aftershock import writes
 from aftershock.bdd.steps.implementation import concept_body, dynamic_resource, implementation_of
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_named_pod
+from aftershock.capabilities import Capability
+from aftershock.faults import nodes
 from aftershock.faults.drain import DrainOptions
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
@@ -79,6 +81,16 @@ def drain_member_node(scenario: Scenario, ordinal: int, name: str) -> None:
     # node maintenance, as an operator runs it: an emptyDir is scratch (AIStore's config)
     cordon_and_drain(scenario, node, DrainOptions(ignore_daemonsets=True,
                                                   delete_emptydir_data=True))
+
+
+@when("the node running member {ordinal:d} of the storage cluster {name:Name} fails and is "
+      "taken out of service")
+def member_node_fails(scenario: Scenario, ordinal: int, name: str) -> None:
+    """The node loses power, and is marked out of service so that its pods are let go."""
+    node = node_of_named_pod(scenario, _cluster(scenario, name).pod(ordinal))
+    scenario.require(Capability.NODE_FAILURE)
+    scenario.inject(nodes.NodeFailure(scenario.cluster, node))
+    scenario.inject(nodes.OutOfService(scenario.api, node))
 
 
 @when("I scale the storage cluster {name:Name} to {size:d}")
