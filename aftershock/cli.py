@@ -210,8 +210,75 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
         from aftershock.providers import engine
 
         engine.require()  # at once: no engine, no kind
+    if args.workers != 1:
+        return run_workers(args, extra)
     progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
     return int(pytest.main([*progress, *extra, *args.paths]))
+
+
+def option_value(argv: list[str], name: str) -> str | None:
+    """The value of ``name`` among arguments passed on (`--name V` or `--name=V`)."""
+    for index, arg in enumerate(argv):
+        if arg.startswith(f"{name}="):
+            return arg.split("=", 1)[1]
+        if arg == name and index + 1 < len(argv):
+            return argv[index + 1]
+    return None
+
+
+def run_workers(args: argparse.Namespace, extra: list[str]) -> int:
+    """`aftershock run --workers N`: N shards at once, each its own pytest, cluster and run dir
+    under the run dir, merged into it; refused in one line when the machine cannot hold N."""
+    from aftershock import shards, workers
+    from aftershock.merge import merge
+    from aftershock.shape import load_shape
+
+    if option_value(extra, "--shard"):
+        raise UserError("--workers splits the scenarios into shards itself: not with --shard")
+    shape = option_value(extra, "--shape")
+    problem = shards.workers_problem(args.workers,
+                                     len(load_shape(shape).nodes) if shape else 3)
+    if problem:
+        raise UserError(problem)
+    given = option_value(extra, "--run-dir")
+    run = Path(given) if given else Path("reports") / (
+        time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}")
+    passed = workers.without(extra, "--run-dir")
+    _say(f"aftershock: {args.workers} workers, each its own cluster; reports in {run}")
+    codes = workers.run_shards(args.workers, lambda shard: workers.aftershock_command(
+        "run", *args.paths, *passed, "--shard", str(shard),
+        "--run-dir", str(workers.shard_dir(run, shard))), _say)
+    dirs = [workers.shard_dir(run, shards.Shard(k, args.workers))
+            for k in range(1, args.workers + 1)]
+    merge([d for d in dirs if d.is_dir()], run)
+    from aftershock.report import matrix
+
+    for line in matrix.text(matrix.load(run)):
+        print(line)
+    print(f"aftershock: reports in {run} (HTML: aftershock report {run})")
+    ran = [code for code in codes if code != 5]  # a shard no scenario fell in ran nothing
+    return max(ran, default=5)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from aftershock.merge import merge
+
+    out = Path(args.out)
+    kind = merge([Path(run) for run in args.runs], out)
+    if kind == "run":
+        from aftershock.report import matrix
+
+        for line in matrix.text(matrix.load(out)):
+            print(line)
+        print(f"aftershock: merged {len(args.runs)} runs into {out} (HTML: aftershock report "
+              f"{out})")
+    else:
+        from aftershock.explore.command import table
+
+        for line in table(json.loads((out / "summary.json").read_text())):
+            print(line)
+        print(f"aftershock: merged {len(args.runs)} explorations into {out}")
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -220,6 +287,16 @@ def parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run features (any other option goes to pytest)")
     run.add_argument("paths", nargs="*", default=["features"])
+    run.add_argument("--workers", type=int, default=1, metavar="N",
+                     help="run N shards at once here (--shard K/N each), each with its own "
+                     "cluster and run dir, then merge them (default: 1)")
+
+    joined = sub.add_parser("merge", help="join the run dirs of shards (aftershock run or "
+                            "explore --shard) into one matrix, allure results and summary")
+    joined.add_argument("runs", nargs="+", help="the shards' run dirs")
+    joined.add_argument("--out", "--run-dir", dest="out", required=True,
+                        help="the merged run dir (may hold the shards)")
+    joined.set_defaults(func=cmd_merge)
 
     tool = sub.add_parser("toolchain", help="build or inspect the control-plane binaries")
     tool_sub = tool.add_subparsers(dest="action", required=True)
@@ -291,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         args, extra = top.parse_known_args(argv)
     else:
         args, extra = top.parse_args(argv), []
+    args.argv = list(argv)
     try:
         if args.command == "run":
             return cmd_run(args, extra)

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 import types
 from pathlib import Path
 
@@ -18,6 +19,7 @@ FIXTURE_MODULES = ("aftershock.bdd.reporting", "aftershock.bdd.fixtures", "after
 # The project (pytest's rootdir), for the hooks pytest gives no config: its clusters/ holds
 # the shapes a `@shape:` tag names. The engine takes it as an argument.
 PROJECT: list[Path] = []
+SHARD_KEY = pytest.StashKey[tuple]()  # (the shard, scenarios kept, scenarios collected)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,6 +38,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "more than once, each scenario runs against each profile")
     group.addoption("--repeat", dest="aftershock_repeat", type=int, default=1, metavar="N",
                     help="run every scenario N times and print a flake table")
+    group.addoption("--shard", dest="aftershock_shard", default=None, metavar="K/N",
+                    help="run only the K-th of N parts of the scenarios (a hash of each one's "
+                    "id decides; every machine agrees); join the run dirs with aftershock merge")
     group.addoption("--run-dir", dest="aftershock_run_dir", default=None, metavar="DIR",
                     help="where the run's reports go (default: reports/run-<time>); several "
                          "runs may share one, e.g. to build one matrix")
@@ -58,6 +63,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "aftershock_shape(name): the scenario runs on a cluster of clusters/<name>.yaml")
     config.addinivalue_line(
         "markers", "aftershock_concept(name): the scenario needs a profile with this concept")
+    config.addinivalue_line(
+        "markers", "aftershock_records(*kinds): more kinds ((group, plural)) to record")
     config.addinivalue_line(
         "markers", "cluster: needs a running cluster (every feature's scenarios do)")
     config.addinivalue_line(
@@ -86,6 +93,10 @@ def _validate_inputs(config: pytest.Config) -> None:
     if not 1 <= repeat <= MAX_REPEAT:
         raise pytest.UsageError(f"--repeat {repeat}: between 1 and {MAX_REPEAT}")
     try:
+        if config.option.aftershock_shard:
+            from aftershock import shards
+
+            shards.parse(config.option.aftershock_shard)
         if config.option.aftershock_cluster == "existing":  # read now, not at the first scenario
             from aftershock.providers.existing import open_existing
 
@@ -134,6 +145,15 @@ def pytest_bdd_apply_tag(tag: str, function):
             raise UserError(f"unknown concept '@{tag}'; known: {', '.join(sorted(CONCEPTS))}")
         pytest.mark.aftershock_concept(name)(function)
         return True
+    if tag.startswith("records:"):
+        from aftershock.timeline.resources import named
+
+        kinds = [named(kind) for kind in tag.split(":", 1)[1].split(",") if kind]
+        if not kinds:
+            raise UserError(f"'@{tag}': expected kinds as kubectl names them, separated by "
+                            "commas (@records:roles.rbac.authorization.k8s.io,services)")
+        pytest.mark.aftershock_records(*kinds)(function)
+        return True
     if tag.startswith("shape:"):
         from aftershock.session_cluster import shape_file
 
@@ -169,6 +189,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     cannot load its image: no namespace, recorder or cluster for nothing."""
     from aftershock.sut.profile import load_profile
 
+    _keep_shard(config, items)
     given = config.option.aftershock_profile
     for item in items:
         needs = [mark.args[0] for mark in item.iter_markers("aftershock_concept")]
@@ -187,6 +208,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if why is None:
                 continue
         item.add_marker(pytest.mark.skip(reason=why))
+
+
+def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--shard K/N: the scenarios of the other shards are deselected, as -k deselects."""
+    if not config.option.aftershock_shard:
+        return
+    from aftershock import shards
+
+    shard = shards.parse(config.option.aftershock_shard)
+    kept = [item for item in items if shard.holds(item.nodeid)]
+    dropped = [item for item in items if not shard.holds(item.nodeid)]
+    config.stash[SHARD_KEY] = (shard, len(kept), len(items))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A shard that no scenario fell in has nothing to run, which is no failure of the run
+    (pytest would exit 5, 'no tests collected'); a run that collected nothing still is."""
+    found = session.config.stash.get(SHARD_KEY, None)
+    if found is not None and found[1] == 0 and found[2] > 0 and exitstatus == 5:
+        print(f"aftershock: shard {found[0]}: none of the {found[2]} scenarios falls in it",
+              file=sys.stderr)
+        session.exitstatus = 0
 
 
 def _cannot_install(profile, cluster: str) -> str | None:

@@ -17,7 +17,9 @@ from aftershock.timeline.recorder import Recorder
 
 
 def begin(cluster: Cluster, name: str, report_dir: Path | None = None, profile: Any = None,
-          expected: Iterable[str] = ()) -> Scenario:
+          expected: Iterable[str] = (), records: Iterable[tuple[str, str]] = ()) -> Scenario:
+    """``records``: more kinds to record ((API group, plural), a feature's `@records:` tag),
+    recorded from the start, and once more when the implementation has installed its own."""
     info = cluster.info
     api = kube.api_client(info.kubeconfig, info.context)
     reset = getattr(cluster, "reset_nodes", None)
@@ -30,6 +32,9 @@ def begin(cluster: Cluster, name: str, report_dir: Path | None = None, profile: 
         scenario.remember("profile", profile)
     scenario.recorder = Recorder(scenario.timeline, info.kubeconfig, info.context,
                                  audit_log=getattr(cluster, "audit_log", None)).start()
+    records = scenario.remember("records", list(records))
+    if records:
+        scenario.recorder.record(records)
     scenario.remember_undo(f"namespace/{namespace}",
                            {"do": "retire_namespace", "namespace": namespace})
     try:

@@ -151,6 +151,21 @@ def writes(entries: Iterable[Entry], actor: str, namespace: str,
     return found
 
 
+def written_kinds(entries: Iterable[Entry], actor: str, namespace: str) -> set[tuple[str, str]]:
+    """(API group, plural) of every kind ``actor`` wrote into ``namespace``, or cluster-wide,
+    and the API server accepted (by the audit log)."""
+    return {((entry.extra or {}).get("group", ""), entry.resource) for entry in entries
+            if entry.kind == AUDIT and entry.actor == actor and entry.verb in WRITE_VERBS
+            and entry.resource and 200 <= entry.code < 300
+            and entry.namespace in (namespace, "")}
+
+
+def recorded(entries: Iterable[Entry]) -> set[str]:
+    """The plurals the recorder said it records."""
+    return {name for entry in entries if entry.kind == MARK
+            for name in ((entry.extra or {}).get("recording") or {})}
+
+
 def status_writers(entries: Iterable[Entry], actor: str,
                    namespace: str) -> tuple[set[str], set[str]]:
     """(the kinds whose status ``actor`` wrote in ``namespace``, those whose status others

@@ -8,6 +8,7 @@ line per plan and a summary table at the end."""
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import signal
 import sys
@@ -54,6 +55,12 @@ def check_bounds(args) -> None:
                 raise UserError(f"--{name.replace('_', '-')} {one:g}: between {low} and {high}")
 
 
+def parse_shard(text: str):
+    from aftershock.shards import parse
+
+    return parse(text)
+
+
 def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -65,6 +72,7 @@ def run(args) -> int:
 
     budget = budget_seconds(args.budget)
     check_bounds(args)
+    shard = parse_shard(args.shard) if args.shard else None
     profile = load_profile(args.profile)
     if profile.start is None and not profile.watch_delay_target:
         raise UserError("explore restarts the implementation behind its observing proxy: the "
@@ -74,11 +82,14 @@ def run(args) -> int:
     shape = _shape(args.shape, workload.shape)
     out = Path(args.out) if args.out else Path("reports") / time.strftime(
         "explore-%Y%m%d-%H%M%S")
+    if args.workers > 1:
+        return _workers(args, shape, out)
     out.mkdir(parents=True, exist_ok=True)
     settings = Settings(budget, args.seed, args.references, args.replays, args.max_plans,
-                        args.stall, args.miss, args.exitfirst)
+                        args.stall, args.miss, args.exitfirst, shard)
     say(f"explore: {profile.name} on {workload.path} ({len(workload.steps)} steps), budget "
-        f"{budget:.0f}s, seed {args.seed}; results in {out}")
+        f"{budget:.0f}s, seed {args.seed}{f', shard {shard}' if shard else ''}; results in "
+        f"{out}")
     from aftershock.notebook.session import Session
 
     # SIGTERM ends a run as Ctrl-C does: the finally below removes the cluster.
@@ -102,6 +113,38 @@ def run(args) -> int:
         session.close()
     for line in table(summary):
         print(line)
+    return 1 if summary["bugs"] else 0
+
+
+def _workers(args, shape: str | None, out: Path) -> int:
+    """--workers N: N shards at once, each its own cluster and run dir under ``out``, then
+    merged into ``out``; refused in one line when this machine cannot hold N clusters."""
+    from aftershock import shards, workers
+    from aftershock.merge import merge
+    from aftershock.shape import load_shape
+
+    if args.shard:
+        raise UserError("--workers splits the plans into shards itself: not with --shard")
+    nodes = len(load_shape(shape).nodes) if shape else 3
+    problem = shards.workers_problem(args.workers, nodes)
+    if problem:
+        raise UserError(problem)
+    out.mkdir(parents=True, exist_ok=True)
+    argv = workers.without(args.argv, "--workers", "--out", "--run-dir")
+    say(f"explore: {args.workers} workers, each its own cluster; results in {out}")
+    codes = workers.run_shards(args.workers, lambda shard: workers.aftershock_command(
+        *argv, "--shard", str(shard), "--out", str(workers.shard_dir(out, shard))), say)
+    dirs = [workers.shard_dir(out, shards.Shard(k, args.workers))
+            for k in range(1, args.workers + 1)]
+    merge([d for d in dirs if (d / "summary.json").is_file()], out)
+    summary = json.loads((out / "summary.json").read_text())
+    for line in table(summary):
+        print(line)
+    failed = [str(code) for code in codes if code not in (0, 1)]
+    if failed:
+        say(f"aftershock: explore: a worker failed (exit {', '.join(failed)}); merged what "
+            "the others found")
+        return max(codes)
     return 1 if summary["bugs"] else 0
 
 
@@ -165,5 +208,12 @@ def add_parser(sub) -> None:
     explore.add_argument("--shape", help="cluster shape (default: the workload's @shape tag, "
                          "else three nodes)")
     explore.add_argument("--kubernetes-version")
-    explore.add_argument("--out", help="run dir (default: reports/explore-<time>)")
+    explore.add_argument("--out", "--run-dir", dest="out",
+                         help="run dir (default: reports/explore-<time>)")
+    explore.add_argument("--shard", metavar="K/N", help="run only the K-th of N parts of the "
+                         "plans (a hash of each plan's name decides); join the shards' run "
+                         "dirs with aftershock merge")
+    explore.add_argument("--workers", type=int, default=1, metavar="N",
+                         help="run N shards at once here, each with its own cluster, and "
+                         "merge them (default: 1)")
     explore.set_defaults(func=run)

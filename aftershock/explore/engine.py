@@ -22,7 +22,9 @@ from aftershock.explore.finding import picture, scenario_lines, write
 from aftershock.explore.plans import Plan
 from aftershock.explore.workload import Workload
 from aftershock.properties import get
+from aftershock.shards import Shard
 from aftershock.sut.observed import PROXY_LOG
+from aftershock.timeline.resources import spelled
 
 OBSERVED = "Given the implementation's watches and writes are observed"
 REPRODUCED = 0.8  # a finding that replays less often than this is flaky
@@ -40,6 +42,7 @@ class Settings:
     stall: tuple[float, ...] = (4.0,)
     miss: tuple[float, ...] = (3.0,)
     exitfirst: bool = False  # stop at the first finding that reproduces as a bug
+    shard: Shard | None = None  # run only the plans of this shard (a hash of each plan's name)
 
 
 @dataclass
@@ -132,7 +135,8 @@ class Explorer:
 
     def play(self, name: str, lines: list[str]) -> Outcome:
         began = time.monotonic()
-        scenario = self.session.new_scenario(name)
+        scenario = self.session.new_scenario(
+            name, records=self.reference.records if self.reference else ())
         outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
         for line in lines:
             try:
@@ -186,6 +190,10 @@ class Explorer:
                 broken = self.last_scenario
             self.reference_violations |= set(outcome.violated)
         self.reference = oracles.learn(runs)
+        if self.reference.records:
+            self.say("the implementation wrote kinds the references did not record; every "
+                     "later run records them: " + ", ".join(
+                         spelled(*kind) for kind in self.reference.records))
         self.wait_cap = wait_cap_of(outcomes)
         if self.findings:  # broken with no fault at all: a bug before any plan
             self._write_and_replay(self.findings[0], broken)
@@ -196,7 +204,7 @@ class Explorer:
 
     def explore(self) -> None:
         assert self.generated is not None and self.reference is not None
-        todo = self.generated.plans[:self.settings.max_plans]
+        todo = self.todo()
         for number, plan in enumerate(todo, start=1):
             if self.settings.exitfirst and self.bugs():
                 self.say(f"stopped at the first bug (-x), after {number - 1} of {len(todo)} "
@@ -215,6 +223,19 @@ class Explorer:
                      f"{outcome.seconds:.1f}s{_status(outcome, outcome.new)}")
             if outcome.new:
                 self._found(plan, outcome, outcome.new)
+
+    def todo(self) -> list[Plan]:
+        """The plans to run: the first --max-plans of them all, then this shard's share, so
+        the shards of one exploration together run what it would run alone."""
+        assert self.generated is not None
+        first = self.generated.plans[:self.settings.max_plans]
+        shard = self.settings.shard
+        return [p for p in first if shard is None or shard.holds(p.slug)]
+
+    def order(self, plan: Plan | None) -> int:
+        """Where a plan comes among all the plans (-1: the reference runs)."""
+        return -1 if plan is None or self.generated is None else \
+            self.generated.plans.index(plan)
 
     def _found(self, plan: Plan, outcome: Outcome, new: dict[str, str]) -> None:
         if self.same_bug(plan, new):
@@ -244,7 +265,8 @@ class Explorer:
 
     def _write_and_replay(self, finding: Finding, scenario) -> None:
         finding.feature = write(finding, self.workload, self.out / "findings",
-                                self.session.profile, self.settings.seed)
+                                self.session.profile, self.settings.seed,
+                                self.reference.records if self.reference else ())
         picture(scenario, finding.feature.with_suffix(".png"),
                 f"explore finding {finding.number}: {finding.feature.stem}")
         self.replay(finding)
@@ -320,7 +342,11 @@ class Explorer:
             "plans_per_minute": _round(60 * len(times) / sum(times)) if times else None,
             "elapsed": _round(time.monotonic() - self.began),
             "by_kind": kinds,
+            "shard": str(self.settings.shard) if self.settings.shard else None,
             "list": [{"number": f.number, "plan": f.plan.step if f.plan else None,
+                      "plan_kind": f.plan.kind if f.plan else None,
+                      "anchor": f.plan.anchor if f.plan else None,
+                      "order": self.order(f.plan),
                       "violated": f.outcome.violated, "verdict": f.verdict,
                       "reproduced": f.reproduced, "replayed": f.replayed,
                       "feature": str(f.feature) if f.feature else None,
@@ -339,6 +365,7 @@ class Explorer:
                                       "failed": outcome.failed}) + "\n")
             for plan, outcome in self.outcomes:
                 out.write(json.dumps({"kind": plan.kind, "anchor": plan.anchor,
+                                      "order": self.order(plan),
                                       "step": plan.step, "seconds": _round(outcome.seconds),
                                       "violated": outcome.violated,
                                       "new": outcome.new,

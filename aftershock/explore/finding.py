@@ -4,6 +4,7 @@ put it, the wait for quiet, and the properties it broke (`aftershock run F --pro
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from pathlib import Path
 
 from aftershock.checks.verdict import VIOLATED
@@ -13,17 +14,20 @@ from aftershock.grammar import label_ids, split_label
 from aftershock.report import picture as drawing
 from aftershock.report import plot
 from aftershock.report.evidence import witness_entries
+from aftershock.timeline.resources import spelled
 
 
-def write(finding, workload, directory: Path, profile, seed: int) -> Path:
+def write(finding, workload, directory: Path, profile, seed: int,
+          records: Sequence[tuple[str, str]] = ()) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     plan = finding.plan
     violated = sorted(finding.outcome.violated)
     slug = plan.slug if plan else "reference"
     path = directory / f"{finding.number:02d}-{slug}.feature"
     kept = _kept(finding.outcome.lines, set(violated), len(workload.steps))
-    tags = " ".join(f"@{t}" for t in sorted(workload.tags)
-                    if not t.startswith("expect-violation:"))
+    tags = " ".join([*(f"@{t}" for t in sorted(workload.tags)
+                       if not t.startswith("expect-violation:")),
+                     *([f"@records:{','.join(spelled(*k) for k in records)}"] if records else [])])
     where = f"a {plan.kind} fault ({plan.anchor})" if plan else "no fault at all"
     head = [
         f"# Found by aftershock explore on {datetime.date.today()}: profile {profile.name}, "

@@ -14,6 +14,7 @@ from aftershock.bdd.steps.reference import format_counts
 from aftershock.checks import differential as diff
 from aftershock.grammar import match_step
 from aftershock.timeline.entry import Entry
+from aftershock.timeline.resources import spelled
 
 QUIET = "When the namespace is quiet for 2 seconds"
 GANG_LATENCY = 10  # seconds a gang replica may be regressed before its breach must show
@@ -144,6 +145,9 @@ class Reference:
     masks: dict[str, list[str]] = field(default_factory=dict)
     objects: dict[str, list[str]] = field(default_factory=dict)
     storm_limit: int = 10
+    # Kinds the implementation wrote that the references did not record ((group, plural)):
+    # every later run records them, and a finding's feature says so (@records:)
+    records: list[tuple[str, str]] = field(default_factory=list)
     path: Path | None = None
 
     def steps(self, differential: bool) -> list[str]:
@@ -160,7 +164,8 @@ class Reference:
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps({"objects": self.objects, "masks": self.masks,
-                                    "counts": self.counts, "storm_limit": self.storm_limit},
+                                    "counts": self.counts, "storm_limit": self.storm_limit,
+                                    "records": [spelled(*kind) for kind in self.records]},
                                    indent=1, sort_keys=True))
         self.path = path
 
@@ -201,4 +206,8 @@ def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
                if masks.get(r) != ["*"]}
     storm = max(len(diff.refused_storm(entries, actor, namespace))
                 for entries, namespace, actor in runs)
-    return Reference(counts, masks, objects, 2 * storm + 10)
+    written = set().union(*(diff.written_kinds(entries, actor, namespace)
+                            for entries, namespace, actor in runs))
+    seen = set().union(*(diff.recorded(entries) for entries, _, _ in runs))
+    records = sorted(kind for kind in written if kind[1] not in seen)
+    return Reference(counts, masks, objects, 2 * storm + 10, records)

@@ -18,6 +18,7 @@ import contextlib
 import io
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,14 +96,16 @@ class Session:
 
     # --- scenarios -----------------------------------------------------------------------
 
-    def new_scenario(self, name: str = "notebook") -> Scenario:
-        """End the current scenario (undoing all it did) and begin a fresh one."""
+    def new_scenario(self, name: str = "notebook",
+                     records: Iterable[tuple[str, str]] = ()) -> Scenario:
+        """End the current scenario (undoing all it did) and begin a fresh one; ``records``:
+        more kinds to record ((API group, plural))."""
         self.end_scenario()
         report_dir = None
         if self.report_root is not None:
             report_dir = self.report_root / re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
         self.scenario = world.begin(self.cluster, name, report_dir=report_dir,
-                                    profile=self.profile)
+                                    profile=self.profile, records=records)
         self.results = []
         return self.scenario
 

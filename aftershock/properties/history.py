@@ -103,6 +103,17 @@ class History:
         """What the recorder said it records (None: a history from before it said so)."""
         return self._survey[1]
 
+    @cached_property
+    def unserved(self) -> set[str]:
+        """The kinds the recorder was asked to record and this cluster does not serve (by
+        plural; a kind asked for by group and plural is also named 'plural.group')."""
+        found: set[str] = set()
+        for entry in self.entries:
+            if entry.kind == MARK and (entry.extra or {}).get("unserved"):
+                for kind in entry.extra["unserved"]:
+                    found |= {kind, kind.split(".", 1)[0]}
+        return found
+
     @property
     def audited(self) -> bool | None:
         return self._survey[2]

@@ -63,9 +63,13 @@ def _unrecorded(verdict: Verdict, history: History) -> str | None:
         return None  # a history saved before the recorder said what it records
     missing = sorted(r for r in verdict.reads or ()
                      if r not in (AUDIT_LOG, QUIET) and r not in recording)
-    if missing:
-        return (f"the recorder did not record {', '.join(missing)} (it does not watch them, or "
-                "this cluster does not serve them)")
+    unserved = [r for r in missing if r in history.unserved]
+    unwatched = [r for r in missing if r not in history.unserved]
+    if unwatched:
+        return (f"the recorder did not record {', '.join(unwatched)}: no step, profile or "
+                "reference run named them")
+    if unserved:
+        return f"this cluster does not serve {', '.join(unserved)}"
     return None
 
 

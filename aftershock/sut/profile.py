@@ -19,6 +19,7 @@ from aftershock.sut import profile_paths
 from aftershock.sut.gobuild import Build, GoBuild, values
 from aftershock.sut.placeholders import fill
 from aftershock.sut.profile_schema import CONCEPTS, SCHEMA  # noqa: F401 (re-exported)
+from aftershock.timeline.resources import written_by
 from aftershock.yamlsrc import Located, load, manifests
 
 
@@ -117,6 +118,11 @@ class Profile:
                 if doc.get("kind") in ("ClusterRole", "Role"):
                     from_files += doc.get("rules") or []
         return (*self.cluster_rbac, *from_files)
+
+    def written_kinds(self) -> list[tuple[str, str]]:
+        """(API group, plural) of every kind its RBAC lets the implementation write: what the
+        recorder must record so that any oracle over what it does can be judged."""
+        return written_by([*self.rbac, *self.cluster_rules()])
 
     def concept(self, name: str) -> dict[str, Any] | None:
         return self.concepts.get(name)

@@ -37,7 +37,8 @@ def audit_fields(event: dict[str, Any], wall_to_mono: float) -> dict[str, Any]:
         "actor": (event.get("user") or {}).get("username", ""),
         "verb": event.get("verb", ""),
         "code": (event.get("responseStatus") or {}).get("code", 0),
-        "extra": {"labels": meta.get("labels") or {}} if meta.get("labels") else {},
+        "extra": {**({"labels": meta["labels"]} if meta.get("labels") else {}),
+                  **({"group": ref["apiGroup"]} if ref.get("apiGroup") else {})},
     }
 
 

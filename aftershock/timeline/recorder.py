@@ -24,7 +24,7 @@ from aftershock.kube import load_config
 from aftershock.timeline.audit import AuditTail
 from aftershock.timeline.collector import OutOfCollector
 from aftershock.timeline.entry import ANOMALY, ERROR, GAP_END, GAP_START, WATCH
-from aftershock.timeline.resources import DEFAULT_RESOURCES, Resource
+from aftershock.timeline.resources import DEFAULT_RESOURCES, Resource, spelled
 from aftershock.timeline.state import State
 from aftershock.timeline.store import Timeline
 
@@ -155,6 +155,8 @@ class Recorder:
         self.anomalies: list[str] = []
         self.errors: list[str] = []
         self._fence = OutOfCollector()
+        self._unwatchable: set[str] = set()  # plurals asked for that cannot be recorded
+        self._preferred: dict[str, str] | None = None  # API group → preferred version
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -171,7 +173,8 @@ class Recorder:
         self.timeline.mark("recording", recording={
             r.name: versions[r.name][0].group_version for r in self.resources
             if r.name in versions},
-            audit=self.audit is not None)
+            audit=self.audit is not None,
+            unserved=[r.name for r in self.resources if r.name not in versions])
         for wanted in self.resources:
             if wanted.name not in versions:
                 continue  # not served by this cluster (e.g. a CRD not installed yet)
@@ -204,6 +207,54 @@ class Recorder:
         self.timeline.mark(f"recording {resource.name}",
                            recording={resource.name: served.group_version})
         self._follow(served, version)
+
+    def record(self, kinds: Iterable[tuple[str, str]]) -> list[str]:
+        """Record these kinds too ((API group, plural): every kind an implementation may
+        write), from now on, each at the version the cluster prefers. A plural already
+        recorded is left as it is. Returns the kinds this cluster does not serve (or serves
+        with no list and watch), noted on the timeline: a judge that needs one says so."""
+        unserved = []
+        for group, plural in kinds:
+            if plural in self._served or plural in self._unwatchable:
+                continue
+            found = self._discovered(group, plural)
+            if found is None:
+                unserved.append(spelled(group, plural))
+                self._unwatchable.add(plural)
+                continue
+            try:
+                self.watch(found)
+            except RuntimeError:
+                unserved.append(spelled(group, plural))
+        if unserved:
+            self.timeline.mark("not served", unserved=unserved)
+        return unserved
+
+    def _discovered(self, group: str, plural: str) -> Resource | None:
+        """The listable, watchable resource ``plural`` of ``group`` ("*": any group) at the
+        version the cluster prefers, by discovery."""
+        groups = [group] if group != "*" else ["", *self._group_versions()]
+        for name in groups:
+            version = "v1" if name == "" else self._group_versions().get(name)
+            if version is None:
+                continue
+            path = "/api/v1" if name == "" else f"/apis/{name}/{version}"
+            with contextlib.suppress(Exception):  # not served: the next group, or none
+                for item in self.api.get(path).get("resources") or ():
+                    if item.get("name") == plural and {"list", "watch"} <= set(
+                            item.get("verbs") or ()):
+                        return Resource(plural, "v1" if name == "" else f"{name}/{version}")
+        return None
+
+    def _group_versions(self) -> dict[str, str]:
+        if self._preferred is None:
+            self._preferred = {}
+            with contextlib.suppress(Exception):  # no discovery: nothing more is recorded
+                for group in self.api.get("/apis").get("groups") or ():
+                    preferred = (group.get("preferredVersion") or {}).get("version")
+                    if preferred:
+                        self._preferred[group["name"]] = preferred
+        return self._preferred
 
     def stop(self) -> None:
         self._stop.set()

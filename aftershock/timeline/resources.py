@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -48,3 +50,34 @@ DEFAULT_RESOURCES = (
 
 def custom(group: str, version: str, plural: str) -> Resource:
     return Resource(plural, f"{group}/{version}")
+
+
+# What lets a role's holder change objects of a kind (subresources count as their resource).
+WRITE_VERBS = frozenset({"create", "update", "patch", "delete", "deletecollection", "*"})
+
+
+def written_by(rules: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(API group, plural) of every kind RBAC rules let their holder write, in the order they
+    are named. A wildcard resource names no kind to record and is left out; a wildcard group
+    ("*") is any group that serves the plural."""
+    found: dict[tuple[str, str], None] = {}
+    for rule in rules:
+        if not WRITE_VERBS & set(rule.get("verbs") or ()):
+            continue
+        for group in rule.get("apiGroups") or [""]:
+            for name in rule.get("resources") or ():
+                plural = name.split("/", 1)[0]
+                if plural and plural != "*":
+                    found[(group, plural)] = None
+    return list(found)
+
+
+def named(kind: str) -> tuple[str, str]:
+    """'roles.rbac.authorization.k8s.io' → ('rbac.authorization.k8s.io', 'roles'); 'pods' →
+    ('', 'pods'): how kubectl names a kind, and how a feature's @records tag does."""
+    plural, _, group = kind.partition(".")
+    return group, plural
+
+
+def spelled(group: str, plural: str) -> str:
+    return f"{plural}.{group}" if group else plural

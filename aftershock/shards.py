@@ -1,0 +1,63 @@
+"""Splitting a run across machines, as CI systems split a test suite: `--shard K/N` keeps the
+K-th of N parts of the scenarios (or of explore's plans), chosen by a hash of each one's
+identity, so every shard of every machine agrees on the split without talking, and adding a
+scenario moves no other one to another shard. `--workers N` runs N shards at once here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from aftershock.errors import UserError
+from aftershock.limits import GIB, USABLE, Machine, gib, need
+
+MAX_SHARDS = 256
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # 1-based, as the option says it
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, key: str) -> bool:
+        """Whether the scenario or plan named ``key`` falls in this shard."""
+        digest = hashlib.sha256(key.encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
+
+
+def parse(text: str, option: str = "--shard") -> Shard:
+    found = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    if found is None:
+        raise UserError(f"{option} {text}: expected K/N, the K-th of N shards (e.g. 2/4)")
+    index, count = int(found[1]), int(found[2])
+    if not 1 <= count <= MAX_SHARDS:
+        raise UserError(f"{option} {text}: between 1 and {MAX_SHARDS} shards")
+    if not 1 <= index <= count:
+        raise UserError(f"{option} {text}: K is between 1 and {count}")
+    return Shard(index, count)
+
+
+# One worker's own cluster, harness and implementation under test: the measured cluster and
+# harness (limits.BASE_MEMORY, per node) plus what an operator and its pods were seen to take.
+IMPLEMENTATION_MEMORY = 0.5 * GIB
+
+
+def workers_problem(workers: int, nodes: int, machine: Machine | None = None) -> str | None:
+    """Why ``workers`` clusters of ``nodes`` nodes, each with its run, cannot run at once
+    here, or None."""
+    machine = machine or Machine.here()
+    if workers < 1:
+        return f"--workers {workers}: at least 1"
+    if workers > machine.cores:
+        return (f"--workers {workers}: each worker runs its own cluster, which keeps a core "
+                f"busy; this machine has {machine.cores} cores")
+    wanted = workers * (need(nodes) + IMPLEMENTATION_MEMORY)
+    if wanted > USABLE * machine.memory:
+        return (f"--workers {workers}: {workers} clusters of {nodes} nodes with their runs "
+                f"need about {gib(wanted)} of memory; this machine has {gib(machine.memory)} "
+                "available")
+    return None

@@ -1,0 +1,107 @@
+"""Every kind an implementation writes is recorded: from its RBAC (the profile), or learned
+from what it wrote in explore's reference runs; a kind nobody recorded makes a judge UNKNOWN
+saying so, never 'not served' unless the cluster does not serve it."""
+
+from __future__ import annotations
+
+import pytest
+
+from aftershock.checks import UNKNOWN
+from aftershock.errors import UserError
+from aftershock.explore import finding, oracles
+from aftershock.explore.engine import Finding, Outcome
+from aftershock.explore.plans import Plan
+from aftershock.explore.workload import load
+from aftershock.properties import get
+from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, MARK, Entry
+from aftershock.timeline.resources import named, spelled, written_by
+from tests.unit.test_explore import ACTOR, NS, _run
+
+
+def test_rbac_rules_name_the_kinds_their_holder_may_write():
+    rules = [
+        {"apiGroups": [""], "resources": ["pods", "pods/status", "services"],
+         "verbs": ["create", "delete", "get"]},
+        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["*"]},
+        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["apps"], "resources": ["*"], "verbs": ["create"]},
+        {"apiGroups": ["*"], "resources": ["ingresses"], "verbs": ["patch"]},
+    ]
+    assert written_by(rules) == [("", "pods"), ("", "services"),
+                                 ("rbac.authorization.k8s.io", "roles"), ("*", "ingresses")]
+
+
+def test_kinds_are_named_as_kubectl_names_them():
+    assert named("roles.rbac.authorization.k8s.io") == ("rbac.authorization.k8s.io", "roles")
+    assert named("services") == ("", "services")
+    assert spelled(*named("rayclusters.ray.io")) == "rayclusters.ray.io"
+
+
+def _e2(entries: list[Entry]):
+    return get("E2").judge(entries, {"check": "writes_as_reference", "actor": ACTOR,
+                                     "namespace": NS, "expected": {"pods create": [1, 1],
+                                                                  "roles create": [1, 1]}})
+
+
+def _written_role(unserved: list[str] | None = None) -> list[Entry]:
+    h = _run(["p0"])
+    h.add(0.0, MARK, detail="recording", extra={"recording": {"pods": "v1"}, "audit": True,
+                                                 "unserved": unserved or []})
+    h.add(5.0, AUDIT, resource="roles", namespace=NS, name="r", verb="create", actor=ACTOR,
+          code=201, extra={"group": "rbac.authorization.k8s.io"})
+    h.add(6.0, AUDIT_SYNC, extra={"caught_up": True})
+    return sorted(h.entries, key=lambda e: e.mono)
+
+
+def test_a_kind_nobody_recorded_is_unknown_saying_so_not_that_the_cluster_lacks_it():
+    verdict = _e2(_written_role())
+    assert verdict.status == UNKNOWN
+    assert "did not record roles: no step, profile or reference run named them" in \
+        verdict.summary and "serve" not in verdict.summary
+
+
+def test_a_kind_the_cluster_does_not_serve_is_unknown_saying_that():
+    verdict = _e2(_written_role(["roles.rbac.authorization.k8s.io"]))
+    assert verdict.status == UNKNOWN
+    assert verdict.summary.startswith("this cluster does not serve roles")
+
+
+def test_explore_learns_the_kinds_the_implementation_wrote_that_no_reference_recorded():
+    runs = []
+    for _ in range(2):
+        h = _run(["p0", "p1"])
+        h.add(0.0, MARK, detail="recording", extra={"recording": {"pods": "v1"}})
+        h.add(2.5, AUDIT, resource="roles", namespace=NS, name="r", verb="create",
+              actor=ACTOR, code=201, extra={"group": "rbac.authorization.k8s.io"})
+        h.add(2.6, AUDIT, resource="ingresses", namespace=NS, name="i", verb="create",
+              actor=ACTOR, code=403, extra={"group": "networking.k8s.io"})
+        runs.append((h.entries, NS, ACTOR))
+    reference = oracles.learn(runs)
+    # pods were recorded; a refused write wrote nothing
+    assert reference.records == [("rbac.authorization.k8s.io", "roles")]
+
+
+def test_a_finding_says_which_kinds_to_record_and_the_tag_is_read_back(tmp_path):
+    steps = tmp_path / "w.steps"
+    steps.write_text("Given a cluster with 3 nodes\nAnd the implementation under test is "
+                     "running\nAnd a replica group web with 3 replicas\n")
+    workload = load(steps)
+    plan = Plan("stale", "Given the pod watch of the implementation stalls at its 1st ADDED "
+                "event for 4 seconds", workload.started, "pods-ADDED#1")
+    lines = [s.words for s in workload.steps] + [oracles.QUIET]
+    outcome = Outcome("plan-1", lines, 1.0, violated={"R1": "too many"})
+
+    class Profile:
+        name, path = "p", tmp_path / "p.yaml"
+
+    path = finding.write(Finding(1, plan, outcome), workload, tmp_path / "findings", Profile,
+                         0, [("rbac.authorization.k8s.io", "roles"), ("", "services")])
+    assert "@records:roles.rbac.authorization.k8s.io,services" in path.read_text()
+    assert load(path).tags >= {"records:roles.rbac.authorization.k8s.io,services"}
+
+
+def test_an_empty_records_tag_is_refused_with_what_was_expected():
+    from aftershock.pytest_plugin import pytest_bdd_apply_tag
+
+    with pytest.raises(UserError, match="expected kinds as kubectl names them"):
+        pytest_bdd_apply_tag("records:", lambda: None)
