@@ -217,8 +217,9 @@ def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
     from aftershock import shards
 
     shard = shards.parse(config.option.aftershock_shard)
-    kept = [item for item in items if shard.holds(item.nodeid)]
-    dropped = [item for item in items if not shard.holds(item.nodeid)]
+    mine = shard.deal([item.nodeid for item in items])
+    kept = [item for item in items if item.nodeid in mine]
+    dropped = [item for item in items if item.nodeid not in mine]
     config.stash[SHARD_KEY] = (shard, len(kept), len(items))
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -1,7 +1,13 @@
 """Splitting a run across machines, as CI systems split a test suite: `--shard K/N` keeps the
-K-th of N parts of the scenarios (or of explore's plans), chosen by a hash of each one's
-identity, so every shard of every machine agrees on the split without talking, and adding a
-scenario moves no other one to another shard. `--workers N` runs N shards at once here."""
+K-th of N parts, so every shard of every machine agrees on the split without talking.
+
+- Scenarios: every shard collects the same list, so they are dealt out in turn, in the order of
+  a hash of each one's id (shards differ by at most one scenario, and which scenarios share a
+  shard does not follow the order of the files).
+- Explore's plans: each shard learns its own reference runs, whose plans may differ at the
+  margin, so a plan's shard is its hash alone, the same whatever else was planned.
+
+`--workers N` runs N shards at once here."""
 
 from __future__ import annotations
 
@@ -24,9 +30,19 @@ class Shard:
         return f"{self.index}/{self.count}"
 
     def holds(self, key: str) -> bool:
-        """Whether the scenario or plan named ``key`` falls in this shard."""
-        digest = hashlib.sha256(key.encode()).digest()
-        return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
+        """Whether the plan named ``key`` falls in this shard (by its hash alone)."""
+        return _hash(key) % self.count == self.index - 1
+
+    def deal(self, keys: list[str]) -> set[str]:
+        """This shard's share of ``keys`` (scenario ids, the same list in every shard): dealt
+        out in turn, in the order of their hashes."""
+        ordered = sorted(set(keys), key=lambda key: (_hash(key), key))
+        return {key for position, key in enumerate(ordered)
+                if position % self.count == self.index - 1}
+
+
+def _hash(key: str) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
 def parse(text: str, option: str = "--shard") -> Shard:

@@ -18,7 +18,15 @@ from aftershock.limits import GIB, Machine
 from aftershock.report import matrix
 
 
-def test_every_key_falls_in_exactly_one_shard_and_the_split_is_stable():
+def test_scenarios_are_dealt_out_evenly_and_the_same_in_every_shard():
+    ids = [f"features/x.feature::test_{i}" for i in range(7)]
+    parts = [shards.Shard(k, 3).deal(ids) for k in (1, 2, 3)]
+    assert sorted(i for part in parts for i in part) == sorted(ids)
+    assert sorted(len(part) for part in parts) == [2, 2, 3]
+    assert parts[0] == shards.Shard(1, 3).deal(list(reversed(ids)))  # the order given: none
+
+
+def test_every_plan_falls_in_exactly_one_shard_and_the_split_is_stable():
     keys = [f"features/x.feature::test_{i}" for i in range(200)]
     parts = [[k for k in keys if shards.Shard(i, 3).holds(k)] for i in (1, 2, 3)]
     assert sorted(k for part in parts for k in part) == sorted(keys)

@@ -1,7 +1,8 @@
-"""The conformance workflow users copy: it cannot run here, so it is read and linted. It
-installs kind at the pinned tag, runs the suite with --cluster=kind and uploads the allure HTML
-whatever the outcome. actionlint (built by `python -m tests.lint_workflows`) checks it fully
-when it has been built."""
+"""The conformance workflow users copy: it cannot run here, so it is read and linted. A matrix
+job per shard installs kind at the pinned tag and runs its shard of the suite with
+--cluster=kind; a merge job joins the shards and uploads the allure HTML whatever the outcome.
+actionlint (built by `python -m tests.lint_workflows`) checks it fully when it has been
+built."""
 
 import subprocess
 from pathlib import Path
@@ -20,13 +21,13 @@ def workflow() -> dict:
     return yaml.safe_load(WORKFLOW.read_text())
 
 
-def _steps(workflow: dict) -> list[dict]:
-    (job,) = workflow["jobs"].values()
-    return job["steps"]
+def _steps(workflow: dict, job: str | None = None) -> list[dict]:
+    jobs = [workflow["jobs"][job]] if job else workflow["jobs"].values()
+    return [step for one in jobs for step in one["steps"]]
 
 
-def _named(workflow: dict, words: str) -> dict:
-    found = [step for step in _steps(workflow) if words in step.get("name", "")]
+def _named(workflow: dict, words: str, job: str | None = None) -> dict:
+    found = [step for step in _steps(workflow, job) if words in step.get("name", "")]
     assert len(found) == 1, f"one step named like '{words}'"
     return found[0]
 
@@ -52,23 +53,42 @@ def test_kind_is_installed_at_the_providers_pinned_tag(workflow):
                for step in _steps(workflow))
 
 
-def test_the_suite_runs_on_kind_into_one_run_dir(workflow):
-    script = _named(workflow, "Conformance suite")["run"]
+def test_each_job_of_the_matrix_runs_its_shard_on_kind_into_its_own_run_dir(workflow):
+    job = workflow["jobs"]["shard"]
+    assert job["strategy"]["matrix"]["shard"] == list(range(1, workflow["env"]["SHARDS"] + 1))
+    assert job["strategy"]["fail-fast"] is False
+    script = _named(workflow, "Conformance suite", "shard")["run"]
     assert "aftershock run" in script and "--cluster=kind" in script
-    assert '--run-dir "$RUN_DIR"' in script and "features/harness" in script
+    assert '--shard "${{ matrix.shard }}/$SHARDS"' in script
+    assert '--run-dir "$SHARD_DIR"' in script and "features/harness" in script
     for profile in (part for part in script.split() if part.startswith("profiles/")):
         assert (WORKFLOW.parents[2] / profile).is_file(), profile
+    upload = _named(workflow, "Upload the shard", "shard")
+    assert upload["if"] == "always()" and upload["with"]["path"] == "${{ env.SHARD_DIR }}/"
+
+
+def test_the_merge_job_joins_every_shard_whatever_their_outcome(workflow):
+    job = workflow["jobs"]["merge"]
+    assert job["needs"] == "shard" and job["if"] == "always()"
+    download = _named(workflow, "Download the shards", "merge")
+    assert download["with"]["pattern"].startswith("aftershock-shard-")
+    assert _named(workflow, "Upload the shard", "shard")["with"]["name"].startswith(
+        "aftershock-shard-")
+    assert 'aftershock merge reports/shards/* --out "$RUN_DIR"' in \
+        _named(workflow, "Merge the shards", "merge")["run"]
+    failed = _named(workflow, "Fail when a shard failed", "merge")
+    assert failed["if"] == "needs.shard.result != 'success'" and "exit 1" in failed["run"]
 
 
 def test_the_html_report_is_built_and_uploaded_whatever_the_outcome(workflow):
-    report = _named(workflow, "Build the HTML report")
+    report = _named(workflow, "Build the HTML report", "merge")
     assert report["if"] == "always()" and 'aftershock report "$RUN_DIR"' in report["run"]
-    upload = _named(workflow, "Upload the HTML report")
+    upload = _named(workflow, "Upload the HTML report", "merge")
     assert upload["if"] == "always()"
     assert upload["uses"].startswith("actions/upload-artifact@")
     assert "${{ env.RUN_DIR }}/html/" in upload["with"]["path"]
-    names = [step.get("name") for step in _steps(workflow)]
-    assert names.index("Build the HTML report") > names.index("Conformance suite on kind")
+    names = [step.get("name") for step in _steps(workflow, "merge")]
+    assert names.index("Build the HTML report") > names.index("Merge the shards")
 
 
 def test_actionlint_finds_nothing():
