@@ -233,3 +233,35 @@ def _wait_pods_settled(api: client.ApiClient, namespace: str, shown: str,
             return
     left = ", ".join(f"pod/{namespace}/{pod}" for pod in sorted(pods))
     raise TimeoutError(f"{shown} rolled out, but its old pods were not gone in time ({left})")
+
+
+def wait_scaled_down(api: client.ApiClient, namespace: str, name: str, pods: list[str],
+                     timeout: float) -> None:
+    """Until the ReplicaSets that own ``pods`` of Deployment ``name`` are scaled to 0 (a
+    Recreate rollout's first move): then deleting the pods makes no replacement."""
+    corev1, apps = client.CoreV1Api(api), client.AppsV1Api(api)
+    owners = set()
+    for pod in pods:
+        with kube.suppress_not_found():
+            for ref in corev1.read_namespaced_pod(pod, namespace).metadata.owner_references or []:
+                if ref.kind == "ReplicaSet":
+                    owners.add(ref.name)
+    if not owners:
+        return
+    listed = apps.list_namespaced_replica_set(namespace)
+    left = {rs.metadata.name for rs in listed.items
+            if rs.metadata.name in owners and (rs.spec.replicas or 0) > 0}
+    if not left:
+        return
+    stream = watch.Watch()
+    for event in stream.stream(apps.list_namespaced_replica_set, namespace,
+                               resource_version=listed.metadata.resource_version,
+                               timeout_seconds=max(1, int(timeout))):
+        rs = event["object"]
+        if event["type"] == "DELETED" or (rs.spec.replicas or 0) == 0:
+            left.discard(rs.metadata.name)
+        if not left:
+            stream.stop()
+            return
+    raise TimeoutError(f"deployment/{namespace}/{name}: its old ReplicaSets "
+                       f"({', '.join(sorted(left))}) not scaled down within {timeout:.0f}s")

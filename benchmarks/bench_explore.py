@@ -1,12 +1,21 @@
-"""How fast `aftershock explore` runs its plans, beside Sieve's published figure.
+"""How fast `aftershock explore` runs its plans, beside Sieve's published figure, and what
+--workers and --shard give.
 
-For each (profile, workload) pair, one explore run with the budget given (default 5 minutes),
-one after another on this machine (2 cores); prints plans run, plans per minute, time per plan
-(mean, p50, max), findings and the false-positive count (findings on a correct implementation),
-and the ratio of the mean time per plan to Sieve's (about 8 machine-minutes per test plan,
-OSDI'22: 11-67 machine-hours per controller). Each run is bounded by `timeout`.
+1. For each (profile, workload) pair, one explore run with the budget given (default 5
+   minutes), one after another on this machine (2 cores); prints plans run, plans per minute,
+   time per plan (mean, p50, max), findings and the false-positive count (findings on a correct
+   implementation), and the ratio of the mean time per plan to Sieve's (about 8 machine-minutes
+   per test plan, OSDI'22: 11-67 machine-hours per controller).
+2. Workers: the first pair again with --workers 1 and --workers 2, the same budget and seed;
+   prints plans per hour of wall time (reference runs included) side by side, and the ratio.
+3. Shards: the faulty replica group, seed 0, the first --shard-plans plans with no budget to
+   cut them, run whole and as two shards (--workers 2, merged); prints the findings of each
+   and whether the merged findings equal the whole run's (the plan and the properties it
+   broke, for every finding).
 
-    .venv/bin/python benchmarks/bench_explore.py [--budget 5m] [profile:workload ...]
+Each run is bounded by `timeout`.
+
+    .venv/bin/python benchmarks/bench_explore.py [--budget 5m] [--skip-pairs] [profile:workload ...]
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,16 +37,56 @@ DEFAULT = [
 ]
 
 
-def explore(profile: str, workload: str, budget: str, seconds: float) -> dict:
+def explore(profile: str, workload: str, budget: str, seconds: float, *extra: str) -> dict:
     out = Path(tempfile.mkdtemp(prefix="bench-explore-", dir=REPO / "reports"))
+    began = time.monotonic()
     subprocess.run(["timeout", str(int(seconds * 1.5 + 600)), sys.executable, "-m",
                     "aftershock.cli", "explore", "--profile", profile, "--workload", workload,
-                    "--budget", budget, "--replays", "3", "--out", str(out)], cwd=REPO,
+                    "--budget", budget, "--replays", "3", "--out", str(out), *extra], cwd=REPO,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.monotonic() - began
     summary = out / "summary.json"
     if not summary.exists():
         raise SystemExit(f"explore {profile} left no summary in {out}")
-    return json.loads(summary.read_text()) | {"out": str(out)}
+    return json.loads(summary.read_text()) | {"out": str(out), "wall": wall}
+
+
+def workers(profile: str, workload: str, budget: str, seconds: float) -> None:
+    print(f"\nworkers: {Path(profile).stem}, budget {budget} each, seed 0")
+    print(f"{'workers':>7} {'plans':>6} {'wall s':>7} {'plans/hour':>11} {'findings':>8}  run dir")
+    rates = []
+    for count in (1, 2):
+        s = explore(profile, workload, budget, seconds, "--workers", str(count), "--seed", "0")
+        rate = 3600 * s["plans_run"] / s["wall"]
+        rates.append(rate)
+        print(f"{count:>7} {s['plans_run']:>6} {s['wall']:>7.0f} {rate:>11.0f} "
+              f"{s['findings']:>8}  {s['out']}")
+    print(f"--workers 2 / --workers 1: {rates[1] / rates[0]:.2f}x plans per hour"
+          if rates[0] else "no plan ran with one worker")
+
+
+def found(summary: dict) -> set[tuple[str, tuple[str, ...]]]:
+    """Each finding as (its plan, the properties it broke)."""
+    return {(f["plan"] or "references", tuple(sorted(f["violated"]))) for f in summary["list"]}
+
+
+def shards(plans: int) -> None:
+    profile, workload = "profiles/replicagroup-faulty.yaml", "workloads/replica_group.steps"
+    print(f"\nshards: {Path(profile).stem}, seed 0, the first {plans} plans, whole and as 2 "
+          "shards merged")
+    whole = explore(profile, workload, "2h", 7200, "--max-plans", str(plans), "--seed", "0")
+    split = explore(profile, workload, "2h", 7200, "--max-plans", str(plans), "--seed", "0",
+                    "--workers", "2")
+    for name, s in (("whole", whole), ("2 shards", split)):
+        print(f"{name:>9}: {s['plans_run']} plans, {s['findings']} findings "
+              f"({s['bugs']} bugs), {s['wall']:.0f}s wall ({s['out']})")
+        for plan, broke in sorted(found(s)):
+            print(f"{'':>11}{', '.join(broke)} under: {plan}")
+    same = found(whole) == found(split)
+    print(f"merged findings {'EQUAL' if same else 'DIFFER from'} the whole run's")
+    if not same:
+        print(f"  only whole: {sorted(found(whole) - found(split))}")
+        print(f"  only shards: {sorted(found(split) - found(whole))}")
 
 
 def main() -> None:
@@ -45,14 +95,23 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", default="5m")
     parser.add_argument("pairs", nargs="*", help="profile:workload[:faulty]")
+    parser.add_argument("--skip-pairs", action="store_true", help="only workers and shards")
+    parser.add_argument("--shard-plans", type=int, default=12)
     args = parser.parse_args()
     pairs = [(p.split(":")[0], p.split(":")[1], p.endswith(":faulty")) for p in args.pairs] \
         or DEFAULT
     seconds = budget_seconds(args.budget)
+    if not args.skip_pairs:
+        pairs_table(pairs, args.budget, seconds)
+    workers(pairs[0][0], pairs[0][1], args.budget, seconds)
+    shards(args.shard_plans)
+
+
+def pairs_table(pairs: list[tuple[str, str, bool]], budget: str, seconds: float) -> None:
     print(f"{'profile':<24} {'plans':>5} {'per min':>8} {'mean s':>7} {'p50 s':>6} "
           f"{'max s':>6} {'findings':>8} {'vs Sieve':>9}")
     for profile, workload, faulty in pairs:
-        s = explore(profile, workload, args.budget, seconds)
+        s = explore(profile, workload, budget, seconds)
         per = s["seconds_per_plan"]
         ratio = f"{SIEVE_SECONDS_PER_PLAN / per['mean']:.0f}x" if per["mean"] else "-"
         kind = "bugs" if faulty else "false positives"

@@ -69,13 +69,21 @@ def _timestamp(value: Any) -> bool:
     return isinstance(value, str) and bool(TIMESTAMP.match(value))
 
 
-def end_objects(entries: Sequence[Entry], namespace: str,
-                resources: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
-    """The objects of ``resources`` in ``namespace`` as the history ends."""
+def end_objects(entries: Sequence[Entry], namespace: str, resources: Iterable[str],
+                actor: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The objects of ``resources`` in ``namespace`` as the history ends; with ``actor``,
+    only those it created (by the audit log): an implementation in the cluster has pods of its
+    own beside the ones it makes, and a plan's sidecar changes them."""
     state = State()
     for entry in entries:
         state.apply(entry)
-    return {resource: state.select(resource, namespace) for resource in resources}
+    ends = {resource: state.select(resource, namespace) for resource in resources}
+    if actor is None:
+        return ends
+    made = {entry.uid for entry in entries if entry.kind == AUDIT and entry.actor == actor
+            and entry.verb == "create" and entry.uid and entry.namespace == namespace}
+    return {resource: [o for o in objects if (o.get("metadata") or {}).get("uid") in made]
+            for resource, objects in ends.items()}
 
 
 def learn_masks(runs: Sequence[dict[str, list[Flat]]]) -> dict[str, list[str]]:

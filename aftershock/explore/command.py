@@ -74,10 +74,19 @@ def run(args) -> int:
     check_bounds(args)
     shard = parse_shard(args.shard) if args.shard else None
     profile = load_profile(args.profile)
-    if profile.start is None and not profile.watch_delay_target:
+    if profile.start is None and not profile.watch_delay_target and profile.in_cluster is None:
         raise UserError("explore restarts the implementation behind its observing proxy: the "
-                        "profile needs a start: command (a process) or a watch_delay_target "
-                        "(a built-in controller's component)", path=args.profile)
+                        "profile needs a start: command (a process), install_in_cluster (on "
+                        "kind) or a watch_delay_target (a built-in controller's component)",
+                        path=args.profile)
+    if profile.in_cluster_only and args.cluster != "kind":
+        raise UserError(f"profile {profile.name} installs its implementation in the cluster "
+                        "only (install_in_cluster): explore it with --cluster kind",
+                        path=args.profile)
+    if args.cluster == "kind":
+        from aftershock.providers import engine
+
+        engine.require()
     workload = load(Path(args.workload), args.scenario)
     shape = _shape(args.shape, workload.shape)
     out = Path(args.out) if args.out else Path("reports") / time.strftime(
@@ -96,7 +105,8 @@ def run(args) -> int:
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupt)
     session = Session(shape=shape, profile=args.profile, report_dir=out / "runs",
-                      kubernetes_version=args.kubernetes_version, name="explore-start")
+                      kubernetes_version=args.kubernetes_version, name="explore-start",
+                      provider=args.cluster)
     explorer = Explorer(session, workload, settings, out, say)
     try:
         explorer.learn()
@@ -208,6 +218,9 @@ def add_parser(sub) -> None:
     explore.add_argument("--shape", help="cluster shape (default: the workload's @shape tag, "
                          "else three nodes)")
     explore.add_argument("--kubernetes-version")
+    explore.add_argument("--cluster", choices=("local", "kind"), default="local",
+                         help="the embedded cluster (default), or kind for an implementation "
+                         "installed in the cluster")
     explore.add_argument("--out", "--run-dir", dest="out",
                          help="run dir (default: reports/explore-<time>)")
     explore.add_argument("--shard", metavar="K/N", help="run only the K-th of N parts of the "

@@ -195,8 +195,8 @@ def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
                     max(len(run.get(key, [])) for run in made)] for key in keys}
     owned = sorted({key.split(" ")[0] for key in keys if key.endswith(" create")})
     ends = []
-    for entries, namespace, _ in runs:
-        objects = diff.end_objects(entries, namespace, owned)
+    for entries, namespace, actor in runs:
+        objects = diff.end_objects(entries, namespace, owned, actor)
         ends.append({r: [diff.normal(o, namespace) for o in objs] for r, objs in objects.items()})
     masks = diff.learn_masks(ends)
     for resource in _status_of_others(runs) & set(owned):

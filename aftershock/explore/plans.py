@@ -80,9 +80,9 @@ def generate(workload: Workload, traces: Sequence[Trace], nodes: Sequence[str],
             f"{ordinal(nth)} {what} {verb}", at, f"{resource}-{verb}#{nth}"))
     for index in workload.actions()[:-1] or workload.actions():
         for node in nodes:
-            by_kind["node"].append(Plan("node", f"When I drain node {node} deleting emptyDir "
-                                        "data", index, f"drain-{node}-after-step{index}",
-                                        differential=False))
+            by_kind["node"].append(Plan("node", f"When I drain node {node} ignoring DaemonSets "
+                                        "and deleting emptyDir data", index,
+                                        f"drain-{node}-after-step{index}", differential=False))
             by_kind["node"].append(Plan("node", f"When I delete node {node} without draining "
                                         "it", index, f"delete-{node}-after-step{index}",
                                         differential=False))

@@ -120,7 +120,7 @@ class Triggers:
             timer.daemon = True
             timer.start()
         self._log("anchor-fired", fault=self.fired[-1], resource=resource,
-                  until=round(until, 4))
+                  until=round(until, 4), lasts=fault.seconds)
         if self._on_fire is not None:
             self._on_fire(self.fired[-1], fault.seconds)
 
@@ -141,7 +141,31 @@ class Triggers:
         if fire is not None and self._kill is not None:
             what = " ".join(w for w in (fire.resource, fire.verb) if w) or "write"
             self.fired.append(f"kill after the {ordinal(fire.nth)} {what}")
-            self._log("anchor-fired", fault=self.fired[-1], at=round(time.monotonic(), 4))
+            self._log("anchor-fired", fault=self.fired[-1], at=round(time.monotonic(), 4),
+                      lasts=0, kill=True)
             if self._on_fire is not None:
                 self._on_fire(self.fired[-1], 0.0)
             self._kill()
+
+
+def to_plain(fault: Anchored) -> dict:
+    """A fault as JSON-able data (the sidecar's --anchors)."""
+    if isinstance(fault, KillAfterWrite):
+        return {"kill": {"nth": fault.nth, "verb": fault.verb, "resource": fault.resource,
+                         "namespace": fault.namespace}}
+    anchor = fault.anchor
+    return {"stall" if isinstance(fault, Stall) else "miss": {
+        "resource": anchor.resource, "type": anchor.type, "nth": anchor.nth,
+        "namespace": anchor.namespace, "seconds": fault.seconds}}
+
+
+def from_plain(raw: dict) -> Anchored:
+    (kind, fields), = raw.items()
+    if kind == "kill":
+        return KillAfterWrite(int(fields["nth"]), fields.get("verb"), fields.get("resource"),
+                              fields.get("namespace"))
+    if kind not in ("stall", "miss"):
+        raise ValueError(f"unknown anchored fault '{kind}': stall, miss or kill")
+    anchor = EventAnchor(fields["resource"], fields["type"], int(fields["nth"]),
+                         fields.get("namespace"))
+    return (Stall if kind == "stall" else Miss)(anchor, float(fields["seconds"]))

@@ -67,11 +67,12 @@ class TimelinePlot:
 class Session:
     def __init__(self, shape: str | Path | None = None, profile: str | Path | None = None,
                  kubernetes_version: str | None = None, cluster: Any = None,
-                 report_dir: str | Path | None = None, name: str = "notebook"):
+                 report_dir: str | Path | None = None, name: str = "notebook",
+                 provider: str = "local"):
         self.profile = load_profile(profile) if profile else None
         self.report_root = Path(report_dir) if report_dir else None
         self._owned = cluster is None
-        self.cluster = cluster or self._start(shape, kubernetes_version)
+        self.cluster = cluster or self._start(shape, kubernetes_version, provider)
         if self._owned:  # a kernel shut down cleanly takes its cluster with it
             atexit.register(self._at_exit)
         self.results: list[StepResult] = []
@@ -81,10 +82,11 @@ class Session:
     # --- the cluster ---------------------------------------------------------------------
 
     @staticmethod
-    def _start(shape: str | Path | None, kubernetes_version: str | None):
+    def _start(shape: str | Path | None, kubernetes_version: str | None,
+               provider: str = "local"):
         processes.gc()  # what a dead kernel left behind
-        return open_cluster(ClusterRequest(shape=shape, kubernetes_version=kubernetes_version),
-                            Path.cwd())
+        return open_cluster(ClusterRequest(provider, shape=shape,
+                                           kubernetes_version=kubernetes_version), Path.cwd())
 
     def status(self) -> dict[str, Any]:
         info = self.cluster.info

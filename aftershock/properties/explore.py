@@ -8,10 +8,11 @@ from aftershock.checks import differential as diff
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
-from aftershock.timeline.entry import AUDIT, QUIET, WATCH
+from aftershock.timeline.entry import AUDIT, AUDIT_LOG, QUIET, WATCH
 
-prop("E1", "The objects the implementation owns end as in the unperturbed reference runs, with "
-     "the fields that vary between those runs masked.", ["end_state_as_reference"])
+prop("E1", "The objects the implementation owns (created, by the audit log) end as in the "
+     "unperturbed reference runs, with the fields that vary between those runs masked.",
+     ["end_state_as_reference"])
 prop("E2", "The implementation creates and deletes as many objects of each kind as in the "
      "unperturbed reference runs (by the audit log).", ["writes_as_reference"])
 prop("E3", "No error storm: once a perturbation is lifted, the implementation never has more "
@@ -21,12 +22,13 @@ prop("E3", "No error storm: once a perturbation is lifted, the implementation ne
 HOT = 10  # how many times the limit a perturbation may cause while it lasts
 
 
-@check("end_state_as_reference", "The objects of the kinds the implementation owns, at the end "
-       "of the history, equal the reference's with the learned fields masked.")
+@check("end_state_as_reference", "The objects the implementation created (by the audit log), "
+       "at the end of the history, equal the reference's with the learned fields masked.",
+       audit=True)
 def end_state_as_reference(history: History, p: Params) -> Verdict:
     entries = history.entries
     namespace, reference, masks = p["namespace"], p["reference"], p["masks"]
-    ends = diff.end_objects(entries, namespace, reference)
+    ends = diff.end_objects(entries, namespace, reference, p.get("actor"))
     got = {r: [diff.normal(o, namespace) for o in objs] for r, objs in ends.items()}
     differences = diff.end_state_difference(got, reference, masks)
     judged = sum(len(objs) for r, objs in got.items() if masks.get(r) != ["*"])
@@ -35,7 +37,8 @@ def end_state_as_reference(history: History, p: Params) -> Verdict:
         f"{judged} objects of {', '.join(sorted(reference)) or 'no kind'} end as in the reference"
     return Verdict("end_state_as_reference", VIOLATED if differences else PASS, summary,
                    sorted(witness, key=lambda e: e.seq) if differences else [],
-                   history.origin, subjects=judged, reads=frozenset({*reference, QUIET}),
+                   history.origin, subjects=judged,
+                   reads=frozenset({*reference, QUIET, *([AUDIT_LOG] if p.get("actor") else [])}),
                    # a difference is judged at the end, whatever happened in between
                    window=(history.end, history.end) if differences else None,
                    by_absence=any("at the end" in d for d in differences))

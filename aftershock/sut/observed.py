@@ -4,13 +4,18 @@ explore` plans from), and fires the faults anchored on them (``faults.anchors``)
 
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kubernetes import client
+
 from aftershock.faults.anchors import Anchored, EventAnchor, KillAfterWrite, Miss, Stall, ordinal
-from aftershock.faults.watchdelay import Upstream, WatchDelay
+from aftershock.faults.watchdelay import Upstream, WatchDelay, sidecar
+from aftershock.manifests import wait_rolled_out, wait_scaled_down
 from aftershock.providers import processes
 
 PROXY_LOG = "implementation-proxy.jsonl"
@@ -161,6 +166,116 @@ class ObservedComponent(Observed):
 
     def go_back(self) -> None:
         self.cluster.restart_component(self.component)
+
+
+class ObservedInCluster(Observed):
+    """An implementation in the cluster: its Deployment rolls out with the proxy as a sidecar
+    (``faults.watchdelay.sidecar``) armed with the faults, and the sidecar's log, its stdout, is
+    followed into the proxy log as it is written, so a fault is marked when it fires. A sidecar
+    cannot kill the container beside it: at a kill it severs the implementation from the API
+    server at once (nothing it sends after the anchoring write arrives), and the harness then
+    deletes the pod, whose replacement runs behind a proxy that only observes. Reverting rolls
+    the original pod template back."""
+
+    def __init__(self, implementation: Any, faults: list[Anchored], workdir: Path,
+                 on_fire: Callable[[str, float], None] | None = None):
+        super().__init__(faults, workdir, on_fire)
+        self.implementation = implementation
+        self.name = implementation.profile.name
+        self.original: dict[str, Any] | None = None
+        self._followed: dict[str, threading.Thread] = {}
+        self._log_lock = threading.Lock()
+
+    def apply(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.log.touch()
+        sidecar.prepare(self.implementation)
+        self.original = self._template(self.faults)
+        self._follow_pods()
+
+    def _template(self, faults: list[Anchored], wait: bool = True) -> dict[str, Any]:
+        spec = self.implementation.spec
+        original = self.original["template"] if self.original else None
+        return sidecar.roll_out(self.implementation, lambda template: sidecar.with_sidecar(
+            original or template, [], spec.container, anchors=faults), wait)
+
+    def _follow_pods(self) -> None:
+        for pod in self.implementation.pods():
+            if pod not in self._followed:
+                thread = threading.Thread(target=self._follow, args=(pod,), daemon=True,
+                                          name=f"observed-{pod}")
+                self._followed[pod] = thread
+                thread.start()
+
+    def _follow(self, pod: str) -> None:
+        """The pod's sidecar log, line by line, into the proxy log, from its first line until
+        the pod is gone."""
+        implementation = self.implementation
+        try:
+            response = client.CoreV1Api(implementation.api).read_namespaced_pod_log(
+                pod, implementation.namespace, container=sidecar.CONTAINER, follow=True,
+                _preload_content=False)
+        except client.exceptions.ApiException as exc:
+            self.crash_errors.append(f"pod/{implementation.namespace}/{pod}: no proxy log "
+                                     f"({exc.reason})")
+            return
+        partial = b""
+        for chunk in response.stream(4096):
+            partial += chunk
+            *lines, partial = partial.split(b"\n")
+            for line in lines:
+                self._read(line)
+        self._read(partial)
+
+    def _read(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        with self._log_lock, self.log.open("ab") as out:
+            out.write(line + b"\n")
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return
+        if record.get("event") != "anchor-fired":
+            return
+        if self.on_fire is not None:
+            self.on_fire(record.get("fault", "?"), float(record.get("lasts") or 0))
+        if record.get("kill"):
+            self._crash()
+
+    # --- the form -----------------------------------------------------------------------
+
+    def crash(self) -> None:
+        """The implementation, severed by its sidecar, goes now: the pods that replace it run
+        behind a proxy that only observes. By Recreate, its old ReplicaSet is scaled to 0
+        first; its pods are then deleted with no grace (deleted before, its ReplicaSet would
+        make another, still armed)."""
+        implementation = self.implementation
+        doomed = implementation.pods()
+        self._template([], wait=False)
+        wait_scaled_down(implementation.api, implementation.namespace,
+                         implementation.spec.deployment, doomed, implementation.spec.ready_timeout)
+        corev1 = client.CoreV1Api(implementation.api)
+        for pod in doomed:
+            with contextlib.suppress(client.exceptions.ApiException):  # already going
+                corev1.delete_namespaced_pod(pod, implementation.namespace,
+                                             grace_period_seconds=0)
+
+    def start_again(self) -> None:
+        spec = self.implementation.spec
+        wait_rolled_out(self.implementation.api, self.implementation.namespace,
+                        spec.deployment, spec.ready_timeout)
+        self._follow_pods()
+
+    def revert(self) -> None:
+        for thread in self._restarts:
+            thread.join(timeout=120)
+        if self.original is not None:
+            original, self.original = self.original, None
+            sidecar.roll_back(self.implementation, original)
+            sidecar.unprepare(self.implementation)
+        for thread in self._followed.values():
+            thread.join(timeout=30)
 
 
 def describe(fault: Anchored) -> str:

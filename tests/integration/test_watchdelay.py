@@ -185,3 +185,24 @@ def test_the_garbage_collector_still_deletes_orphans_while_its_watches_are_delay
     assert held and held[0] >= 1.0, "the rule was applied to the protobuf frame"
     pod_watches = [r for r in watches if r["path"].startswith("/api/v1/pods?")]
     assert len(pod_watches) == 1, "its pod watch broke and was opened again: frames unreadable"
+
+
+def test_a_severed_client_reaches_the_api_server_no_more(aftershock_scenario, proxy, tmp_path):
+    """A sidecar's kill: right after the 2nd create was answered, nothing the client sends
+    arrives (the harness then deletes its pod)."""
+    from aftershock.faults.anchors import KillAfterWrite
+
+    namespace = aftershock_scenario.namespace
+    proxy.anchor([KillAfterWrite(2, "create", "configmaps", namespace)], kill=proxy.sever)
+    api = kube.api_client(proxy.write_kubeconfig(tmp_path / "client.kubeconfig"))
+    api.configuration.retries = 0
+    corev1 = client.CoreV1Api(api)
+    for name in ("one", "two"):
+        corev1.create_namespaced_config_map(namespace, {"metadata": {"name": name}})
+    with pytest.raises(Exception):  # noqa: B017 (the connection is closed unanswered)
+        corev1.create_namespaced_config_map(namespace, {"metadata": {"name": "three"}},
+                                            _request_timeout=5)
+    names = {c.metadata.name for c in kube.core(aftershock_scenario.api)
+             .list_namespaced_config_map(namespace).items}
+    assert {"one", "two"} <= names and "three" not in names
+    assert proxy.severed

@@ -44,7 +44,7 @@ class History:
     def write(self, at: float, verb: str, name: str, code: int = 201,
               actor: str = ACTOR) -> None:
         self.add(at, AUDIT, resource="pods", namespace=self.namespace, name=name, verb=verb,
-                 actor=actor, code=code)
+                 actor=actor, code=code, uid=f"u-{name}" if verb == "create" else "")
 
     def synced(self, at: float) -> None:
         self.add(at, AUDIT_SYNC, extra={"caught_up": True})
@@ -76,6 +76,26 @@ def test_fields_that_vary_between_reference_runs_are_masked_and_the_rest_compare
         "namespace": NS, "reference": reference.objects, "masks": reference.masks}),
         elsewhere.entries)
     assert judged.status == PASS, judged.summary
+
+
+def test_e1_compares_only_what_the_implementation_created():
+    """An implementation in the cluster has a pod of its own beside the ones it makes, and a
+    plan's sidecar changes that pod's spec: not the implementation's output."""
+    def with_own_pod(h: History, args: str) -> History:
+        h.pod(0.1, "operator-7d9f", node="node-2")
+        h.entries[-1].object["spec"]["args"] = [args]
+        return h
+
+    reference = _learned(with_own_pod(_run(["web-a", "web-b"], "r1"), "observe"),
+                         with_own_pod(_run(["web-x", "web-y"], "r2"), "observe"))
+    plan = with_own_pod(_run(["web-p", "web-q"]), "--anchors stall")
+    params = {"namespace": NS, "reference": reference.objects, "masks": reference.masks,
+              "actor": ACTOR}
+    assert properties.judge(["E1"], Judgement("end_state_as_reference", params),
+                            plan.entries).status == PASS
+    unfiltered = {k: v for k, v in params.items() if k != "actor"}
+    assert properties.judge(["E1"], Judgement("end_state_as_reference", unfiltered),
+                            plan.entries).status == VIOLATED  # as it was: the sidecar's args
 
 
 def test_a_different_end_state_is_a_violation_that_names_the_field():

@@ -136,12 +136,17 @@ def test_a_component_kubeconfig_is_a_missing_capability_on_kind(cluster, monkeyp
 
 
 def test_load_image_and_down(cluster, monkeypatch, tmp_path):
-    runner = _runner(monkeypatch)
+    inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", "acme/op:dev"]
+    runner = _runner(monkeypatch, [(inspect, "sha256:aaa\n"), (inspect, "sha256:aaa\n"),
+                                   (inspect, "sha256:bbb\n")])
     cluster.paths.workdir.mkdir(parents=True)
     cluster.load_image("acme/op:dev")
+    cluster.load_image("acme/op:dev")  # the nodes hold it as it is: not copied again
+    cluster.load_image("acme/op:dev")  # rebuilt: copied again
     cluster.down()
+    load = ["/bin/kind", "load", "docker-image", "acme/op:dev", "--name", "as-1"]
     assert runner.calls == [
-        ["/bin/kind", "load", "docker-image", "acme/op:dev", "--name", "as-1"],
+        inspect, load, inspect, inspect, load,
         ["/bin/kind", "delete", "cluster", "--name", "as-1", "--kubeconfig",
          str(cluster.paths.kubeconfig)]]
     assert not cluster.paths.workdir.exists()

@@ -2,12 +2,15 @@
 built from the repo's watchdelay module, the implementation pointed at it through KUBECONFIG."""
 
 import ast
+import json
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from aftershock import __version__
+from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall, from_plain
 from aftershock.faults.watchdelay import Rule
 from aftershock.faults.watchdelay import main as entry
 from aftershock.faults.watchdelay import sidecar as sd
@@ -139,3 +142,18 @@ def test_the_startup_probe_asks_the_pods_loopback_where_the_proxy_listens():
         run = [sys.executable, *command[1:]]
         assert subprocess.run(run, capture_output=True, timeout=10).returncode == 0
     assert subprocess.run(run, capture_output=True, timeout=10).returncode != 0
+
+
+def test_anchored_faults_travel_to_the_sidecar_as_json_and_come_back_equal():
+    faults = [Stall(EventAnchor("pods", "MODIFIED", 9, "ns"), 4.0),
+              Miss(EventAnchor("replicagroups", "ADDED", 1, None), 3.0),
+              KillAfterWrite(2, "create", "pods", "ns")]
+    template = sd.with_sidecar(TEMPLATE, [], anchors=faults)
+    args = template["spec"]["initContainers"][-1]["args"]
+    plain = json.loads(args[args.index("--anchors") + 1])
+    assert [from_plain(raw) for raw in plain] == faults
+    assert entry.arguments(["--anchors", json.dumps(plain)]).anchors == json.dumps(plain)
+    # observing only: no --anchors at all
+    assert "--anchors" not in sd.with_sidecar(TEMPLATE, [])["spec"]["initContainers"][-1]["args"]
+    with pytest.raises(ValueError, match="stall, miss or kill"):
+        from_plain({"pause": {}})

@@ -10,7 +10,8 @@ from aftershock.capabilities import Capability
 from aftershock.checks.differential import last_change, perturbation_over
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
 from aftershock.scenario import Scenario, StepFailed, given, when
-from aftershock.sut.observed import ObservedComponent, ObservedImplementation
+from aftershock.sut.in_cluster import InClusterImplementation
+from aftershock.sut.observed import ObservedComponent, ObservedImplementation, ObservedInCluster
 from aftershock.timeline.entry import QUIET, UNSETTLED
 
 EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
@@ -37,6 +38,9 @@ def observe(scenario: Scenario, faults) -> None:
     built-in controller's component (the profile's watch_delay_target) does."""
     implementation = implementation_of(scenario)
     profile = scenario.facts["profile"]
+    if isinstance(implementation, InClusterImplementation):
+        _observe_in_cluster(scenario, implementation, faults)
+        return
     if implementation is None and profile.watch_delay_target:
         scenario.require(Capability.COMPONENT_RESTART)
         workdir = (scenario.report_dir or scenario.cluster.paths.workdir) / "observed"
@@ -49,6 +53,23 @@ def observe(scenario: Scenario, faults) -> None:
                          "(watch_delay_target:)")
     workdir = (scenario.report_dir or implementation.workdir) / "observed"
     scenario.inject(ObservedImplementation(implementation, faults, workdir, _marker(scenario)))
+
+
+def _observe_in_cluster(scenario: Scenario, implementation: InClusterImplementation,
+                        faults) -> None:
+    """Behind a sidecar in its Deployment's pods. A node agent (a DaemonSet) has a pod on
+    every node, each its own client, so no one n-th event anchors them all: it runs
+    unobserved (explore then plans node faults for it), and an anchored fault is refused."""
+    if implementation.spec.deployment is not None:
+        scenario.require(Capability.LOAD_IMAGE)
+        workdir = (scenario.report_dir or implementation.workdir) / "observed"
+        scenario.inject(ObservedInCluster(implementation, faults, workdir, _marker(scenario)))
+        return
+    if faults:
+        raise StepFailed(f"{implementation.profile.name} runs as a DaemonSet, a client on every "
+                         "node: a fault anchored on the n-th event one client sees names none")
+    scenario.timeline.mark(f"{implementation.profile.name} runs on every node (a DaemonSet): "
+                           "its watches and writes are not observed")
 
 
 def _marker(scenario: Scenario):

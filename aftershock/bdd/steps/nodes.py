@@ -58,6 +58,14 @@ def drain_node_emptydir(scenario: Scenario, node: str) -> None:
     cordon_and_drain(scenario, node, drain.DrainOptions(delete_emptydir_data=True))
 
 
+@when("I drain node {node:Name} ignoring DaemonSets and deleting emptyDir data")
+def drain_node_for_maintenance(scenario: Scenario, node: str) -> None:
+    """`kubectl drain --ignore-daemonsets --delete-emptydir-data`, as node maintenance does:
+    what explore's node plans do, on any cluster (a kind node runs DaemonSet pods)."""
+    cordon_and_drain(scenario, node, drain.DrainOptions(ignore_daemonsets=True,
+                                                        delete_emptydir_data=True))
+
+
 @when("I drain node {node:Name} forcing pods without a controller")
 def drain_node_force(scenario: Scenario, node: str) -> None:
     cordon_and_drain(scenario, node, drain.DrainOptions(force=True))

@@ -56,7 +56,7 @@ def end_state_as_reference(scenario: Scenario, path: str) -> None:
     reference = json.loads(reference_file(path).read_text())
     scenario.judge(Judgement("end_state_as_reference", {
         "namespace": scenario.namespace, "reference": reference["objects"],
-        "masks": reference["masks"]}))
+        "masks": reference["masks"], "actor": implementation_actor(scenario)}))
 
 
 @then("the implementation had at most {limit:d} writes refused within 10 seconds",

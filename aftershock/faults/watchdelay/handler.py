@@ -73,6 +73,9 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_GET
 
     def _forward(self) -> None:
+        if self.proxy.severed:  # as a killed client's requests: never sent, never answered
+            self.close_connection = True
+            return
         parts = urlsplit(self.path)
         query = parse_qs(parts.query)
         watching = query.get("watch", ["false"])[0] in ("true", "1")

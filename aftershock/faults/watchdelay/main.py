@@ -4,8 +4,9 @@
 It listens on the pod's loopback; the implementation's container gets a kubeconfig pointing at
 it. Upstream it speaks to the apiserver's service with the pod's own ServiceAccount token, so
 the audit log still names the implementation. Its log (one JSON line per request and frame)
-goes to stdout, where the harness reads it back. This module imports only the proxy and the
-standard library: it is what the sidecar image runs (data/watchdelay.Dockerfile).
+goes to stdout, where the harness reads it back. This module imports only the proxy (and its
+anchored faults) and the standard library: it is what the sidecar image runs
+(data/watchdelay.Dockerfile).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from aftershock.faults.anchors import from_plain
 from aftershock.faults.watchdelay.proxy import Rule, Upstream, WatchDelay
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
@@ -60,6 +62,8 @@ def arguments(argv: list[str] | None = None) -> Any:
     parser = argparse.ArgumentParser(prog="watchdelay-sidecar", description=__doc__)
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--rules", default="[]", help="JSON list of rules")
+    parser.add_argument("--anchors", default="[]", help="JSON list of anchored faults "
+                        "(faults.anchors.to_plain); a kill severs the implementation")
     parser.add_argument("--log", default="/dev/stdout")
     return parser.parse_args(argv)
 
@@ -68,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     args = arguments(argv)
     proxy = WatchDelay(in_cluster_upstream(), Path(args.log), "implementation", port=args.port)
     proxy.set_rules(rules_from_json(args.rules))
+    faults = [from_plain(raw) for raw in json.loads(args.anchors)]
+    if faults:
+        proxy.anchor(faults, kill=proxy.sever)
     proxy.start()
     ended = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: ended.set())

@@ -122,6 +122,7 @@ class WatchDelay:
         self.rules: list[Rule] = []
         self.paused_until: float | None = None  # a frozen cache: release nothing until resume
         self.triggers: Triggers | None = None  # faults anchored on the n-th event or write
+        self.severed = False  # cut off: nothing the client sends reaches the API server
         self._streams: set[Stream] = set()
         self._lock = threading.Lock()
         self._log = log_path.open("a", buffering=1)
@@ -164,6 +165,13 @@ class WatchDelay:
         """Faults that fire at the n-th event the client is sent or write it makes."""
         self.triggers = Triggers(faults, self.log, self.expire_streams, kill, on_fire)
         self.log("anchored", faults=[repr(fault) for fault in faults])
+
+    def sever(self) -> None:
+        """The client as good as killed: every watch cut, every request from now on dropped
+        unanswered (a sidecar cannot kill the container beside it; the harness then does)."""
+        self.severed = True
+        self.log("severed")
+        self.cut_streams()
 
     def written(self, method: str, path: str, status: int) -> None:
         if self.triggers is not None:

@@ -10,6 +10,7 @@ KUBECONFIG (client-go's controller-runtime and the Python client do).
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from kubernetes import client
 
 from aftershock import __version__, door
 from aftershock.errors import StepFailed
+from aftershock.faults.anchors import Anchored, to_plain
 from aftershock.faults.watchdelay.main import rules_to_json
 from aftershock.faults.watchdelay.proxy import Rule
 from aftershock.manifests import apply_manifest, wait_rolled_out
@@ -54,11 +56,13 @@ def configmap(port: int = PORT) -> dict[str, Any]:
             "data": {"kubeconfig": proxy_kubeconfig(port)}}
 
 
-def sidecar(rules: list[Rule], port: int = PORT, image: str = IMAGE) -> dict[str, Any]:
+def sidecar(rules: list[Rule], port: int = PORT, image: str = IMAGE,
+            anchors: list[Anchored] = ()) -> dict[str, Any]:
+    anchored = ["--anchors", json.dumps([to_plain(f) for f in anchors])] if anchors else []
     return {
         "name": CONTAINER, "image": image, "imagePullPolicy": "IfNotPresent",
         "restartPolicy": "Always",  # a native sidecar: up before the implementation starts
-        "args": ["--port", str(port), "--rules", rules_to_json(rules)],
+        "args": ["--port", str(port), "--rules", rules_to_json(rules), *anchored],
         # it listens on the pod's loopback only (it lends the pod's token to whoever connects),
         # which a tcpSocket probe, sent to the pod's IP, cannot reach: ask from inside the pod
         "startupProbe": {"exec": {"command": [
@@ -78,7 +82,8 @@ def _target(pod: dict[str, Any], container: str | None) -> dict[str, Any]:
 
 
 def with_sidecar(template: dict[str, Any], rules: list[Rule], container: str | None = None,
-                 port: int = PORT, image: str = IMAGE) -> dict[str, Any]:
+                 port: int = PORT, image: str = IMAGE,
+                 anchors: list[Anchored] = ()) -> dict[str, Any]:
     """A copy of a pod template with the proxy sidecar, and the implementation's container
     (the named one, else the first) reading the proxy's kubeconfig."""
     changed = copy.deepcopy(template)
@@ -90,7 +95,8 @@ def with_sidecar(template: dict[str, Any], rules: list[Rule], container: str | N
                               {"name": VOLUME, "mountPath": MOUNT, "readOnly": True}]
     pod["volumes"] = [*(pod.get("volumes") or []),
                       {"name": VOLUME, "configMap": {"name": CONFIGMAP}}]
-    pod["initContainers"] = [*(pod.get("initContainers") or []), sidecar(rules, port, image)]
+    pod["initContainers"] = [*(pod.get("initContainers") or []),
+                             sidecar(rules, port, image, anchors)]
     return changed
 
 
@@ -110,12 +116,8 @@ class SidecarWatchDelay:
         if implementation.spec.deployment is None:
             raise StepFailed(f"a watch delay on {implementation.profile.name} in the cluster "
                              "adds a sidecar to its Deployment; it runs as a DaemonSet")
-        engine = getattr(implementation.cluster, "engine", "docker")
-        python_base.ensure_for(engine, DOCKERFILE)
-        cmd.run(build_command(engine), timeout=1800)
-        implementation.cluster.load_image(IMAGE)
-        apply_manifest(implementation.api, configmap(), implementation.namespace)
-        self.original = self._roll_out(lambda template: with_sidecar(
+        prepare(implementation)
+        self.original = roll_out(implementation, lambda template: with_sidecar(
             template, self.rules, implementation.spec.container))
 
     def revert(self) -> None:
@@ -125,23 +127,61 @@ class SidecarWatchDelay:
         implementation.save_logs(container=CONTAINER, headers=False,
                                  into=implementation.workdir / "proxy"
                                  / "implementation-proxy.jsonl")
-        original = self.original
-        self._roll_out(lambda _template: original)
+        roll_back(implementation, self.original)
         self.original = None
-        client.CoreV1Api(implementation.api).delete_namespaced_config_map(
-            CONFIGMAP, implementation.namespace)
+        unprepare(implementation)
 
-    def _roll_out(self, change) -> dict[str, Any]:
-        """Replace the Deployment's pod template; wait until the new pods run. Returns the
-        template it had."""
 
-        implementation = self.implementation
-        apps = client.AppsV1Api(implementation.api)
-        name, namespace = implementation.spec.deployment, implementation.namespace
-        deployment = implementation.api.sanitize_for_serialization(
-            apps.read_namespaced_deployment(name, namespace))
-        before = deployment["spec"]["template"]
-        deployment["spec"]["template"] = change(before)
-        door.call(apps.replace_namespaced_deployment, name, namespace, deployment)
+def prepare(implementation: Any) -> None:
+    """The sidecar's image built and loaded into the nodes, and its kubeconfig in the
+    namespace."""
+    engine = getattr(implementation.cluster, "engine", "docker")
+    python_base.ensure_for(engine, DOCKERFILE)
+    cmd.run(build_command(engine), timeout=1800)
+    implementation.cluster.load_image(IMAGE)
+    apply_manifest(implementation.api, configmap(), implementation.namespace)
+
+
+def unprepare(implementation: Any) -> None:
+    client.CoreV1Api(implementation.api).delete_namespaced_config_map(
+        CONFIGMAP, implementation.namespace)
+
+
+RECREATE = {"type": "Recreate"}
+
+
+def roll_out(implementation: Any, change, wait: bool = True) -> dict[str, Any]:
+    """Replace the implementation's Deployment's pod template, rolled out by Recreate (the old
+    pods go before the new start: a rolling update would run two of the implementation at
+    once, both acting); wait (unless told not to) until the new pods run. Returns the
+    template and strategy it had (``roll_back`` takes them)."""
+    deployment = _deployment(implementation)
+    spec = deployment["spec"]
+    before = {"template": spec["template"], "strategy": spec.get("strategy")}
+    spec["template"], spec["strategy"] = change(spec["template"]), RECREATE
+    _replace(implementation, deployment, wait)
+    return before
+
+
+def roll_back(implementation: Any, before: dict[str, Any]) -> None:
+    """The template as it was, rolled out by Recreate too; then the strategy it had (a change
+    of strategy alone rolls nothing out)."""
+    roll_out(implementation, lambda _template: before["template"])
+    if before["strategy"] not in (None, RECREATE):
+        deployment = _deployment(implementation)
+        deployment["spec"]["strategy"] = before["strategy"]
+        _replace(implementation, deployment, wait=False)
+
+
+def _deployment(implementation: Any) -> dict[str, Any]:
+    apps = client.AppsV1Api(implementation.api)
+    return implementation.api.sanitize_for_serialization(apps.read_namespaced_deployment(
+        implementation.spec.deployment, implementation.namespace))
+
+
+def _replace(implementation: Any, deployment: dict[str, Any], wait: bool) -> None:
+    apps = client.AppsV1Api(implementation.api)
+    name, namespace = implementation.spec.deployment, implementation.namespace
+    door.call(apps.replace_namespaced_deployment, name, namespace, deployment)
+    if wait:
         wait_rolled_out(implementation.api, namespace, name, implementation.spec.ready_timeout)
-        return before
