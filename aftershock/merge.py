@@ -16,6 +16,7 @@ from aftershock.errors import UserError
 from aftershock.report import matrix
 
 RESULTS = "allure-results"
+UNPERTURBED = "flaky without a fault"  # explore.engine.UNPERTURBED (merge imports no engine)
 SUMMARY = "summary.json"
 INDEX_FILES = {matrix.FILE, "matrix.md", "matrix.html", "junit.xml", SUMMARY, "plans.jsonl",
                "reference.json"}
@@ -127,6 +128,7 @@ def merge_explorations(runs: list[Path], out: Path) -> None:
         "findings": len(findings),
         "bugs": sum(1 for f in findings if f["verdict"] == "bug"),
         "flaky": sum(1 for f in findings if f["verdict"] == "flaky"),
+        "unperturbed": sum(1 for f in findings if f["verdict"] == UNPERTURBED),
         "not_enough_replays": sum(1 for f in findings if f["verdict"] == "not enough replays"),
         "first_bug_after": min((s["first_bug_after"] for s in summaries
                                 if s.get("first_bug_after")), default=None),
@@ -153,12 +155,15 @@ def merge_explorations(runs: list[Path], out: Path) -> None:
 def fold(findings: list[dict]) -> list[dict]:
     """Findings of several shards as one exploration would have them: in the order of the
     plans, a finding of the same fault kind breaking the same properties as an earlier bug is
-    that bug again (its plan noted on it); the reference runs' own are one finding."""
+    that bug again (its plan noted on it), and so is one breaking no more than an earlier
+    finding its control runs broke with no fault; the reference runs' own are one finding."""
     kept: list[dict] = []
     for finding in sorted(findings, key=lambda f: f.get("order", -1)):
         signature = _signature(finding)
-        first = next((k for k in kept if _signature(k) == signature and
-                      (k["plan"] is None or k["verdict"] == "bug")), None)
+        first = next((k for k in kept if (_signature(k) == signature and
+                      (k["plan"] is None or k["verdict"] == "bug")) or
+                      (k["verdict"] == UNPERTURBED and finding["plan"] is not None and
+                       set(finding["violated"]) <= set(k["violated"]))), None)
         if first is not None:
             if finding["plan"] is not None:
                 first["same"] = [*first.get("same", []), finding.get("anchor") or

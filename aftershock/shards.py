@@ -4,8 +4,9 @@ K-th of N parts, so every shard of every machine agrees on the split without tal
 - Scenarios: every shard collects the same list, so they are dealt out in turn, in the order of
   a hash of each one's id (shards differ by at most one scenario, and which scenarios share a
   shard does not follow the order of the files).
-- Explore's plans: each shard learns its own reference runs, whose plans may differ at the
-  margin, so a plan's shard is its hash alone, the same whatever else was planned.
+- Explore's plans: a plan's shard is its hash alone, the same whatever else was planned (the
+  shards of one exploration share one planning, `explore --from`; a shard that planned for
+  itself still agrees on every plan both made).
 
 `--workers N` runs N shards at once here."""
 

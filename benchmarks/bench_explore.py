@@ -8,9 +8,10 @@
    per test plan, OSDI'22: 11-67 machine-hours per controller).
 2. Workers: the first pair again with --workers 1 and --workers 2, the same budget and seed;
    prints plans per hour of wall time (reference runs included) side by side, and the ratio.
-3. Shards: the faulty replica group, seed 0, the first --shard-plans plans with no budget to
-   cut them, run whole and as two shards (--workers 2, merged); prints the findings of each
-   and whether the merged findings equal the whole run's (the plan and the properties it
+3. Shards: the faulty replica group, seed 0: its reference runs and plans made once
+   (--plan-only), then the first --shard-plans plans with no budget to cut them, run whole
+   and as two shards (--workers 2, merged), both --from that planning; prints the findings of
+   each and whether the merged findings equal the whole run's (the plan and the properties it
    broke, for every finding).
 
 Each run is bounded by `timeout`.
@@ -65,28 +66,44 @@ def workers(profile: str, workload: str, budget: str, seconds: float) -> None:
           if rates[0] else "no plan ran with one worker")
 
 
-def found(summary: dict) -> set[tuple[str, tuple[str, ...]]]:
-    """Each finding as (its plan, the properties it broke)."""
-    return {(f["plan"] or "references", tuple(sorted(f["violated"]))) for f in summary["list"]}
+def found(summary: dict) -> set[tuple[str, str]]:
+    """Each finding as (its plan, its verdict after the replays)."""
+    return {(f["plan"] or "references", f["verdict"]) for f in summary["list"]}
+
+
+def broke(summary: dict) -> dict[str, tuple[str, ...]]:
+    """What the first run of each finding's plan broke (one run: a faulty implementation
+    breaks some properties in some runs of a plan and not in others)."""
+    return {f["plan"] or "references": tuple(sorted(f["violated"])) for f in summary["list"]}
 
 
 def shards(plans: int) -> None:
     profile, workload = "profiles/replicagroup-faulty.yaml", "workloads/replica_group.steps"
-    print(f"\nshards: {Path(profile).stem}, seed 0, the first {plans} plans, whole and as 2 "
-          "shards merged")
-    whole = explore(profile, workload, "2h", 7200, "--max-plans", str(plans), "--seed", "0")
+    print(f"\nshards: {Path(profile).stem}, seed 0, the first {plans} plans of one planning "
+          "(--plan-only), whole and as 2 shards merged")
+    planned = explore(profile, workload, "2h", 7200, "--plan-only", "--seed", "0")["out"]
+    whole = explore(profile, workload, "2h", 7200, "--max-plans", str(plans), "--seed", "0",
+                    "--from", planned)
     split = explore(profile, workload, "2h", 7200, "--max-plans", str(plans), "--seed", "0",
-                    "--workers", "2")
+                    "--workers", "2", "--from", planned)
     for name, s in (("whole", whole), ("2 shards", split)):
         print(f"{name:>9}: {s['plans_run']} plans, {s['findings']} findings "
               f"({s['bugs']} bugs), {s['wall']:.0f}s wall ({s['out']})")
-        for plan, broke in sorted(found(s)):
-            print(f"{'':>11}{', '.join(broke)} under: {plan}")
+        for plan, properties in sorted(broke(s).items()):
+            print(f"{'':>11}{', '.join(properties)} under: {plan}")
     same = found(whole) == found(split)
-    print(f"merged findings {'EQUAL' if same else 'DIFFER from'} the whole run's")
+    print(f"merged findings (plan and verdict) {'EQUAL' if same else 'DIFFER from'} the whole "
+          "run's")
     if not same:
         print(f"  only whole: {sorted(found(whole) - found(split))}")
         print(f"  only shards: {sorted(found(split) - found(whole))}")
+    differ = [plan for plan in broke(whole) if broke(whole)[plan] != broke(split).get(plan)]
+    if differ:
+        print(f"  what the first run broke differs for {len(differ)} of them (a run of a plan "
+              "breaks more properties in some runs than in others):")
+        for plan in differ:
+            print(f"    {plan}: whole {', '.join(broke(whole)[plan])}; shards "
+                  f"{', '.join(broke(split).get(plan, ()))}")
 
 
 def main() -> None:
@@ -96,6 +113,8 @@ def main() -> None:
     parser.add_argument("--budget", default="5m")
     parser.add_argument("pairs", nargs="*", help="profile:workload[:faulty]")
     parser.add_argument("--skip-pairs", action="store_true", help="only workers and shards")
+    parser.add_argument("--skip-workers", action="store_true")
+    parser.add_argument("--skip-shards", action="store_true")
     parser.add_argument("--shard-plans", type=int, default=12)
     args = parser.parse_args()
     pairs = [(p.split(":")[0], p.split(":")[1], p.endswith(":faulty")) for p in args.pairs] \
@@ -103,8 +122,10 @@ def main() -> None:
     seconds = budget_seconds(args.budget)
     if not args.skip_pairs:
         pairs_table(pairs, args.budget, seconds)
-    workers(pairs[0][0], pairs[0][1], args.budget, seconds)
-    shards(args.shard_plans)
+    if not args.skip_workers:
+        workers(pairs[0][0], pairs[0][1], args.budget, seconds)
+    if not args.skip_shards:
+        shards(args.shard_plans)
 
 
 def pairs_table(pairs: list[tuple[str, str, bool]], budget: str, seconds: float) -> None:

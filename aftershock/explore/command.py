@@ -73,6 +73,9 @@ def run(args) -> int:
     budget = budget_seconds(args.budget)
     check_bounds(args)
     shard = parse_shard(args.shard) if args.shard else None
+    if args.plan_only and (args.plans_from or args.shard or args.workers > 1):
+        raise UserError("--plan-only runs the reference runs and plans, alone: not with "
+                        "--from, --shard or --workers")
     profile = load_profile(args.profile)
     if profile.start is None and not profile.watch_delay_target and profile.in_cluster is None:
         raise UserError("explore restarts the implementation behind its observing proxy: the "
@@ -109,12 +112,19 @@ def run(args) -> int:
                       provider=args.cluster)
     explorer = Explorer(session, workload, settings, out, say)
     try:
-        explorer.learn()
+        if args.plans_from:
+            explorer.adopt(Path(args.plans_from))
+        else:
+            explorer.learn()
         generated = explorer.generated
-        say(f"{len(generated.plans)} plans from the reference runs; pruned "
+        say(f"{len(generated.plans)} plans from the reference runs"
+            f"{f' of {args.plans_from}' if args.plans_from else ''}; pruned "
             f"{sum(generated.pruned.values())}: " + ", ".join(
                 f"{n} {why}" for why, n in sorted(generated.pruned.items())))
-        explorer.explore()
+        if args.plan_only:
+            say(f"planned only: explore them with --from {out} [--shard K/N]")
+        else:
+            explorer.explore()
     except ExploreError as exc:
         say(f"aftershock: explore: {exc}")
         return 1
@@ -141,11 +151,20 @@ def _workers(args, shape: str | None, out: Path) -> int:
         raise UserError(problem)
     out.mkdir(parents=True, exist_ok=True)
     argv = workers.without(args.argv, "--workers", "--out", "--run-dir")
+    planned = out / "planned"
+    if not args.plans_from:  # one set of reference runs and plans, shared by every shard
+        say(f"explore: the reference runs and the plans first, in {planned}")
+        code = workers.run_shards(1, lambda _shard: workers.aftershock_command(
+            *argv, "--plan-only", "--out", str(planned)), say)[0]
+        if code not in (0, 1) or not (planned / "planned.json").is_file():
+            say(f"aftershock: explore: planning failed (exit {code}); see {planned}")
+            return code or 1
+        argv = [*argv, "--from", str(planned)]
     say(f"explore: {args.workers} workers, each its own cluster; results in {out}")
     codes = workers.run_shards(args.workers, lambda shard: workers.aftershock_command(
         *argv, "--shard", str(shard), "--out", str(workers.shard_dir(out, shard))), say)
-    dirs = [workers.shard_dir(out, shards.Shard(k, args.workers))
-            for k in range(1, args.workers + 1)]
+    dirs = [planned, *(workers.shard_dir(out, shards.Shard(k, args.workers))
+                       for k in range(1, args.workers + 1))]
     merge([d for d in dirs if (d / "summary.json").is_file()], out)
     summary = json.loads((out / "summary.json").read_text())
     for line in table(summary):
@@ -177,7 +196,8 @@ def table(summary: dict) -> list[str]:
     lines = [
         f"plans: {summary['plans_run']} run of {summary['plans_generated']}, "
         f"{summary['pruned']} pruned; findings: {summary['findings']} "
-        f"({summary['bugs']} bugs, {summary['flaky']} flaky); errors: {summary['errors']}"
+        f"({summary['bugs']} bugs, {summary['flaky']} flaky, {summary.get('unperturbed', 0)} "
+        f"flaky without a fault); errors: {summary['errors']}"
         + (f"; first bug after {summary['first_bug_after']}s" if summary["first_bug_after"]
            else ""),
         f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
@@ -187,9 +207,11 @@ def table(summary: dict) -> list[str]:
     for kind, row in summary["by_kind"].items():
         lines.append(f"{kind:<14}{row['run']:>5}{row['findings']:>10}{row['errors']:>8}")
     for finding in summary["list"]:
+        controlled = (f", {finding['controlled']}/{finding['controls']} with no fault"
+                      if finding.get("controls") else "")
         lines.append(f"finding {finding['number']}: {', '.join(sorted(finding['violated']))} "
                      f"{finding['verdict']} ({finding['reproduced']}/{finding['replayed']} "
-                     f"replays) {finding['feature'] or ''}")
+                     f"replays{controlled}) {finding['feature'] or ''}")
     return lines
 
 
@@ -226,6 +248,12 @@ def add_parser(sub) -> None:
     explore.add_argument("--shard", metavar="K/N", help="run only the K-th of N parts of the "
                          "plans (a hash of each plan's name decides); join the shards' run "
                          "dirs with aftershock merge")
+    explore.add_argument("--plan-only", action="store_true",
+                         help="run the reference runs and write the plans (planned.json, "
+                         "reference.json), run no plan")
+    explore.add_argument("--from", dest="plans_from", metavar="DIR",
+                         help="the plans and reference of an earlier exploration (e.g. "
+                         "--plan-only) instead of new reference runs: its shards share them")
     explore.add_argument("--workers", type=int, default=1, metavar="N",
                          help="run N shards at once here, each with its own cluster, and "
                          "merge them (default: 1)")

@@ -5,6 +5,7 @@ from a flake."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -27,6 +28,7 @@ from aftershock.sut.observed import PROXY_LOG
 from aftershock.timeline.resources import spelled
 
 OBSERVED = "Given the implementation's watches and writes are observed"
+PLANNED = "planned.json"  # an exploration's plans, for its shards (--from)
 REPRODUCED = 0.8  # a finding that replays less often than this is flaky
 WAIT_FLOOR = 15  # seconds: the least a workload's wait is given after a node fault
 WITHIN = re.compile(r"(Given|When|Then) within (\d+) seconds ")
@@ -69,6 +71,10 @@ class Finding:
     replayed: int = 0
     same: list[str] = field(default_factory=list)  # later plans that found the same
     wanted: int = 0  # the replays it needs before it is called a bug or flaky
+    # A flaky finding's control runs: the workload with no fault, as many times as it was
+    # replayed, and how many of them broke what it broke.
+    controls: int = 0
+    controlled: int = 0
 
     @property
     def verdict(self) -> str:
@@ -76,7 +82,15 @@ class Finding:
             return "not replayed"
         if self.replayed < self.wanted:
             return "not enough replays"  # the budget ran out first: 1 of 1 is no bug
-        return "bug" if self.reproduced >= REPRODUCED * self.replayed else "flaky"
+        if self.reproduced >= REPRODUCED * self.replayed:
+            return "bug"
+        return UNPERTURBED if self.controlled else "flaky"
+
+
+# A flaky finding that its control runs, with no fault at all, break too: the implementation's
+# own nondeterminism (a race the references happened to miss), not the plan's doing. Later
+# plans breaking no more than it are that finding again.
+UNPERTURBED = "flaky without a fault"
 
 
 def lines_for(workload: Workload, plan: Plan | None, judged: list[str],
@@ -135,8 +149,8 @@ class Explorer:
 
     def play(self, name: str, lines: list[str]) -> Outcome:
         began = time.monotonic()
-        scenario = self.session.new_scenario(
-            name, records=self.reference.records if self.reference else ())
+        scenario = self.session.new_scenario(name, records=[
+            *self.workload.records, *(self.reference.records if self.reference else ())])
         outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
         for line in lines:
             try:
@@ -201,6 +215,35 @@ class Explorer:
         self.generated = plans.generate(
             self.workload, traces, self._nodes(), self._kinds(), self.settings.stall,
             self.settings.miss, self.settings.seed)
+        self.save_plans()
+
+    def save_plans(self) -> None:
+        """Every plan in order, with what judging them needs: the shards of one exploration
+        (--from) run the same plans against the same reference."""
+        assert self.generated is not None and self.reference is not None
+        (self.out / PLANNED).write_text(json.dumps({
+            "profile": self.session.profile.name, "workload": str(self.workload.path),
+            "seed": self.settings.seed, "wait_cap": self.wait_cap,
+            "reference_violations": sorted(self.reference_violations),
+            "pruned": self.generated.pruned,
+            "plans": [dataclasses.asdict(plan) for plan in self.generated.plans]}, indent=1))
+
+    def adopt(self, directory: Path) -> None:
+        """The plans and reference an earlier exploration of the same profile and workload
+        learned (`--plan-only`), instead of learning them again."""
+        path = directory / PLANNED
+        if not path.is_file():
+            raise UserError(f"--from {directory}: no {PLANNED} (made by aftershock explore "
+                            "--plan-only, or any exploration)")
+        raw = json.loads(path.read_text())
+        mine = (self.session.profile.name, str(self.workload.path))
+        if (raw["profile"], raw["workload"]) != mine:
+            raise UserError(f"--from {directory}: its plans are for profile {raw['profile']} "
+                            f"and workload {raw['workload']}, not {mine[0]} and {mine[1]}")
+        self.generated = plans.Plans([Plan(**plan) for plan in raw["plans"]], raw["pruned"])
+        self.reference = oracles.Reference.load(directory / "reference.json")
+        self.wait_cap = raw["wait_cap"]
+        self.reference_violations = set(raw["reference_violations"])
 
     def explore(self) -> None:
         assert self.generated is not None and self.reference is not None
@@ -253,12 +296,19 @@ class Explorer:
 
     def same_bug(self, plan: Plan, new: dict[str, str]) -> bool:
         """One fault kind breaking the same properties as a bug already found is that bug
-        again (noted on it). The same as a flaky finding, or one not replayed enough, is
-        replayed in its own right: it may be the bug the first one could not show."""
+        again (noted on it), and so is any plan breaking no more than a finding its control
+        runs broke with no fault at all. The same as a flaky finding, or one not replayed
+        enough, is replayed in its own right: it may be the bug the first one could not
+        show."""
         signature = (plan.kind, frozenset(new))
         for finding in self.findings:
-            if finding.plan is not None and finding.verdict == "bug" and \
-                    (finding.plan.kind, frozenset(finding.outcome.violated)) == signature:
+            if finding.plan is None:
+                continue
+            bug = finding.verdict == "bug" and \
+                (finding.plan.kind, frozenset(finding.outcome.violated)) == signature
+            unperturbed = finding.verdict == UNPERTURBED and \
+                set(new) <= set(finding.outcome.violated)
+            if bug or unperturbed:
                 finding.same.append(plan.anchor)
                 return True
         return False
@@ -284,9 +334,29 @@ class Explorer:
                 finding.reproduced += 1
         if finding.verdict == "bug" and self.first_bug_after is None:
             self.first_bug_after = _round(time.monotonic() - self.began)
+        if finding.verdict == "flaky" and finding.plan is not None:
+            self.control(finding)
+        controlled = (f"; with no fault {finding.controlled}/{finding.controls}"
+                      if finding.controls else "")
         self.say(f"finding {finding.number}: {', '.join(sorted(finding.outcome.violated))} "
-                 f"reproduced {finding.reproduced}/{finding.replayed}: {finding.verdict} "
-                 f"({finding.feature})")
+                 f"reproduced {finding.reproduced}/{finding.replayed}{controlled}: "
+                 f"{finding.verdict} ({finding.feature})")
+
+    def control(self, finding: Finding) -> None:
+        """A flaky finding's control: the workload with no fault, judged by what the finding
+        broke, as many times as it was replayed. Breaking it there too makes it the
+        implementation's own nondeterminism, which later plans are not replayed for."""
+        planned = finding.plan.step.split(" ", 1)[1]
+        instead = [] if finding.plan.kind == "node" else [OBSERVED]  # as the references ran
+        lines = [kept for line in scenario_lines(finding.feature)
+                 for kept in (instead if line.split(" ", 1)[1] == planned else [line])]
+        for index in range(1, finding.replayed + 1):
+            if self.left() <= 0:
+                break
+            outcome = self.play(f"finding-{finding.number}-control-{index}", lines)
+            finding.controls += 1
+            if set(outcome.violated) & set(finding.outcome.violated):
+                finding.controlled += 1
 
     def bugs(self) -> int:
         return sum(1 for f in self.findings if f.verdict == "bug")
@@ -331,6 +401,7 @@ class Explorer:
             "bugs": self.bugs(),
             "first_bug_after": self.first_bug_after,
             "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
+            "unperturbed": sum(1 for f in self.findings if f.verdict == UNPERTURBED),
             "not_enough_replays": sum(1 for f in self.findings
                                       if f.verdict == "not enough replays"),
             "reference_violations": sorted(self.reference_violations),
@@ -349,6 +420,7 @@ class Explorer:
                       "order": self.order(f.plan),
                       "violated": f.outcome.violated, "verdict": f.verdict,
                       "reproduced": f.reproduced, "replayed": f.replayed,
+                      "controlled": f.controlled, "controls": f.controls,
                       "feature": str(f.feature) if f.feature else None,
                       "same": f.same} for f in self.findings],
         }

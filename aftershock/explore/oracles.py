@@ -14,7 +14,7 @@ from aftershock.bdd.steps.reference import format_counts
 from aftershock.checks import differential as diff
 from aftershock.grammar import match_step
 from aftershock.timeline.entry import Entry
-from aftershock.timeline.resources import spelled
+from aftershock.timeline.resources import named, spelled
 
 QUIET = "When the namespace is quiet for 2 seconds"
 GANG_LATENCY = 10  # seconds a gang replica may be regressed before its breach must show
@@ -168,6 +168,12 @@ class Reference:
                                     "records": [spelled(*kind) for kind in self.records]},
                                    indent=1, sort_keys=True))
         self.path = path
+
+    @classmethod
+    def load(cls, path: Path) -> Reference:
+        raw = json.loads(path.read_text())
+        return cls(raw["counts"], raw["masks"], raw["objects"], raw["storm_limit"],
+                   [named(kind) for kind in raw.get("records", [])], path)
 
 
 def shown(path: Path) -> str:

@@ -11,6 +11,7 @@ import aftershock.bdd.steps  # noqa: F401  (the step registry)
 from aftershock.errors import UserError
 from aftershock.features import check_steps, parse_feature, unknown_step
 from aftershock.grammar import match_step, split_keyword, step_problem
+from aftershock.timeline.resources import named
 
 RUNNING = "the implementation under test is running"
 
@@ -37,6 +38,12 @@ class Workload:
     def shape(self) -> str | None:
         return next((t.split(":", 1)[1] for t in sorted(self.tags) if t.startswith("shape:")),
                     None)
+
+    @property
+    def records(self) -> list[tuple[str, str]]:
+        """More kinds to record, from a `@records:` tag (a finding explored again)."""
+        return [named(kind) for tag in sorted(self.tags) if tag.startswith("records:")
+                for kind in tag.split(":", 1)[1].split(",") if kind]
 
     @property
     def started(self) -> int:

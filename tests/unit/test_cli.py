@@ -54,3 +54,22 @@ def test_chaos_mesh_can_be_built_before_a_run_needs_it():
     makefile = (Path(__file__).parents[2] / "Makefile").read_text()
     demo = makefile[makefile.index("\ndemo:"):]
     assert demo.index("kind build-chaos-mesh") < demo.index("chaos_mesh.feature")
+
+
+def test_explore_inputs_that_cannot_run_here_start_nothing(tmp_path):
+    env = {"AFTERSHOCK_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    base = ["explore", "--workload", "workloads/replica_group.steps", "--out",
+            str(tmp_path / "out")]
+    in_cluster = _aftershock(*base, "--profile", "profiles/incluster/replicagroup-correct.yaml",
+                             env=env)
+    assert in_cluster.returncode == 2 and in_cluster.stderr.count("\n") == 1
+    assert "installs its implementation in the cluster only" in in_cluster.stderr
+    assert "--cluster kind" in in_cluster.stderr
+    workers = _aftershock(*base, "--profile", "profiles/replicagroup-correct.yaml",
+                          "--workers", "999", env=env)
+    assert workers.returncode == 2 and workers.stderr.count("\n") == 1
+    assert "--workers 999: each worker runs its own cluster" in workers.stderr
+    shard = _aftershock(*base, "--profile", "profiles/replicagroup-correct.yaml",
+                        "--shard", "3/2", env=env)
+    assert shard.returncode == 2 and "--shard 3/2: K is between 1 and 2" in shard.stderr
+    assert not (tmp_path / "cache" / "clusters").exists() and not (tmp_path / "out").exists()

@@ -437,3 +437,79 @@ def test_a_property_a_reference_run_broke_still_judges_every_plan():
     plan = Plan("stall", "When the pod watch stalls", 1, "pods#3")
     outcome = Outcome("p", [], 1.0, violated={"R1": "11 live pods"})
     assert explorer.new_violations(plan, outcome) == {"R1": "11 live pods"}
+
+
+def test_a_flaky_finding_its_control_runs_break_with_no_fault_absorbs_later_plans(tmp_path):
+    """Grove at d5afd169 creates a Secret and the ServiceAccount it names concurrently: half
+    the runs break E2 whatever the plan, and every plan that hit it used to be replayed in its
+    own right, ten runs each, the exploration's budget spent on one race."""
+    from aftershock.explore import engine
+    from aftershock.explore.engine import Finding, Outcome
+    from aftershock.explore.plans import Plan
+
+    plan = Plan("stale", "Given the pod watch of the implementation stalls at its 3rd ADDED "
+                "event for 4 seconds", 1, "pods-ADDED#3")
+    feature = tmp_path / "f.feature"
+    feature.write_text("Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                       "    And the implementation under test is running\n"
+                       f"    And {plan.step.split(' ', 1)[1]}\n"
+                       "    When 5 seconds pass\n")
+    flaky = Finding(1, plan, Outcome("a", [], 1.0, violated={"E2": "2 secrets"}),
+                    feature=feature, reproduced=5, replayed=10, wanted=10)
+    explorer = _explorer_with([flaky])
+    played = []
+
+    def play(name, lines):
+        played.append(lines)
+        return Outcome(name, lines, 1.0, violated={"E2": "2"} if len(played) % 2 else {})
+
+    explorer.play, explorer.left, explorer.say = play, lambda: 60.0, lambda _: None
+    explorer.control(flaky)
+    assert flaky.controls == 10 and flaky.controlled == 5
+    assert flaky.verdict == engine.UNPERTURBED
+    assert played[0] == ["Given a cluster with 3 nodes",
+                         "Given the implementation under test is running", engine.OBSERVED,
+                         "When 5 seconds pass"]  # the references' steps: no plan's fault
+    later = Plan("node", "When I drain node node-1", 3, "drain-node-1")
+    assert explorer.same_bug(later, {"E2": "x"}) and flaky.same == ["drain-node-1"]
+    assert not explorer.same_bug(later, {"E2": "x", "R1": "y"})  # breaking more: its own
+    flaky.controlled = 0  # the control runs held: only the plan breaks it, and it stays flaky
+    assert flaky.verdict == "flaky" and not explorer.same_bug(later, {"E2": "x"})
+
+
+def test_the_shards_of_an_exploration_share_its_plans_and_reference(tmp_path):
+    """Each shard learning its own references planned other anchors (the 4th MODIFIED event
+    here, the 5th there): the merged shards found other plans than the whole run."""
+    from types import SimpleNamespace
+
+    from aftershock.explore.engine import Explorer, Settings
+    from aftershock.explore.plans import Plan, Plans
+
+    def explorer(profile: str, workload: str) -> Explorer:
+        made = Explorer.__new__(Explorer)
+        made.session = SimpleNamespace(profile=SimpleNamespace(name=profile))
+        made.workload = SimpleNamespace(path=Path(workload))
+        made.settings, made.out, made.wait_cap = Settings(seed=3), tmp_path, 17
+        made.reference_violations = {"R5"}
+        return made
+
+    first = explorer("p", "w.steps")
+    first.generated = Plans([Plan("stale", "Given x", 1, "pods-MODIFIED#4"),
+                             Plan("node", "When y", 3, "drain", differential=False)],
+                            {"never acted on": 2})
+    first.reference = oracles.Reference({"pods create": [5, 5]}, {}, {"pods": ["a"]}, 12,
+                                        [("rbac.authorization.k8s.io", "roles")])
+    first.reference.save(tmp_path / "reference.json")
+    first.save_plans()
+    shard = explorer("p", "w.steps")
+    shard.adopt(tmp_path)
+    assert shard.generated.plans == first.generated.plans
+    assert shard.generated.pruned == {"never acted on": 2} and shard.wait_cap == 17
+    assert shard.reference.counts == {"pods create": [5, 5]}
+    assert shard.reference.records == [("rbac.authorization.k8s.io", "roles")]
+    assert shard.reference.path == tmp_path / "reference.json"
+    assert shard.reference_violations == {"R5"}
+    with pytest.raises(UserError, match="its plans are for profile p and workload w.steps"):
+        explorer("q", "w.steps").adopt(tmp_path)
+    with pytest.raises(UserError, match="no planned.json"):
+        explorer("p", "w.steps").adopt(tmp_path / "nowhere")

@@ -98,6 +98,8 @@ def test_a_finding_says_which_kinds_to_record_and_the_tag_is_read_back(tmp_path)
                          0, [("rbac.authorization.k8s.io", "roles"), ("", "services")])
     assert "@records:roles.rbac.authorization.k8s.io,services" in path.read_text()
     assert load(path).tags >= {"records:roles.rbac.authorization.k8s.io,services"}
+    # explored again, the finding records them too
+    assert load(path).records == [("rbac.authorization.k8s.io", "roles"), ("", "services")]
 
 
 def test_an_empty_records_tag_is_refused_with_what_was_expected():

@@ -159,3 +159,13 @@ def test_merged_explorations_add_up_plans_and_fold_findings(tmp_path):
     assert summary["plans_run"] == 2 and summary["findings"] == 1 and summary["bugs"] == 1
     assert summary["list"][0]["same"] == ["a4"] and summary["first_bug_after"] == 10.0
     assert summary["by_kind"]["stale"]["run"] == 2 and summary["elapsed"] == 60.0
+
+
+def test_a_finding_that_breaks_with_no_fault_absorbs_later_ones_across_shards():
+    from aftershock.explore import engine
+
+    assert merge.UNPERTURBED == engine.UNPERTURBED
+    found = merge.fold([_finding(8, "node", {"E2": "x"}),
+                        _finding(2, "stale", {"E2": "x"}, verdict=engine.UNPERTURBED),
+                        _finding(9, "unobserved", {"E2": "x", "R1": "y"})])
+    assert [(f["order"], f["same"]) for f in found] == [(2, ["a8"]), (9, [])]
