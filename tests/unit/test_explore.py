@@ -509,7 +509,7 @@ def test_the_shards_of_an_exploration_share_its_plans_and_reference(tmp_path):
     assert shard.reference.records == [("rbac.authorization.k8s.io", "roles")]
     assert shard.reference.path == tmp_path / "reference.json"
     assert shard.reference_violations == {"R5"}
-    with pytest.raises(UserError, match="its plans are for profile p and workload w.steps"):
+    with pytest.raises(UserError, match=r"its plans are for profile p and workload w\.steps"):
         explorer("q", "w.steps").adopt(tmp_path)
-    with pytest.raises(UserError, match="no planned.json"):
+    with pytest.raises(UserError, match=r"no planned\.json"):
         explorer("p", "w.steps").adopt(tmp_path / "nowhere")
