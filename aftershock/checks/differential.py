@@ -80,9 +80,15 @@ def end_objects(entries: Sequence[Entry], namespace: str, resources: Iterable[st
     ends = {resource: state.select(resource, namespace) for resource in resources}
     if actor is None:
         return ends
-    made = {entry.uid for entry in entries if entry.kind == AUDIT and entry.actor == actor
-            and entry.verb == "create" and entry.uid and entry.namespace == namespace}
-    return {resource: [o for o in objects if (o.get("metadata") or {}).get("uid") in made]
+    # The audit policy keeps a create's response (its uid) for pods alone; any other create
+    # is named by its request.
+    creates = [entry for entry in entries if entry.kind == AUDIT and entry.actor == actor
+               and entry.verb == "create" and not entry.subresource
+               and 200 <= entry.code < 300 and entry.namespace == namespace]
+    uids = {entry.uid for entry in creates if entry.uid}
+    names = {(entry.resource, entry.name) for entry in creates if entry.name}
+    return {resource: [o for o in objects if (o.get("metadata") or {}).get("uid") in uids
+                       or (resource, (o.get("metadata") or {}).get("name")) in names]
             for resource, objects in ends.items()}
 
 

@@ -69,7 +69,8 @@ def _unrecorded(verdict: Verdict, history: History) -> str | None:
         return (f"the recorder did not record {', '.join(unwatched)}: no step, profile or "
                 "reference run named them")
     if unserved:
-        return f"this cluster does not serve {', '.join(unserved)}"
+        return (f"this cluster does not serve {', '.join(unserved)} (for the recorder to "
+                "list and watch)")
     return None
 
 

@@ -96,6 +96,16 @@ def test_e1_compares_only_what_the_implementation_created():
     unfiltered = {k: v for k, v in params.items() if k != "actor"}
     assert properties.judge(["E1"], Judgement("end_state_as_reference", unfiltered),
                             plan.entries).status == VIOLATED  # as it was: the sidecar's args
+    # Any other kind's create is audited without its response: named by its request alone
+    service = {"metadata": {"name": "web", "namespace": NS, "uid": "u-svc"},
+               "spec": {"ports": [{"port": 80}]}}
+    plan.add(9.0, AUDIT, resource="services", namespace=NS, name="web", verb="create",
+             actor=ACTOR, code=201)
+    plan.add(9.1, WATCH, resource="services", namespace=NS, name="web", uid="u-svc", rv="99",
+             type="ADDED", object=service)
+    ends = diff.end_objects(plan.entries, NS, ["pods", "services"], ACTOR)
+    assert [o["metadata"]["name"] for o in ends["services"]] == ["web"]
+    assert sorted(o["metadata"]["name"] for o in ends["pods"]) == ["web-p", "web-q"]
 
 
 def test_a_different_end_state_is_a_violation_that_names_the_field():
