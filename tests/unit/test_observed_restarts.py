@@ -60,3 +60,32 @@ def test_a_start_that_fails_on_its_own_still_fails(tmp_path: Path) -> None:
 
     with pytest.raises(RuntimeError, match="no such flag"):
         Broken(tmp_path, kill_during_start=False)._restart_through_proxy()
+
+
+def test_the_sidecars_log_marks_a_firing_and_a_kill_restarts_the_implementation(
+        tmp_path: Path) -> None:
+    """In the cluster the proxy is a sidecar: its log, followed line by line, is the proxy log,
+    a firing is marked with how long it lasts, and a kill (the sidecar has severed the
+    implementation) has the harness replace its pod."""
+    from types import SimpleNamespace
+
+    from aftershock.sut.observed import ObservedInCluster
+
+    fired: list[tuple[str, float]] = []
+    implementation = SimpleNamespace(profile=SimpleNamespace(name="op"))
+    observed = ObservedInCluster(implementation, [], tmp_path,
+                                 lambda what, lasts: fired.append((what, lasts)))
+    tmp_path.mkdir(exist_ok=True)
+    crashed, restarted = threading.Event(), threading.Event()
+    observed.crash = crashed.set
+    observed.start_again = restarted.set
+    observed._read(b'{"mono": 1.0, "event": "request", "method": "GET"}')
+    observed._read(b'{"mono": 2.0, "event": "anchor-fired", "fault": "stall at the 3rd ADDED '
+                   b'pods event for 4s", "lasts": 4.0}')
+    observed._read(b"not json: a line of the proxy's own")
+    assert fired == [("stall at the 3rd ADDED pods event for 4s", 4.0)] and not crashed.is_set()
+    observed._read(b'{"mono": 3.0, "event": "anchor-fired", "fault": "kill after the 2nd pods '
+                   b'create", "lasts": 0, "kill": true}')
+    assert crashed.is_set() and restarted.wait(5)
+    assert fired[-1] == ("kill after the 2nd pods create", 0.0)
+    assert observed.log.read_text().count("\n") == 4  # every line, as the sidecar wrote it
