@@ -231,15 +231,10 @@ def run_workers(args: argparse.Namespace, extra: list[str]) -> int:
     under the run dir, merged into it; refused in one line when the machine cannot hold N."""
     from aftershock import shards, workers
     from aftershock.merge import merge
-    from aftershock.shape import load_shape
 
     if option_value(extra, "--shard"):
         raise UserError("--workers splits the scenarios into shards itself: not with --shard")
-    shape = option_value(extra, "--shape")
-    problem = shards.workers_problem(args.workers,
-                                     len(load_shape(shape).nodes) if shape else 3)
-    if problem:
-        raise UserError(problem)
+    shards.require_workers(args.workers, option_value(extra, "--shape"), Path.cwd())
     given = option_value(extra, "--run-dir")
     run = Path(given) if given else Path("reports") / (
         time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}")

@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from aftershock.errors import UserError
 from aftershock.limits import GIB, USABLE, Machine, gib, need
+from aftershock.shape import default_shape, load_shape
 
 MAX_SHARDS = 256
 
@@ -78,3 +80,12 @@ def workers_problem(workers: int, nodes: int, machine: Machine | None = None) ->
                 f"need about {gib(wanted)} of memory; this machine has {gib(machine.memory)} "
                 "available")
     return None
+
+
+def require_workers(workers: int, shape: str | Path | None, project: Path) -> None:
+    """--workers N for clusters of ``shape`` (None: the project's default shape), refused in
+    one line when this machine cannot hold them."""
+    chosen = load_shape(shape) if shape else default_shape(project)
+    problem = workers_problem(workers, len(chosen.nodes))
+    if problem:
+        raise UserError(problem)

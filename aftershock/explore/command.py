@@ -141,14 +141,10 @@ def _workers(args, shape: str | None, out: Path) -> int:
     merged into ``out``; refused in one line when this machine cannot hold N clusters."""
     from aftershock import shards, workers
     from aftershock.merge import merge
-    from aftershock.shape import load_shape
 
     if args.shard:
         raise UserError("--workers splits the plans into shards itself: not with --shard")
-    nodes = len(load_shape(shape).nodes) if shape else 3
-    problem = shards.workers_problem(args.workers, nodes)
-    if problem:
-        raise UserError(problem)
+    shards.require_workers(args.workers, shape, Path.cwd())
     out.mkdir(parents=True, exist_ok=True)
     argv = workers.without(args.argv, "--workers", "--out", "--run-dir")
     planned = out / "planned"
