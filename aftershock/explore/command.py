@@ -196,8 +196,9 @@ def table(summary: dict) -> list[str]:
         f"flaky without a fault); errors: {summary['errors']}"
         + (f"; first bug after {summary['first_bug_after']}s" if summary["first_bug_after"]
            else ""),
-        f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
-        f"{summary['plans_per_minute']} plans per minute; {summary['elapsed']}s in all",
+        (f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
+         f"{summary['plans_per_minute']} plans per minute" if per["mean"] is not None
+         else "time per plan: no plan run") + f"; {summary['elapsed']}s in all",
         f"{'KIND':<14}{'RUN':>5}{'FINDINGS':>10}{'ERRORS':>8}",
     ]
     for kind, row in summary["by_kind"].items():

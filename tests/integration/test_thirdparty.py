@@ -11,7 +11,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -60,8 +59,8 @@ def test_a_list_path_the_module_crd_cannot_hold_is_refused_at_load(tmp_path):
 
 
 @pytest.mark.cluster
-def test_sample_controller_keeps_its_replica_count_under_a_watch_delay():
-    run = Path(tempfile.mkdtemp(prefix="sample-controller-"))
+def test_sample_controller_keeps_its_replica_count_under_a_watch_delay(tmp_path: Path):
+    run = tmp_path / "sample-controller"
     result = subprocess.run(
         [sys.executable, "-m", "aftershock.cli", "run",
          "features/operator/replica_group_stale_cache.feature", "--profile",
@@ -77,7 +76,7 @@ GROVE_FIX, GROVE_PARENT = "grove-d5afd169", "grove-cd742f07"
 
 
 @pytest.mark.cluster
-def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it():
+def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it(tmp_path: Path):
     """The incident the gang family was written from, on Grove's own operator built from its
     source: at cd742f07 a replica whose scheduled pods regress below minAvailable never gets
     MinAvailableBreached (G1 violated, the PodClique named); at d5afd169 it does, and the
@@ -88,7 +87,7 @@ def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it():
             load_profile(THIRDPARTY / f"{name}.yaml")
     except SourceUnreachable as exc:
         pytest.skip(str(exc))
-    run = Path(tempfile.mkdtemp(prefix="grove-"))
+    run = tmp_path / "grove"
     result = subprocess.run(
         [sys.executable, "-m", "aftershock.cli", "run",
          "features/scheduler/gang_termination.feature", "--profile",

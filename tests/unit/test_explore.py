@@ -13,7 +13,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.checks import differential as diff
 from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
-from aftershock.explore.command import budget_seconds
+from aftershock.explore.command import budget_seconds, table
 from aftershock.explore.workload import RUNNING, load
 from aftershock.properties import Judgement
 from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, WATCH, Entry
@@ -305,6 +305,20 @@ def test_budgets_are_durations_and_bounded():
     for bad in ("3x", "0s", "25h", "-1m"):
         with pytest.raises(UserError, match="--budget"):
             budget_seconds(bad)
+
+
+def test_the_summary_of_an_exploration_that_ran_no_plan_says_so():
+    """--plan-only runs no plan: its summary printed "mean Nones" before."""
+    summary = {"plans_run": 0, "plans_generated": 123, "pruned": 4, "findings": 0, "bugs": 0,
+               "flaky": 0, "errors": 0, "first_bug_after": None, "elapsed": 51.5,
+               "seconds_per_plan": {"mean": None, "p50": None, "max": None},
+               "plans_per_minute": None, "by_kind": {}, "list": []}
+    lines = table(summary)
+    assert lines[1] == "time per plan: no plan run; 51.5s in all"
+    summary |= {"seconds_per_plan": {"mean": 9.5, "p50": 9.0, "max": 14.0},
+                "plans_per_minute": 6.3}
+    assert "None" not in "\n".join(table(summary))
+    assert table(summary)[1].startswith("time per plan: mean 9.5s, p50 9.0s, max 14.0s")
 
 
 def test_differential_flattening_keeps_lists_as_values_of_one_path():
