@@ -84,6 +84,10 @@ CONCEPTS = {
                                           "healthy"),
         "termination_reason": Field(str, required=True, expected="an Event reason"),
         "scheduled_zero_reason": Field(str, required=True, expected="an Event reason"),
+        "binding": Field(str, choices=("per_pod", "all_or_nothing"),
+                         expected="per_pod (the default), or all_or_nothing when the "
+                                  "implementation leaves binding a replica whole to a gang "
+                                  "scheduler"),
     }),
     "device_driver": Field("map", schema={
         "driver": Field(str, required=True),

@@ -325,6 +325,54 @@ def test_terminations_are_the_implementations_recycles_in_the_audit_log():
     assert other.status == PASS  # deletions by another actor are not the implementation's
 
 
+def _bind(history: History, at: float, name: str) -> None:
+    from aftershock.timeline.entry import AUDIT
+
+    history.at(at, AUDIT, resource="pods", namespace=NS, name=name, verb="create",
+               subresource="binding", actor="system:kube-scheduler", code=201)
+
+
+def _recycled_twice(replacements_bound: int) -> History:
+    """A replica of 3 (minAvailable 2), healthy, recycled; its replacements, of which the
+    scheduler binds ``replacements_bound``, recycled again."""
+    history = History().watch(0, "gangs", gang_object(), "ADDED")
+    for i, name in enumerate(("train-a", "train-b", "train-c")):
+        _audit(history, 0.1 * i, "create", name)
+        _train_pod(history, 0.1 * i, name)
+        _bind(history, 0.5 + 0.1 * i, name)
+    for name in ("train-a", "train-b", "train-c"):
+        _audit(history, 5, "delete", name)
+    for i, name in enumerate(("train-e", "train-f", "train-g")):
+        _audit(history, 5.5, "create", name)
+        _train_pod(history, 5.5, name)
+        if i < replacements_bound:
+            _bind(history, 6 + 0.1 * i, name)
+    for name in ("train-e", "train-f", "train-g"):
+        _audit(history, 9, "delete", name)
+    return history
+
+
+def test_a_recycle_after_a_partial_binding_is_unknown_where_a_gang_scheduler_is_assumed():
+    """Grove leaves binding a replica whole to a gang scheduler: with the default scheduler
+    binding 1 of a recycled replica's 3 pods (minAvailable 2), Grove breaches and recycles it
+    again. With ``binding: all_or_nothing`` that recycle is the setup's (UNKNOWN, saying so);
+    without it, or when the replacements were bound whole, it is a violation."""
+    all_or_nothing = asdict(Gang("train", NS, {**GANG, "binding": "all_or_nothing"}))
+    params = {"gang": all_or_nothing, "limit": 1, "actor": "gang-op"}
+    verdict = judge("at_most_terminations", params, _recycled_twice(1))
+    assert verdict.status == UNKNOWN, verdict.explain()
+    assert "1 of them after the scheduler bound a replica in part" in verdict.summary
+    assert "at most 1 of its 3 pods bound at once, minAvailable 2" in verdict.summary
+    assert judge("at_most_terminations", {**params, "gang": _gang()},
+                 _recycled_twice(1)).status == VIOLATED  # per pod, the default
+    for bound in (0, 2, 3):  # none bound (a gang scheduler's), or minAvailable: its own doing
+        verdict = judge("at_most_terminations", params, _recycled_twice(bound))
+        assert verdict.status == VIOLATED, (bound, verdict.explain())
+    # The first recycle of a replica that was healthy is never excused
+    assert judge("at_most_terminations", {**params, "limit": 0},
+                 _recycled_twice(1)).status == VIOLATED
+
+
 def test_a_pod_made_after_the_termination_delay_ran_out_was_not_due_then():
     """G2/G3: the pods due to be terminated are those the group had when its delay ran out,
     the state just before the first change recorded after it. A pod made after (a new replica
