@@ -273,11 +273,11 @@ def _recycled_at_most(entries: list[Entry], gang: Gang, limit: int,
     if len(found) > limit and len(counted) <= limit:
         # The precondition of the implementation's design never held here: it leaves binding
         # a replica whole to a gang scheduler, and this cluster's bound part of one.
+        how = "; ".join(sorted(set(excused.values())))
         return Verdict(name, UNKNOWN, f"gang {gang.name} was terminated {len(found)} times, "
                        f"{len(excused)} of them after the scheduler bound a replica in part "
-                       f"({'; '.join(excused.values())}): the profile leaves binding a "
-                       "replica whole to a gang scheduler (binding: all_or_nothing), which "
-                       "this cluster does not run", [found[i] for i in excused], origin,
+                       f"({how}): the profile leaves binding a replica whole to a gang "
+                       "scheduler (binding: all_or_nothing), which this cluster does not run", [found[i] for i in excused], origin,
                        subjects=len(pods), reads=reads)
     found = counted
     if len(found) > limit:
