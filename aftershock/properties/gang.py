@@ -277,8 +277,8 @@ def _recycled_at_most(entries: list[Entry], gang: Gang, limit: int,
         return Verdict(name, UNKNOWN, f"gang {gang.name} was terminated {len(found)} times, "
                        f"{len(excused)} of them after the scheduler bound a replica in part "
                        f"({how}): the profile leaves binding a replica whole to a gang "
-                       "scheduler (binding: all_or_nothing), which this cluster does not run", [found[i] for i in excused], origin,
-                       subjects=len(pods), reads=reads)
+                       "scheduler (binding: all_or_nothing), which this cluster does not run",
+                       [found[i] for i in excused], origin, subjects=len(pods), reads=reads)
     found = counted
     if len(found) > limit:
         return Verdict(name, VIOLATED, f"gang {gang.name} was terminated {len(found)} times "
