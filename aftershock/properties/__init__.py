@@ -12,6 +12,7 @@ from aftershock.properties import (  # noqa: F401
     explore,
     gang,
     harness,
+    objects,
     records,
     replica,
     storage,

@@ -286,6 +286,7 @@ def _storage() -> dict:
 
 
 LEDGER = {"written": [{"object": "o", "member": 2}]}
+WEB_0 = {"resource": "pods", "namespace": NS, "name": "web-0", "shown": "pod/web-0"}
 # check: (params, what it reads: its own table, not the check's word)
 JUDGEMENTS = {
     "never_more_than": ({"namespace": NS, "selector": {"app": "web"}, "limit": 2}, {"pods"}),
@@ -326,6 +327,10 @@ JUDGEMENTS = {
                           {"statefulsets", "storageclusters"}),
     "never_shrank": ({"cluster": _storage()}, {"statefulsets"}),
     "only_removed_touched": ({"cluster": _storage(), "removed": [2]}, {"events", "pods"}),
+    "never_had": ({"object": WEB_0, "comparison": "status.phase == Running"}, {"pods"}),
+    "kept": ({"object": WEB_0, "comparison": "status.phase != Running"}, {"pods"}),
+    "matches_within": ({"object": WEB_0, "expected": {"status": {"phase": "Running"}},
+                        "start": 5, "within": 30, "now": 100}, {"pods"}),
     "claims_retained": ({"namespace": NS, "name": "data"},
                         {"statefulsets", "persistentvolumeclaims", "persistentvolumes"}),
     "own_claim_kept": ({"namespace": NS, "pod": "data-0"},
@@ -346,7 +351,7 @@ JUDGEMENTS = {
 
 def _window(check: str, params: dict, verdict, entries: list[Entry]) -> tuple[float, float]:
     end = entries[-1].mono if entries else 0.0
-    if check == "eventually":
+    if check in ("eventually", "matches_within"):
         return params["start"], (verdict.witness[0].mono if verdict.witness else params["start"])
     if check == "stays_for":
         return params["start"], params["start"] + params["duration"]
@@ -405,6 +410,8 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "data_kept": (), "reads_clean": (), "node_side_exclusive": (), "node_state_exclusive": (),
     "end_state_as_reference": (("pods", ""),), "writes_as_reference": (("audit", "ctl"),),
     "no_error_storm": (("audit", "ctl"),),
+    "never_had": (("pods", "web-0"),), "kept": (("pods", "web-0"),),
+    "matches_within": (("pods", "web-0"),),
 }
 
 

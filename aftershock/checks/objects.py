@@ -1,0 +1,100 @@
+"""Checks over one object of any kind, named as kubectl names it (``raycluster/web``): a field
+compared with a value at every recorded change of it, and a partial manifest matched within a
+time bound. What Chainsaw and KUTTL judge at the moment they poll, judged here over the whole
+history: a state that held between two polls is not missed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from aftershock import partial, paths
+from aftershock.checks.invariants import changes
+from aftershock.checks.temporal import eventually
+from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.comparison import Comparison
+from aftershock.timeline.entry import Entry
+from aftershock.timeline.state import State, replay
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    """One object: its resource (plural), namespace ("" when cluster-scoped) and name, and how
+    a step named it (``raycluster/web``)."""
+
+    resource: str
+    namespace: str
+    name: str
+    shown: str
+
+    def get(self, state: State) -> dict[str, Any] | None:
+        return state.get(self.resource, self.namespace, self.name)
+
+    def __str__(self) -> str:
+        return self.shown
+
+
+def never_had(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparison,
+              name: str = "never_had") -> Verdict:
+    """At no recorded change was ``ref`` so; the witness is the change that made it so."""
+    return _every_change(entries, ref, comparison, broken_when=True, name=name)
+
+
+def kept(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparison,
+         name: str = "kept") -> Verdict:
+    """After every recorded change of ``ref`` (while it exists) it was so."""
+    return _every_change(entries, ref, comparison, broken_when=False, name=name)
+
+
+def _every_change(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparison,
+                  broken_when: bool, name: str) -> Verdict:
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    reads = frozenset({ref.resource})
+    seen = 0
+    for entry, state in replay(entries):
+        if not changes(entry, reads):
+            continue
+        obj = ref.get(state)
+        if obj is None:
+            continue
+        seen += 1
+        if comparison.holds(obj) == broken_when:
+            said = comparison.text if broken_when else comparison.negated()
+            return Verdict(name, VIOLATED, f"{ref} had {said}{_actual(obj, comparison)}",
+                           [entry], origin, subjects=1, reads=reads)
+    what = f"never had {comparison.text}" if broken_when else f"kept {comparison.text}"
+    summary = (f"{ref} {what} over {seen} recorded states" if seen else
+               f"{ref} was never recorded")
+    return Verdict(name, PASS, summary, [], origin, subjects=int(seen > 0), reads=reads)
+
+
+def _actual(obj: dict[str, Any], comparison: Comparison) -> str:
+    value = paths.get(obj, comparison.path)
+    return "" if comparison.op in ("exists", "absent") else f" (it was {value!r})"
+
+
+def matches_within(entries: Iterable[Entry], ref: ObjectRef, expected: dict[str, Any],
+                   start: float, within: float, now: float,
+                   name: str = "matches_within") -> Verdict:
+    """``ref`` matched the partial manifest at some recorded moment from ``start`` to
+    ``start + within``; if it never did, the summary names what did not match last."""
+    entries = list(entries)
+    verdict = eventually(entries, lambda s: partial.matches(expected, ref.get(s)),
+                         f"{ref} matches", start=start, within=within, now=now, name=name,
+                         resources={ref.resource}, about=lambda s: int(ref.get(s) is not None),
+                         namespace=ref.namespace)
+    if verdict.status != VIOLATED:
+        return verdict
+    last = None
+    for entry, state in replay(entries):
+        if entry.mono > start + within:
+            break
+        last = ref.get(state)
+    why = "; ".join(partial.mismatches(expected, last)) if last is not None else \
+        f"{ref} was not there"
+    return replace(verdict, summary=f"{ref} did not match within {within:g}s: {why}")
+
+
+__all__ = ["PASS", "ObjectRef", "kept", "matches_within", "never_had"]

@@ -1,0 +1,125 @@
+"""The generic checks over one object (never_had, kept, matches_within): each fails on a
+history that breaks it, passes on one that keeps it, and is UNKNOWN where a gap hides what it
+speaks of or where the object was never recorded."""
+
+from __future__ import annotations
+
+import pytest
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
+
+NS = "ns"
+WEB = {"resource": "rayclusters", "namespace": NS, "name": "web", "shown": "raycluster/web"}
+
+
+class History(list):
+    def at(self, mono: float, kind: str = WATCH, **fields) -> History:
+        self.append(Entry(len(self), mono, 1e9 + mono, kind, rv=str(100 + len(self)),
+                          **fields))
+        return self
+
+    def cluster(self, mono: float, ready: int | None, state: str = "ready",
+                type: str = "MODIFIED") -> History:
+        return self.at(mono, resource="rayclusters", namespace=NS, name="web", uid="u-web",
+                       type=type, object=raycluster(ready, state))
+
+    def gap(self, start: float, end: float, changes: list[dict]) -> History:
+        self.at(start, GAP_START, resource="rayclusters", detail="410 Gone")
+        return self.at(end, GAP_END, resource="rayclusters", extra={"changes": changes})
+
+
+def raycluster(ready: int | None, state: str = "ready") -> dict:
+    status: dict = {"state": state}
+    if ready is not None:
+        status["readyWorkerReplicas"] = ready
+    return {"metadata": {"name": "web", "namespace": NS, "uid": "u-web"},
+            "spec": {"workerGroupSpecs": [{"groupName": "workers", "replicas": 3}]},
+            "status": status}
+
+
+def judge(check: str, params: dict, history: list[Entry]):
+    return properties.judge([check], Judgement(check, params), history)
+
+
+NEVER = {"object": WEB, "comparison": "status.readyWorkerReplicas > 5"}
+KEPT = {"object": WEB, "comparison": "spec.workerGroupSpecs[groupName=workers].replicas >= 1"}
+
+
+def test_at_no_point_passes_over_every_recorded_state_and_fails_at_the_one_that_breaks_it():
+    history = History().cluster(0, 0, type="ADDED").cluster(1, 3).cluster(2, 5)
+    history.at(3, "mark", detail="end")
+    verdict = judge("never_had", NEVER, history)
+    assert verdict.status == PASS and "over 3 recorded states" in verdict.summary
+    history = History().cluster(0, 0, type="ADDED").cluster(1, 6).cluster(2, 5)
+    history.at(3, "mark", detail="end")
+    verdict = judge("never_had", NEVER, history)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert verdict.summary == "raycluster/web had status.readyWorkerReplicas > 5 (it was 6)"
+    assert [entry.mono for entry in verdict.witness] == [1]
+
+
+def test_a_state_hidden_in_a_gap_makes_at_no_point_unknown_not_pass():
+    """Between two polls Chainsaw would miss it; here a gap on the kind says so."""
+    history = History().cluster(0, 0, type="ADDED")
+    history.gap(1, 4, [{"type": "MODIFIED", "object": raycluster(3)}])
+    history.at(5, "mark", detail="end")
+    verdict = judge("never_had", NEVER, history)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+
+
+def test_every_change_kept_fails_on_the_change_that_broke_it_and_is_unknown_over_a_gap():
+    history = History().cluster(0, 0, type="ADDED").cluster(1, 2)
+    history.at(2, "mark", detail="end")
+    assert judge("kept", KEPT, history).status == PASS
+    broken = raycluster(2)
+    broken["spec"]["workerGroupSpecs"][0]["replicas"] = 0
+    history = History().cluster(0, 0, type="ADDED")
+    history.at(1, resource="rayclusters", namespace=NS, name="web", uid="u-web",
+               type="MODIFIED", object=broken)
+    history.at(2, "mark", detail="end")
+    verdict = judge("kept", KEPT, history)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "had spec.workerGroupSpecs[groupName=workers].replicas < 1 (it was 0)" in \
+        verdict.summary
+    gapped = History().cluster(0, 0, type="ADDED")
+    gapped.gap(1, 4, [{"type": "MODIFIED", "object": raycluster(3)}])
+    gapped.at(5, "mark", detail="end")
+    assert judge("kept", KEPT, gapped).status == UNKNOWN
+
+
+@pytest.mark.parametrize("check", ["never_had", "kept"])
+def test_an_object_never_recorded_is_unknown(check):
+    history = History().at(0, resource="pods", namespace=NS, name="other", uid="u",
+                           type="ADDED", object={"metadata": {"name": "other"}})
+    history.at(1, "mark", detail="end")
+    params = NEVER if check == "never_had" else KEPT
+    verdict = judge(check, params, history)
+    assert verdict.status == UNKNOWN and "never recorded" in verdict.summary, verdict.explain()
+
+
+MATCHES = {"object": WEB, "expected": {"status": {"state": "ready", "readyWorkerReplicas": 3}},
+           "start": 0.5, "within": 5, "now": 10}
+
+
+def test_matches_within_passes_once_matched_and_fails_naming_what_did_not_match():
+    history = History().cluster(0, 0, "pending", type="ADDED").cluster(2, 3)
+    history.at(10, "mark", detail="end")
+    verdict = judge("matches_within", MATCHES, history)
+    assert verdict.status == PASS, verdict.explain()
+    history = History().cluster(0, 0, "pending", type="ADDED").cluster(2, 2, "ready")
+    history.at(10, "mark", detail="end")
+    verdict = judge("matches_within", MATCHES, history)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "did not match within 5s: status.readyWorkerReplicas: 2, expected 3" in \
+        verdict.summary
+
+
+def test_matches_within_over_a_gap_is_unknown():
+    history = History().cluster(0, 0, "pending", type="ADDED")
+    history.gap(1, 9, [{"type": "MODIFIED", "object": raycluster(2)}])
+    history.at(10, "mark", detail="end")
+    verdict = judge("matches_within", MATCHES, history)
+    assert verdict.status == UNKNOWN, verdict.explain()
