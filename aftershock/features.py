@@ -11,7 +11,7 @@ from pytest_bdd.parser import FeatureParser
 
 from aftershock import phrases
 from aftershock.errors import UserError
-from aftershock.grammar import closest_steps, match_step, step_problem
+from aftershock.grammar import block_problem, closest_steps, match_step, step_problem
 from aftershock.properties import UnknownProperty, get, problem
 
 
@@ -57,6 +57,11 @@ def check_steps(path: Path) -> None:
                 wrong = step_problem(step.name, *found)
                 if wrong:
                     raise UserError(wrong, path=_shown(path), line=step.line_number)
+                block = block_problem(found[0], step.docstring)
+                if block:
+                    # The block's first line is two below the step's (the \"\"\" line between)
+                    line = step.line_number + (block[1] + 1 if block[1] else 0)
+                    raise UserError(block[0], path=_shown(path), line=line)
 
 
 def _check_expectations(path: Path, line: int, tags: set[str]) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import parse
+import yaml
 
 from aftershock import limits, properties
 from aftershock.parse_types import EXTRA_TYPES
@@ -40,12 +41,20 @@ class StepDefinition:
         return re.findall(r"{(\w+)(?::[^}]*)?}", self.pattern)
 
     @property
+    def takes_block(self) -> bool:
+        """Whether the step takes a YAML block under it (its function's ``docstring``)."""
+        return BLOCK in inspect.signature(self.func).parameters
+
+    @property
     def example(self) -> str:
         """The pattern with placeholders shown as <name>, for suggestions."""
         return re.sub(r"{(\w+)(?::[^}]*)?}", r"<\1>", self.pattern)
 
 
 REGISTRY: list[StepDefinition] = []
+# The argument a step takes the text block under it by, between lines of """ (Gherkin's doc
+# string): pytest-bdd's name for it.
+BLOCK = "docstring"
 
 
 def _register(kind: StepKind, pattern: str, phrases: dict[str, str] | None,
@@ -104,6 +113,29 @@ def step_problem(text: str, definition: StepDefinition, arguments: dict[str, Any
     may not name, or a number beyond what this machine can hold or wait for."""
     return ambiguity(text) or label_problem(text, definition) or limits.step_problem(
         definition.func.__name__, arguments)
+
+
+def block_problem(definition: StepDefinition, block: str | None) -> tuple[str, int] | None:
+    """Why the text block under a step is not what its definition takes, with the line of the
+    block it is on (1 its first line; 0 the step itself). A block holds YAML: one map, or
+    several documents of maps (manifests, or parts of them)."""
+    if definition.takes_block and block is None:
+        return (f"this step takes a YAML block under it, between lines of \"\"\" (as in: "
+                f"{definition.example} then the block)", 0)
+    if not definition.takes_block and block is not None:
+        return "this step takes no text block: remove the \"\"\" lines under it", 0
+    if block is None:
+        return None
+    try:
+        documents = [d for d in yaml.safe_load_all(block) if d is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return (f"the YAML block does not parse: {why}"
+                + (f" (column {mark.column + 1})" if mark else ""), mark.line + 1 if mark else 1)
+    if not documents or not all(isinstance(d, dict) for d in documents):
+        return "the YAML block must hold a map: a manifest, or the part of one to match", 1
+    return None
 
 
 def ambiguity(text: str) -> str | None:

@@ -89,3 +89,39 @@ def test_a_step_two_definitions_match_is_refused_naming_both(tmp_path):
 def test_wordings_that_look_alike_reach_the_right_step(text, function):
     found = match_step(text)
     assert found is not None and found[0].func.__name__ == function
+
+
+@pytest.fixture
+def block_step():
+    @given("I store the manifest:")
+    def store_manifest(scenario, docstring):
+        """A step that takes a YAML block under it."""
+    yield
+    REGISTRY.pop()
+
+
+BLOCKED = ('Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n'
+           '    Given I store the manifest:\n      """\n{}      """\n')
+
+
+def test_a_yaml_block_under_a_step_that_takes_one_is_checked_at_collection(tmp_path,
+                                                                           block_step):
+    check_steps(_write(tmp_path, BLOCKED.format("      kind: ConfigMap\n"
+                                                "      metadata: {name: c}\n")))
+    check_steps(_write(tmp_path, BLOCKED.format("      kind: A\n      ---\n      kind: B\n")))
+    bad = _write(tmp_path, BLOCKED.format("      kind: ConfigMap\n      metadata: {name: c\n"))
+    with pytest.raises(UserError, match=r"x\.feature:7: the YAML block does not parse"):
+        check_steps(bad)
+    scalar = _write(tmp_path, BLOCKED.format("      just words\n"))
+    with pytest.raises(UserError, match=r"x\.feature:6: the YAML block must hold a map"):
+        check_steps(scalar)
+
+
+def test_a_block_missing_or_not_taken_names_the_step_line(tmp_path, block_step):
+    missing = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given I store the manifest:\n")
+    with pytest.raises(UserError, match=r"x\.feature:3: this step takes a YAML block under it"):
+        check_steps(missing)
+    extra = _write(tmp_path, 'Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n'
+                             '      """\n      kind: X\n      """\n')
+    with pytest.raises(UserError, match=r"x\.feature:3: this step takes no text block"):
+        check_steps(extra)
