@@ -15,6 +15,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -23,6 +24,7 @@ import parse
 import yaml
 
 from aftershock import limits, properties
+from aftershock.errors import UserError
 from aftershock.parse_types import EXTRA_TYPES
 
 StepKind = Literal["given", "when", "then"]
@@ -189,6 +191,32 @@ def closest_steps(text: str, count: int = 3) -> list[str]:
 
 
 KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
+DELIMITERS = ('"""', "```")
+
+
+def steps_with_blocks(text: str) -> list[tuple[str, str | None]]:
+    """A cell's or script's steps, one per line (blank lines and # comments skipped), each
+    with the block under it between two delimiter lines (\"\"\" or ```), dedented as Gherkin
+    dedents a doc string. A block left open is a UserError naming its first line."""
+    found: list[tuple[str, str | None]] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        stripped = lines[index].strip()
+        if stripped in DELIMITERS:
+            if not found or found[-1][1] is not None:
+                raise UserError(f"line {index + 1}: a {stripped} block with no step above it")
+            end = next((i for i in range(index + 1, len(lines))
+                        if lines[i].strip() == stripped), None)
+            if end is None:
+                raise UserError(f"line {index + 1}: the {stripped} block is never closed")
+            found[-1] = (found[-1][0], textwrap.dedent("\n".join(lines[index + 1:end])) + "\n")
+            index = end + 1
+            continue
+        if stripped and not stripped.startswith("#"):
+            found.append((lines[index], None))
+        index += 1
+    return found
 
 
 def split_keyword(line: str) -> tuple[str, str]:

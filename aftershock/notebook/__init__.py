@@ -19,6 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.display import Markdown, display
 
+from aftershock.grammar import steps_with_blocks
 from aftershock.notebook.session import Session, StepResult
 from aftershock.providers import processes
 
@@ -88,10 +89,8 @@ def load_ipython_extension(ipython) -> None:
             if cell is None:
                 return self._scenario_command(session, shlex.split(line))
             try:
-                for text in cell.splitlines():
-                    if not text.strip() or text.strip().startswith("#"):
-                        continue
-                    result = session.step(text, raise_on_failure=False)
+                for text, block in steps_with_blocks(cell):
+                    result = session.step(text, raise_on_failure=False, block=block)
                     _show(result)
                     if result.status == "failed":
                         break

@@ -20,19 +20,27 @@ def _keyword(line: str, previous: str | None) -> tuple[str, str]:
     return ("And" if kind == previous else kind), text
 
 
-def scenario_block(name: str, lines: list[str]) -> str:
+Step = str | tuple[str, str | None]  # a step's line, with the YAML block under it
+
+
+def scenario_block(name: str, lines: list[Step]) -> str:
     if not lines:
         raise UserError(f"nothing to save for scenario '{name}': no step has run yet")
     out, previous = [f"  Scenario: {name}"], None
-    for line in lines:
+    for step in lines:
+        line, block = (step, None) if isinstance(step, str) else step
         keyword, text = _keyword(line, previous)
         if keyword not in ("And", "But"):
             previous = keyword
         out.append(f"{INDENT}{keyword} {text}")
+        if block is not None:
+            out += [f'{INDENT}  """', *(f"{INDENT}  {row}".rstrip()
+                                        for row in block.rstrip("\n").splitlines()),
+                    f'{INDENT}  """']
     return "\n".join(out) + "\n"
 
 
-def write_feature(path: Path, scenario: str, lines: list[str],
+def write_feature(path: Path, scenario: str, lines: list[Step],
                   feature: str | None = None) -> Path:
     """Create the feature file, or add the scenario to it; then check it the way pytest will
     (Gherkin syntax, every step known), so a saved file is a runnable one."""

@@ -29,7 +29,16 @@ import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the
 from aftershock import world
 from aftershock.capabilities import MissingCapability
 from aftershock.errors import StepFailed, UserError
-from aftershock.grammar import closest_steps, match_step, split_keyword, split_label, step_problem
+from aftershock.grammar import (
+    BLOCK,
+    block_problem,
+    closest_steps,
+    match_step,
+    split_keyword,
+    split_label,
+    step_problem,
+    steps_with_blocks,
+)
 from aftershock.notebook.authoring import write_feature
 from aftershock.providers import processes
 from aftershock.report import picture, plot
@@ -46,6 +55,7 @@ class StepResult:
     status: str  # "passed" | "violated" | "failed" | "skipped" | "interrupted"
     seconds: float
     message: str = ""
+    block: str | None = None  # the YAML block under the step
 
     @property
     def line(self) -> str:
@@ -138,9 +148,11 @@ class Session:
 
     # --- steps ---------------------------------------------------------------------------
 
-    def step(self, line: str, raise_on_failure: bool = True) -> StepResult:
-        """Run one step of the features' vocabulary. A violated or failed step raises (unless
-        told not to); an interrupt (Ctrl-C, a kernel interrupt) reverts every active fault."""
+    def step(self, line: str, raise_on_failure: bool = True,
+             block: str | None = None) -> StepResult:
+        """Run one step of the features' vocabulary, with the YAML block under it for a step
+        that takes one (``I apply:``). A violated or failed step raises (unless told not to);
+        an interrupt (Ctrl-C, a kernel interrupt) reverts every active fault."""
         assert self.scenario is not None, "no scenario: call new_scenario()"
         keyword, text = split_keyword(line)
         found = match_step(text)
@@ -153,6 +165,12 @@ class Session:
         wrong = step_problem(text, definition, arguments)
         if wrong:
             raise UserError(wrong)
+        problem = block_problem(definition, block)
+        if problem:
+            raise UserError(f"'{line.strip()}': {problem[0]}"
+                            + (f" (line {problem[1]} of its block)" if problem[1] else ""))
+        if block is not None:
+            arguments = {**arguments, BLOCK: block}
         began = time.monotonic()
         self.scenario.property_label = split_label(text)[1]
         self.scenario.step = f"{keyword} {text}"
@@ -174,6 +192,7 @@ class Session:
                                 self.scenario.redactor.text(str(exc)))
         finally:
             self.scenario.property_label = None
+        result.block = block
         self.results.append(result)
         if raise_on_failure and result.status in ("violated", "failed"):
             raise StepFailed(f"{result.line}: {result.message}")
@@ -185,14 +204,13 @@ class Session:
         return self.scenario.revert_faults() if self.scenario is not None else []
 
     def run(self, text: str, raise_on_failure: bool = False) -> list[StepResult]:
-        """Several steps, one per line (blank lines and # comments skipped). As under pytest,
-        a violated property does not stop the others being judged; a failed step stops."""
+        """Several steps, one per line (blank lines and # comments skipped), each with the
+        block under it between \"\"\" lines. As under pytest, a violated property does not
+        stop the others being judged; a failed step stops."""
         done = []
         try:
-            for line in text.splitlines():
-                if not line.strip() or line.strip().startswith("#"):
-                    continue
-                result = self.step(line, raise_on_failure=raise_on_failure)
+            for line, block in steps_with_blocks(text):
+                result = self.step(line, raise_on_failure=raise_on_failure, block=block)
                 done.append(result)
                 if result.status == "failed":
                     break
@@ -226,6 +244,6 @@ class Session:
 
     def save(self, path: str | Path, scenario_name: str, feature_name: str | None = None) -> Path:
         """The steps run so far in this scenario, as a feature file pytest runs unchanged."""
-        return write_feature(Path(path), scenario_name, [r.line for r in self.results
+        return write_feature(Path(path), scenario_name, [(r.line, r.block) for r in self.results
                                                          if r.status != "interrupted"],
                              feature_name)

@@ -6,7 +6,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
 from aftershock.errors import UserError
-from aftershock.grammar import split_keyword
+from aftershock.grammar import split_keyword, steps_with_blocks
 from aftershock.notebook.authoring import scenario_block, write_feature
 from aftershock.notebook.execute import inject
 
@@ -50,3 +50,36 @@ def test_parameters_go_right_after_the_parameters_cell():
     assert [c.source for c in book.cells][1:3] == [
         "shape = 'a'", "# injected parameters\nshape = 'clusters/ten-small-nodes.yaml'"]
     nbformat.validate(book)
+
+
+CELL = '''
+# set-up
+Given a cluster with 3 nodes
+Given I apply:
+    """
+    kind: ConfigMap
+    metadata:
+      name: c
+    """
+Then within 30 seconds configmap/c exists
+'''
+
+
+def test_a_cell_s_steps_carry_the_yaml_block_under_them():
+    steps = steps_with_blocks(CELL)
+    assert [line for line, _ in steps] == ["Given a cluster with 3 nodes", "Given I apply:",
+                                           "Then within 30 seconds configmap/c exists"]
+    assert steps[1][1] == "kind: ConfigMap\nmetadata:\n  name: c\n"
+    assert steps[0][1] is None and steps[2][1] is None
+    with pytest.raises(UserError, match="line 4: the \"\"\" block is never closed"):
+        steps_with_blocks('Given a cluster with 3 nodes\nGiven I apply:\n\n"""\nkind: X\n')
+    with pytest.raises(UserError, match="line 1: a ``` block with no step above it"):
+        steps_with_blocks("```\nkind: X\n```\n")
+
+
+def test_a_saved_step_keeps_its_block_between_delimiter_lines():
+    block = scenario_block("Apply", [("Given I apply:", "kind: ConfigMap\nmetadata:\n"
+                                                        "  name: c\n")])
+    assert block.splitlines() == ["  Scenario: Apply", "    Given I apply:", '      """',
+                                  "      kind: ConfigMap", "      metadata:",
+                                  "        name: c", '      """']
