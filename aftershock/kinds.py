@@ -1,0 +1,106 @@
+"""The kinds a cluster serves, by discovery, and how a step names one the way kubectl does:
+``raycluster/web``, ``rayclusters/web``, ``po/web`` (a short name), or with its group,
+``resourceclaim.resource.k8s.io/c``. A word no served kind answers to is refused with the
+closest kinds that are served."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Kind:
+    group: str  # "" for the core group
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    singular: str = ""
+    short_names: tuple[str, ...] = ()
+    verbs: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def words(self) -> set[str]:
+        """Every word kubectl takes for it, lower case."""
+        return {self.plural, self.singular or self.kind.lower(), self.kind.lower(),
+                *self.short_names}
+
+    @property
+    def shown(self) -> str:
+        """As kubectl names it in ``kubectl get``: the lower-case kind, with its group."""
+        return f"{self.kind.lower()}.{self.group}" if self.group else self.kind.lower()
+
+
+class UnknownKind(LookupError):
+    pass
+
+
+class Catalog:
+    """Every kind the cluster serves at its preferred version."""
+
+    def __init__(self, kinds: Iterable[Kind]):
+        self.kinds = list(kinds)
+
+    @classmethod
+    def from_api(cls, api: Any) -> Catalog:
+        """By discovery, through an ApiClient-like ``api.get(path) -> dict``."""
+        found = [_kind("", "v1", item) for item in api.get("/api/v1").get("resources") or ()]
+        for group in api.get("/apis").get("groups") or ():
+            version = (group.get("preferredVersion") or {}).get("version")
+            if not version:
+                continue
+            with contextlib.suppress(Exception):  # a group that stopped answering: left out
+                found += [_kind(group["name"], version, item) for item in
+                          api.get(f"/apis/{group['name']}/{version}").get("resources") or ()]
+        return cls(kind for kind in found if "/" not in kind.plural)  # no subresources
+
+    def resolve(self, word: str) -> Kind:
+        """The kind a step's word names: a plural, singular, kind or short name, optionally
+        with its group after a dot (``resourceclaims.resource.k8s.io``). Where groups share
+        the word, the core group wins (as kubectl's ``events``), else the word is ambiguous."""
+        name, _, group = word.lower().partition(".")
+        matching = [k for k in self.kinds if name in k.words and (not group or k.group == group)]
+        if not matching:
+            raise UnknownKind(self.problem(word))
+        core = [k for k in matching if k.group == ""]
+        if core:
+            return core[0]
+        groups = sorted({k.group for k in matching})
+        if len(groups) > 1:
+            raise UnknownKind(f"'{word}' names a kind in {len(groups)} API groups ("
+                              + ", ".join(groups) + f"): say which, as in {name}.{groups[0]}")
+        return matching[0]
+
+    def of_manifest(self, api_version: str, kind: str) -> Kind:
+        """The kind a manifest's apiVersion and kind name (by its group: the recorder lists
+        it at the version the cluster prefers; the manifest is sent at its own)."""
+        group = api_version.rpartition("/")[0]
+        for known in self.kinds:
+            if known.kind == kind and known.group == group:
+                return known
+        served = sorted({k.api_version for k in self.kinds if k.kind == kind})
+        if served:
+            raise UnknownKind(f"{kind} is served as {', '.join(served)}, not in the group of "
+                              f"{api_version}")
+        raise UnknownKind(self.problem(kind))
+
+    def problem(self, word: str) -> str:
+        words = sorted({w for k in self.kinds for w in (k.kind.lower(), k.plural)})
+        close = difflib.get_close_matches(word.lower().partition(".")[0], words, n=3,
+                                          cutoff=0.6)
+        hint = ("; closest served: " + ", ".join(close)) if close else ""
+        return f"no kind '{word}' is served by this cluster{hint}"
+
+
+def _kind(group: str, version: str, item: dict[str, Any]) -> Kind:
+    return Kind(group, version, item.get("name", ""), item.get("kind", ""),
+                bool(item.get("namespaced")), item.get("singularName") or "",
+                tuple(item.get("shortNames") or ()), frozenset(item.get("verbs") or ()))

@@ -1,0 +1,83 @@
+"""Kinds named as kubectl names them, resolved against what discovery says is served."""
+
+from __future__ import annotations
+
+import pytest
+
+from aftershock.kinds import Catalog, UnknownKind
+
+DISCOVERY = {
+    "/api/v1": {"resources": [
+        {"name": "pods", "singularName": "pod", "kind": "Pod", "namespaced": True,
+         "shortNames": ["po"], "verbs": ["create", "get", "list", "watch", "delete"]},
+        {"name": "pods/status", "kind": "Pod", "namespaced": True},
+        {"name": "events", "singularName": "event", "kind": "Event", "namespaced": True,
+         "shortNames": ["ev"]},
+        {"name": "nodes", "singularName": "node", "kind": "Node", "namespaced": False}]},
+    "/apis": {"groups": [
+        {"name": "events.k8s.io", "preferredVersion": {"version": "v1"}},
+        {"name": "ray.io", "preferredVersion": {"version": "v1"}},
+        {"name": "resource.k8s.io", "preferredVersion": {"version": "v1"}},
+        {"name": "other.io", "preferredVersion": {"version": "v1alpha1"}}]},
+    "/apis/events.k8s.io/v1": {"resources": [
+        {"name": "events", "singularName": "event", "kind": "Event", "namespaced": True}]},
+    "/apis/ray.io/v1": {"resources": [
+        {"name": "rayclusters", "singularName": "raycluster", "kind": "RayCluster",
+         "namespaced": True}]},
+    "/apis/resource.k8s.io/v1": {"resources": [
+        {"name": "resourceclaims", "singularName": "resourceclaim", "kind": "ResourceClaim",
+         "namespaced": True},
+        {"name": "deviceclasses", "singularName": "deviceclass", "kind": "DeviceClass",
+         "namespaced": False}]},
+    "/apis/other.io/v1alpha1": {"resources": [
+        {"name": "rayclusters", "singularName": "raycluster", "kind": "RayCluster",
+         "namespaced": True}]},
+}
+
+
+class Api:
+    def get(self, path: str) -> dict:
+        return DISCOVERY[path]
+
+
+CATALOG = Catalog.from_api(Api())
+
+
+@pytest.mark.parametrize(("word", "plural", "group"), [
+    ("pod", "pods", ""), ("pods", "pods", ""), ("po", "pods", ""), ("Pod", "pods", ""),
+    ("events", "events", ""),  # the core group wins, as with kubectl
+    ("events.events.k8s.io", "events", "events.k8s.io"),
+    ("resourceclaim", "resourceclaims", "resource.k8s.io"),
+    ("deviceclass", "deviceclasses", "resource.k8s.io"),
+    ("raycluster.ray.io", "rayclusters", "ray.io"),
+])
+def test_a_kind_is_named_as_kubectl_names_it(word, plural, group):
+    kind = CATALOG.resolve(word)
+    assert (kind.plural, kind.group) == (plural, group)
+
+
+def test_subresources_are_no_kinds_and_scope_and_version_come_from_discovery():
+    assert "pods/status" not in {k.plural for k in CATALOG.kinds}
+    claim = CATALOG.resolve("resourceclaim")
+    assert claim.namespaced and claim.api_version == "resource.k8s.io/v1"
+    assert not CATALOG.resolve("deviceclass").namespaced
+
+
+def test_an_unknown_or_ambiguous_kind_says_what_is_served():
+    with pytest.raises(UnknownKind, match=r"no kind 'resorceclaim' is served by this cluster; "
+                                          r"closest served: resourceclaim"):
+        CATALOG.resolve("resorceclaim")
+    with pytest.raises(UnknownKind, match=r"in 2 API groups \(other.io, ray.io\): say which, "
+                                          r"as in raycluster.other.io"):
+        CATALOG.resolve("raycluster")
+
+
+def test_a_manifest_s_kind_is_found_by_its_api_version():
+    assert CATALOG.of_manifest("resource.k8s.io/v1", "ResourceClaim").plural == "resourceclaims"
+    assert CATALOG.of_manifest("v1", "Pod").plural == "pods"
+    assert CATALOG.of_manifest("resource.k8s.io/v1beta2", "ResourceClaim").version == "v1"
+    with pytest.raises(UnknownKind, match=r"ResourceClaim is served as resource\.k8s\.io/v1, "
+                                          r"not in the group of ray\.io/v1"):
+        CATALOG.of_manifest("ray.io/v1", "ResourceClaim")
+    with pytest.raises(UnknownKind, match="closest served: raycluster"):
+        CATALOG.of_manifest("ray.io/v1", "RayClustr")
