@@ -23,7 +23,8 @@ from typing import Any, Literal
 import parse
 import yaml
 
-from aftershock import limits, properties
+from aftershock import limits, phrases, properties
+from aftershock.comparison import Comparison, ComparisonError
 from aftershock.errors import UserError
 from aftershock.parse_types import EXTRA_TYPES
 
@@ -113,8 +114,18 @@ def split_label(text: str) -> tuple[str, str | None]:
 def step_problem(text: str, definition: StepDefinition, arguments: dict[str, Any]) -> str | None:
     """Why a step cannot run as written: more than one step matches its words, a property it
     may not name, or a number beyond what this machine can hold or wait for."""
-    return ambiguity(text) or label_problem(text, definition) or limits.step_problem(
-        definition.func.__name__, arguments)
+    return ambiguity(text) or label_problem(text, definition) or comparison_problem(
+        definition, arguments) or limits.step_problem(definition.func.__name__, arguments)
+
+
+def comparison_problem(definition: StepDefinition, arguments: dict[str, Any]) -> str | None:
+    """Why a field comparison a step names (``status.readyReplicas >= 1``) cannot be read."""
+    for name in re.findall(r"{(\w+):Comparison}", definition.pattern):
+        try:
+            Comparison.parse(str(arguments[name]))
+        except ComparisonError as exc:
+            return str(exc)
+    return None
 
 
 def block_problem(definition: StepDefinition, block: str | None) -> tuple[str, int] | None:
@@ -164,15 +175,27 @@ def label_problem(text: str, definition: StepDefinition) -> str | None:
 def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
     """The definition whose whole pattern matches ``text``, with its parsed arguments."""
     text = split_label(text)[0]
-    for definition in REGISTRY:  # the first is the only one: ``ambiguity`` refuses two
-        found = _compiled(definition).parse(text)
-        if found is not None:
-            return definition, dict(found.named)
+    for definition in _matching(text)[:1]:  # the only one: ``ambiguity`` refuses two
+        return definition, dict(_compiled(definition).parse(text).named)
     return None
 
 
 def _matching(text: str) -> list[StepDefinition]:
-    return [d for d in REGISTRY if _compiled(d).parse(text) is not None]
+    """The definitions whose pattern matches ``text``. Where several do, one whose free words
+    are a condition or an event ("within 30 seconds <condition>") yields to the others when
+    its words are no known phrase ("within 30 seconds raycluster/web matches:")."""
+    found = [d for d in REGISTRY if _compiled(d).parse(text) is not None]
+    if len(found) < 2:
+        return found
+    fitting = [d for d in found if _phrases_known(d, text)]
+    return fitting if fitting else found
+
+
+def _phrases_known(definition: StepDefinition, text: str) -> bool:
+    arguments = _compiled(definition).parse(text).named
+    known = {"condition": phrases.CONDITIONS, "event": phrases.EVENTS}
+    return all(phrases.match(known[what], str(arguments[argument])) is not None
+               for argument, what in definition.phrases.items())
 
 
 def load_step_modules(package: str) -> list[str]:

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from aftershock import paths
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -46,8 +48,10 @@ class UnknownKind(LookupError):
 class Catalog:
     """Every kind the cluster serves at its preferred version."""
 
-    def __init__(self, kinds: Iterable[Kind]):
+    def __init__(self, kinds: Iterable[Kind], api: Any = None):
         self.kinds = list(kinds)
+        self.api = api  # for the schemas the cluster publishes
+        self._documents: dict[tuple[str, str], dict[str, Any]] = {}
 
     @classmethod
     def from_api(cls, api: Any) -> Catalog:
@@ -60,7 +64,7 @@ class Catalog:
             with contextlib.suppress(Exception):  # a group that stopped answering: left out
                 found += [_kind(group["name"], version, item) for item in
                           api.get(f"/apis/{group['name']}/{version}").get("resources") or ()]
-        return cls(kind for kind in found if "/" not in kind.plural)  # no subresources
+        return cls((kind for kind in found if "/" not in kind.plural), api)  # no subresources
 
     def resolve(self, word: str) -> Kind:
         """The kind a step's word names: a plural, singular, kind or short name, optionally
@@ -92,12 +96,51 @@ class Catalog:
                               f"{api_version}")
         raise UnknownKind(self.problem(kind))
 
+    def field_problem(self, kind: Kind, path: str) -> str | None:
+        """Why ``path`` is no field of ``kind`` by the schema the cluster publishes for it
+        (OpenAPI v3), or None; None too where it publishes none (nothing to check against)."""
+        found = self._schema(kind)
+        if found is None:
+            return None
+        schema, schemas = found
+        return paths.schema_problem(schema, path, lambda node: _resolved(node, schemas))
+
+    def _schema(self, kind: Kind) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        key = (kind.group, kind.version)
+        if key not in self._documents:
+            where = f"/openapi/v3/apis/{kind.group}/{kind.version}" if kind.group else \
+                "/openapi/v3/api/v1"
+            try:
+                self._documents[key] = self.api.get(where)
+            except Exception:  # none published (or not readable): nothing to check against
+                self._documents[key] = {}
+        schemas = (self._documents[key].get("components") or {}).get("schemas") or {}
+        for schema in schemas.values():
+            for gvk in schema.get("x-kubernetes-group-version-kind") or ():
+                if (gvk.get("group", ""), gvk.get("version"), gvk.get("kind")) == \
+                        (kind.group, kind.version, kind.kind):
+                    return schema, schemas
+        return None
+
     def problem(self, word: str) -> str:
         words = sorted({w for k in self.kinds for w in (k.kind.lower(), k.plural)})
         close = difflib.get_close_matches(word.lower().partition(".")[0], words, n=3,
                                           cutoff=0.6)
         hint = ("; closest served: " + ", ".join(close)) if close else ""
         return f"no kind '{word}' is served by this cluster{hint}"
+
+
+def _resolved(node: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAPI v3 node with its reference followed: ``$ref``, or one ``allOf`` of it (how
+    Kubernetes publishes a field of a named type, beside its description and default)."""
+    for _ in range(8):  # a reference to a reference: a few at most
+        if "$ref" in node:
+            node = schemas.get(node["$ref"].rsplit("/", 1)[-1]) or {}
+        elif len(node.get("allOf") or ()) == 1:
+            node = {**{k: v for k, v in node.items() if k != "allOf"}, **node["allOf"][0]}
+        else:
+            break
+    return node
 
 
 def _kind(group: str, version: str, item: dict[str, Any]) -> Kind:

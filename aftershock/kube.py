@@ -4,6 +4,7 @@ the global default configuration), and waiting for a state by watching, never by
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,36 @@ def batch(api: client.ApiClient) -> client.BatchV1Api:
 
 
 OWNER_LABEL = "aftershock.io/namespace"  # on cluster-scoped objects a scenario creates
+
+
+class Discovery:
+    """``get(path) -> dict`` over a typed client, for discovery documents."""
+
+    def __init__(self, api: client.ApiClient):
+        self.api = api
+
+    def get(self, path: str) -> dict[str, Any]:
+        request = self.api.param_serialize("GET", path, header_params={
+            "Accept": "application/json"}, auth_settings=["BearerToken"])
+        response = self.api.call_api(*request)
+        response.read()
+        if response.status != 200:
+            raise ApiException(status=response.status, reason=f"GET {path}")
+        return json.loads(response.data)
+
+
+def delete_if_present(resource: Any, name: str, namespace: str | None = None) -> None:
+    """Delete an object of a dynamic resource; one already gone is no failure."""
+    try:
+        resource.delete(name=name, namespace=namespace)
+    except ApiException as exc:
+        if exc.status != 404:
+            raise
+
+
+def delete_object(api: client.ApiClient, api_version: str, kind: str, name: str) -> None:
+    """Delete a cluster-scoped object a scenario made, by its apiVersion and kind."""
+    delete_if_present(dynamic_client(api).resources.get(api_version=api_version, kind=kind), name)
 
 
 def retire_namespace(api: client.ApiClient, namespace: str, timeout: float = 60) -> None:

@@ -15,4 +15,21 @@ def _ordinal_type(text: str) -> int:
 
 
 _ordinal_type.pattern = r"[1-9][0-9]*(?:st|nd|rd|th)"  # 1st, 2nd, 3rd, 11th
-EXTRA_TYPES = {"Name": _name_type, "Ordinal": _ordinal_type}
+
+
+def _ref_type(text: str) -> str:
+    return text
+
+
+# An object as kubectl names it: kind/name, the kind maybe with its group (claim.resource.k8s.io)
+_ref_type.pattern = r"[A-Za-z][A-Za-z0-9.-]*/[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?"
+
+
+def _comparison_type(text: str) -> str:
+    return text
+
+
+# A field compared with a value (aftershock.comparison), told from other words by its operator
+_comparison_type.pattern = r"\S+ +(?:(?:==|!=|<=|>=|<|>) *\S.*|exists|absent)"
+EXTRA_TYPES = {"Name": _name_type, "Ordinal": _ordinal_type, "Ref": _ref_type,
+               "Comparison": _comparison_type}

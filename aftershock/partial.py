@@ -68,6 +68,18 @@ def _field(actual: dict, key: str, where: str) -> Any:
     return _MISSING if value is None else value
 
 
+def leaf_paths(expected: Any, where: str = "") -> list[str]:
+    """The paths a partial manifest names, down to each value it gives (a list element by its
+    position): what a schema must hold for the match to be about real fields."""
+    if isinstance(expected, dict) and expected:
+        return [path for key, value in expected.items()
+                for path in leaf_paths(value, _join(where, str(key)))]
+    if isinstance(expected, list) and expected:
+        return [path for position, value in enumerate(expected)
+                for path in leaf_paths(value, f"{where}[{position}]")]
+    return [where] if where else []
+
+
 class PartialError(ValueError):
     """A key of the partial manifest that is not one (a selector that cannot be read)."""
 

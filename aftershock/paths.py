@@ -6,6 +6,7 @@ turned into a JSON patch against the object as it is, and checked against a CRD'
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,11 +158,15 @@ def patch(obj: dict, path: str, value: Any) -> list[dict[str, Any]]:
     return [*tests, {"op": op, "path": where, "value": value}]
 
 
-def schema_problem(schema: dict[str, Any], path: str) -> str | None:
-    """Why a CRD's openAPIV3Schema cannot address ``path``, or None."""
-    node = schema
+def schema_problem(schema: dict[str, Any], path: str,
+                   resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> str | None:
+    """Why a CRD's openAPIV3Schema (or an OpenAPI v3 schema, its references followed by
+    ``resolve``) cannot address ``path``, or None."""
+    resolve = resolve or (lambda node: node)
+    node = resolve(schema)
     walked = ""
     for step in parse(path):
+        node = resolve(node)
         if node.get("x-kubernetes-preserve-unknown-fields"):
             return None
         if isinstance(step, Key):

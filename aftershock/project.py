@@ -68,7 +68,9 @@ def catalogue(root: Path) -> list[str]:
     for definition in sorted(REGISTRY, key=lambda d: (_origin(d), d.example)):
         judged = f"  [judges by {definition.check}; may name properties]" if definition.check \
             else ""
-        lines.append(f"{definition.kind.capitalize()} {definition.example}{judged}")
+        block = "  [with a YAML block under it, between \"\"\" lines]" \
+            if definition.takes_block else ""
+        lines.append(f"{definition.kind.capitalize()} {definition.example}{judged}{block}")
         doc = inspect.getdoc(definition.func)
         detail = doc.splitlines()[0] if doc else ""
         lines.append(f"    {_origin(definition)}{': ' + detail if detail else ''}")

@@ -13,7 +13,8 @@ from aftershock import paths
 from aftershock.door import STRICT, HarnessWriteFailed, call, unmet
 from aftershock.door import refused as _refused
 
-__all__ = ["STRICT", "HarnessWriteFailed", "call", "create", "set_field", "unmet"]
+__all__ = ["STRICT", "HarnessWriteFailed", "apply", "call", "create", "delete", "merge_patch",
+           "set_field", "unmet"]
 JSON_PATCH = "application/json-patch+json"
 
 
@@ -78,3 +79,85 @@ def set_field(resource, name: str, namespace: str | None, path: str, value: Any,
                                  f"generation stayed {before}: the change did not reach the "
                                  "spec the implementation reads")
     return after
+
+
+MERGE_PATCH = "application/merge-patch+json"
+FIELD_MANAGER = "aftershock"
+
+
+def apply(resource, manifest: dict[str, Any], namespace: str | None) -> dict[str, Any]:
+    """Apply a whole manifest, as ``kubectl apply --server-side --force-conflicts`` does
+    (create it, or make it so); its ``status``, which an apply does not write, through the
+    status subresource. Each field given must read back from the stored object."""
+    meta = manifest.get("metadata") or {}
+    ref = _ref(manifest.get("kind", resource.kind), namespace, meta.get("name", "?"))
+    status = manifest.get("status")
+    body = {key: value for key, value in manifest.items() if key != "status"}
+    try:
+        stored = resource.server_side_apply(
+            body=body, name=meta.get("name"), namespace=namespace, field_manager=FIELD_MANAGER,
+            force_conflicts=True, query_params=list(STRICT)).to_dict()
+    except ApiException as exc:
+        if exc.status in (400, 409, 422):
+            raise _refused(f"the apply of {ref}", exc) from None
+        raise
+    _read_back(ref, body, stored, "applied")
+    if status is not None:
+        stored = _patch_status(resource, ref, meta.get("name"), namespace, status)
+    return stored
+
+
+def merge_patch(resource, name: str, namespace: str | None,
+                body: dict[str, Any]) -> dict[str, Any]:
+    """A JSON merge patch (``kubectl patch --type merge``; null removes a field), its
+    ``status`` through the status subresource; each field given must read back."""
+    ref = _ref(resource.kind, namespace, name)
+    rest = {key: value for key, value in body.items() if key != "status"}
+    stored: dict[str, Any] = {}
+    if rest:
+        try:
+            stored = resource.patch(body=rest, name=name, namespace=namespace,
+                                    content_type=MERGE_PATCH,
+                                    query_params=list(STRICT)).to_dict()
+        except ApiException as exc:
+            if exc.status in (400, 404, 422):
+                raise _refused(f"the patch of {ref}", exc) from None
+            raise
+        _read_back(ref, rest, stored, "patched")
+    if "status" in body:
+        stored = _patch_status(resource, ref, name, namespace, body["status"])
+    return stored
+
+
+def _patch_status(resource, ref: str, name: str, namespace: str | None,
+                  status: Any) -> dict[str, Any]:
+    try:
+        stored = resource.status.patch(body={"status": status}, name=name, namespace=namespace,
+                                       content_type=MERGE_PATCH,
+                                       query_params=list(STRICT)).to_dict()
+    except ApiException as exc:
+        if exc.status in (400, 404, 422):
+            raise _refused(f"the status of {ref}", exc) from None
+        raise
+    _read_back(ref, {"status": status}, stored, "given its status")
+    return stored
+
+
+def _read_back(ref: str, wanted: dict[str, Any], stored: dict[str, Any], done: str) -> None:
+    missing = unmet(wanted, stored)
+    if missing:
+        raise HarnessWriteFailed(f"harness error: {ref} was {done}, but {missing.lstrip('.')} "
+                                 "does not read back from the stored object (the field was "
+                                 "dropped or changed)")
+
+
+def delete(resource, name: str, namespace: str | None) -> None:
+    """Delete an object (``kubectl delete --wait=false``): it must have been there, and now
+    be gone or going (a deletionTimestamp: finalizers may hold it)."""
+    ref = _ref(resource.kind, namespace, name)
+    try:
+        resource.delete(name=name, namespace=namespace)
+    except ApiException as exc:
+        if exc.status == 404:
+            raise HarnessWriteFailed(f"harness error: {ref} to delete is not there") from None
+        raise

@@ -27,6 +27,7 @@ import pandas
 
 import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
 from aftershock import world
+from aftershock.bdd.steps import objects
 from aftershock.capabilities import MissingCapability
 from aftershock.errors import StepFailed, UserError
 from aftershock.grammar import (
@@ -171,6 +172,9 @@ class Session:
                             + (f" (line {problem[1]} of its block)" if problem[1] else ""))
         if block is not None:
             arguments = {**arguments, BLOCK: block}
+        # The kinds it names, found by discovery and recorded from now (a feature's are found
+        # before its first step); manifests are named relative to the working directory.
+        objects.prepare(self.scenario, None, [(line, block, 1)])
         began = time.monotonic()
         self.scenario.property_label = split_label(text)[1]
         self.scenario.step = f"{keyword} {text}"

@@ -19,6 +19,7 @@ from aftershock.phrases.base import (
     CLUSTER_SCOPED,
     CONDITIONS,
     EVENTS,
+    KINDS,
     Condition,
     Phrase,
     PhraseError,
@@ -31,6 +32,6 @@ from aftershock.phrases.base import (
     resource_of,
 )
 
-__all__ = ["CLUSTER_SCOPED", "CONDITIONS", "EVENTS", "Condition", "Phrase", "PhraseError",
+__all__ = ["CLUSTER_SCOPED", "CONDITIONS", "EVENTS", "KINDS", "Condition", "Phrase", "PhraseError",
            "build_condition", "build_event", "condition", "event", "match", "problem",
            "resource_of"]

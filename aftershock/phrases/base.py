@@ -95,12 +95,26 @@ def build_event(text: str, ctx) -> Event:
     return _build(EVENTS, text, "event", ctx)
 
 
-def resource_of(kind: str) -> str:
-    plural = PLURAL.get(kind.lower(), kind.lower())
-    return plural
+# The kinds a scenario's steps named, as discovery found them: word → {"resource": plural,
+# "namespaced": bool}. A scenario fact, so a saved judgement reads the words as they were meant.
+KINDS = "kinds"
+
+
+def _discovered(ctx) -> dict[str, dict]:
+    return ((getattr(ctx, "facts", None) or {}).get(KINDS)) or {}
+
+
+def resource_of(kind: str, ctx=None) -> str:
+    known = _discovered(ctx).get(kind.lower())
+    if known:
+        return known["resource"]
+    return PLURAL.get(kind.lower(), kind.lower())
 
 
 def namespace_of(ctx, resource: str) -> str:
+    for known in _discovered(ctx).values():
+        if known["resource"] == resource:
+            return ctx.namespace if known["namespaced"] else ""
     return "" if resource in CLUSTER_SCOPED else ctx.namespace
 
 

@@ -23,7 +23,7 @@ from aftershock.timeline.state import Query, State, is_live, is_ready, is_runnin
 
 
 def _object(state: State, ctx, kind: str, name: str) -> dict | None:
-    resource = resource_of(kind)
+    resource = resource_of(kind, ctx)
     return state.get(resource, namespace_of(ctx, resource), name)
 
 
@@ -158,7 +158,7 @@ def has_condition(ctx, kind: str, name: str, type: str, status: str) -> Conditio
         found = _condition_status(_object(state, ctx, kind, name), type)
         return found is not None and found.get("status") == status
     return Condition(f"{kind}/{name} has condition {type}={status}", holds,
-                     frozenset({resource_of(kind)}), _one(ctx, kind, name))
+                     frozenset({resource_of(kind, ctx)}), _one(ctx, kind, name))
 
 
 @condition("{kind:w}/{name:Name} has condition {type:w} {status:w} with reason {reason:w}")
@@ -169,7 +169,7 @@ def has_condition_reason(ctx, kind: str, name: str, type: str, status: str,
         return found is not None and found.get("status") == status and \
             found.get("reason") == reason
     return Condition(f"{kind}/{name} has condition {type}={status} (reason {reason})",
-                     holds, frozenset({resource_of(kind)}), _one(ctx, kind, name))
+                     holds, frozenset({resource_of(kind, ctx)}), _one(ctx, kind, name))
 
 
 @condition("node/{name:Name} is Ready")
@@ -190,14 +190,14 @@ def node_not_ready(ctx, name: str) -> Condition:
 def exists_phrase(ctx, kind: str, name: str) -> Condition:
     return Condition(f"{kind}/{name} exists",
                      lambda s: _object(s, ctx, kind, name) is not None,
-                     frozenset({resource_of(kind)}), _one(ctx, kind, name))
+                     frozenset({resource_of(kind, ctx)}), _one(ctx, kind, name))
 
 
 @condition("{kind:w}/{name:Name} is gone")
 def gone(ctx, kind: str, name: str) -> Condition:
     return Condition(f"{kind}/{name} is gone",
                      lambda s: _object(s, ctx, kind, name) is None,
-                     frozenset({resource_of(kind)}), _one(ctx, kind, name))
+                     frozenset({resource_of(kind, ctx)}), _one(ctx, kind, name))
 
 
 # --- events -------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def _is(entry: Entry, ctx, resource: str, name: str | None = None) -> bool:
 
 @event("{kind:w}/{name:Name} was created")
 def was_created(ctx, kind: str, name: str) -> Event:
-    resource = resource_of(kind)
+    resource = resource_of(kind, ctx)
     return Event(f"{kind}/{name} was created",
                  lambda e, s: _is(e, ctx, resource, name) and e.type == "ADDED",
                  frozenset({resource}))
@@ -233,7 +233,7 @@ class Deletion(Event):
 
 @event("{kind:w}/{name:Name} was deleted")
 def was_deleted(ctx, kind: str, name: str) -> Event:
-    resource = resource_of(kind)
+    resource = resource_of(kind, ctx)
     return Deletion(f"{kind}/{name} was deleted",
                     lambda e, _s: _is(e, ctx, resource, name), frozenset({resource}))
 

@@ -145,6 +145,9 @@ def undo_recorded(state: procs.ClusterState) -> dict[str, str]:
                     kube.uncordon(api, action["node"])
                 elif action["do"] == "retire_namespace":
                     kube.retire_namespace(api, action["namespace"])
+                elif action["do"] == "delete_object":
+                    kube.delete_object(api, action["api_version"], action["kind"],
+                                       action["name"])
             except Exception as exc:  # each is tried; what fails is reported
                 failures[key] = str(exc)
     return failures

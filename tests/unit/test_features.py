@@ -51,6 +51,8 @@ def test_malformed_gherkin_names_the_line(tmp_path):
 def test_each_pattern_matches_only_itself(definition):
     sample = re.sub(r"{(\w+):d}", "7", definition.pattern)
     sample = re.sub(r"{(\w+):Ordinal}", "3rd", sample)
+    sample = re.sub(r"{(\w+):Ref}", "raycluster/web", sample)
+    sample = re.sub(r"{(\w+):Comparison}", "status.readyReplicas >= 1", sample)
     sample = re.sub(r"{(\w+)(:Name|:w)?}", "web", sample)
     found = match_step(sample)
     assert found is not None and found[0] is definition
@@ -125,3 +127,20 @@ def test_a_block_missing_or_not_taken_names_the_step_line(tmp_path, block_step):
                              '      """\n      kind: X\n      """\n')
     with pytest.raises(UserError, match=r"x\.feature:3: this step takes no text block"):
         check_steps(extra)
+
+
+def test_a_condition_step_yields_to_another_whose_words_fit_when_its_own_are_no_phrase():
+    """"within 30 seconds <condition>" also matches "within 30 seconds raycluster/web
+    matches:"; with no such condition, the matching step is the other one. A condition with a
+    typo, which no other step takes, still gets the condition's own message."""
+    assert match_step("within 30 seconds raycluster/web matches:")[0].check == "matches_within"
+    assert match_step("within 30 seconds configmap/c is gone")[0].check == "eventually"
+    assert match_step("within 30 seconds 3 pods of web are Runing")[0].check == "eventually"
+
+
+def test_a_field_comparison_that_cannot_be_read_names_file_line_and_what_was_expected(tmp_path):
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                            "    Then at no point did deployment/web have status.x[a] > 2\n")
+    with pytest.raises(UserError, match=r"x\.feature:4: 'status\.x\[a\]': cannot read '\[a\]' "
+                                        r"\(expected \[0\] or \[field=value\]\)"):
+        check_steps(path)

@@ -81,3 +81,42 @@ def test_a_manifest_s_kind_is_found_by_its_api_version():
         CATALOG.of_manifest("ray.io/v1", "ResourceClaim")
     with pytest.raises(UnknownKind, match="closest served: raycluster"):
         CATALOG.of_manifest("ray.io/v1", "RayClustr")
+
+
+OPENAPI = {"components": {"schemas": {
+    "io.ray.v1.RayCluster": {
+        "x-kubernetes-group-version-kind": [{"group": "ray.io", "version": "v1",
+                                             "kind": "RayCluster"}],
+        "properties": {"metadata": {"allOf": [{"$ref": "#/components/schemas/ObjectMeta"}],
+                                    "default": {}},
+                       "status": {"type": "object", "properties": {
+                           "readyWorkerReplicas": {"type": "integer"},
+                           "conditions": {"type": "array", "items": {
+                               "$ref": "#/components/schemas/Condition"}}}}}},
+    "ObjectMeta": {"properties": {"labels": {"type": "object",
+                                             "additionalProperties": {"type": "string"}}}},
+    "Condition": {"properties": {"type": {"type": "string"}, "status": {"type": "string"}}},
+}}}
+
+
+class SchemaApi(Api):
+    def get(self, path: str) -> dict:
+        if path == "/openapi/v3/apis/ray.io/v1":
+            return OPENAPI
+        if path.startswith("/openapi/"):
+            raise LookupError(path)  # nothing published for this group
+        return super().get(path)
+
+
+def test_a_field_is_checked_against_the_schema_the_cluster_publishes_references_followed():
+    catalog = Catalog.from_api(SchemaApi())
+    ray = catalog.resolve("raycluster.ray.io")
+    for path in ("status.readyWorkerReplicas", "metadata.labels.app",
+                 "status.conditions[type=Ready].status"):
+        assert catalog.field_problem(ray, path) is None, path
+    assert "no field 'readyWorkerReplica' under 'status' (fields there: conditions, " \
+           "readyWorkerReplicas)" in catalog.field_problem(ray, "status.readyWorkerReplica")
+    assert "no field 'statsu' under 'status.conditions[type=Ready]'" in \
+        catalog.field_problem(ray, "status.conditions[type=Ready].statsu")
+    # A kind whose group publishes no schema: nothing to check against, no refusal
+    assert catalog.field_problem(catalog.resolve("pod"), "status.anything") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from aftershock.partial import PartialError, matches, mismatches
+from aftershock.partial import PartialError, leaf_paths, matches, mismatches
 
 POD = yaml.safe_load("""
 metadata: {name: web-0, labels: {app: web, tier: front}}
@@ -68,3 +68,10 @@ def test_a_selector_that_cannot_be_read_is_refused_naming_it():
         mismatches(yaml.safe_load("status:\n  conditions[type]: {status: 'True'}"), POD)
     with pytest.raises(PartialError, match="nest maps"):
         mismatches({"spec": {"containers[0].image": "nginx"}}, POD)
+
+
+def test_the_leaf_paths_of_a_partial_manifest_are_what_a_schema_must_hold():
+    expected = yaml.safe_load("status:\n  conditions[type=Ready]: {status: 'True'}\n"
+                              "  phase: null\nspec:\n  containers: [{name: app}]\n")
+    assert leaf_paths(expected) == ["status.conditions[type=Ready].status", "status.phase",
+                                    "spec.containers[0].name"]

@@ -1,0 +1,281 @@
+"""Steps for any resource, as Chainsaw and KUTTL users write them: apply a manifest, patch,
+delete, and assert a partial manifest; judged over the whole recorded history, not at the
+moment of a poll. Kinds are named as kubectl names them (``resourceclaim/c``) and found by
+discovery; every write goes through the harness's door (Strict, read back)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aftershock import kube, partial, phrases, writes
+from aftershock.checks.objects import ObjectRef
+from aftershock.comparison import Comparison, ComparisonError
+from aftershock.errors import StepFailed, UserError
+from aftershock.grammar import match_step, split_keyword
+from aftershock.kinds import Catalog, Kind, UnknownKind
+from aftershock.partial import PartialError
+from aftershock.properties import Judgement
+from aftershock.scenario import Scenario, given, then, when
+from aftershock.sut.placeholders import fill
+
+CATALOG = "kinds served"  # the scenario's discovery of kinds (not plain data: not judged)
+FEATURE_DIR = "feature dir"  # where the feature file is: manifests are named relative to it
+
+
+def catalog(scenario: Scenario) -> Catalog:
+    found = scenario.facts.get(CATALOG)
+    if found is None:
+        found = Catalog.from_api(kube.Discovery(scenario.api))
+        scenario.facts[CATALOG] = found
+    return found
+
+
+def _kind(scenario: Scenario, word: str) -> Kind:
+    try:
+        kind = catalog(scenario).resolve(word)
+    except UnknownKind as exc:
+        raise StepFailed(str(exc)) from None
+    _known(scenario, word, kind)
+    _record(scenario, kind)
+    return kind
+
+
+def _known(scenario: Scenario, word: str, kind: Kind) -> None:
+    """The phrases ("configmap/c is gone") read the word as discovery found it."""
+    scenario.facts.setdefault(phrases.KINDS, {})[word.lower()] = {
+        "resource": kind.plural, "namespaced": kind.namespaced}
+
+
+REF = re.compile(r"{(\w+):Ref}")
+
+
+def prepare(scenario: Scenario, feature: Path | None,
+            steps: list[tuple[str, str | None, int]]) -> None:
+    """Before the first step: every kind the scenario's steps name (``kind/name``, in its
+    phrases too, and the manifests of its blocks) found by discovery and recorded from now
+    on. A kind this cluster does not serve is refused naming the step's file:line (no file:
+    a notebook's step) and the closest kinds it serves."""
+    scenario.remember(FEATURE_DIR, str(feature.parent if feature else Path.cwd()))
+    found: list[Kind] = []
+    for text, block, line in steps:
+        try:
+            found += [_kind_of(scenario, word) for word in _words(text)]
+            step = match_step(split_keyword(text)[1])
+            if block is not None and step is not None and step[0].func is apply_block:
+                found += _manifest_kinds(scenario, block)
+            if step is not None:
+                _check_fields(scenario, *step, block)
+        except UnknownKind as exc:
+            if feature is None:
+                raise UserError(str(exc)) from None
+            raise UserError(str(exc), path=str(feature), line=line) from None
+    if found and scenario.recorder is not None:
+        scenario.recorder.record(list(dict.fromkeys((k.group, k.plural) for k in found)))
+
+
+def _check_fields(scenario: Scenario, definition, arguments: dict[str, Any],
+                  block: str | None) -> None:
+    """The fields a judging step names exist in the kind's published schema: a typo would
+    otherwise make "at no point did it have <typo> > 5" hold for ever."""
+    refs = REF.findall(definition.pattern)
+    if not refs or definition.func not in (never_had, kept, matches):
+        return
+    kind = catalog(scenario).resolve(str(arguments[refs[0]]).partition("/")[0])
+    if definition.func is matches:
+        expected = [d for d in yaml.safe_load_all(block or "") if d is not None]
+        fields = partial.leaf_paths(expected[0]) if len(expected) == 1 else []
+    else:
+        fields = [Comparison.parse(str(arguments["comparison"])).path]
+    for path in fields:
+        problem = catalog(scenario).field_problem(kind, path)
+        if problem:
+            raise UnknownKind(f"{kind.kind.lower()} has no field {path}: {problem}")
+
+
+def _kind_of(scenario: Scenario, word: str) -> Kind:
+    kind = catalog(scenario).resolve(word)
+    _known(scenario, word, kind)
+    return kind
+
+
+def _words(text: str) -> list[str]:
+    """The kind words a step names: its kind/name arguments, and its phrases' kinds."""
+    found = match_step(split_keyword(text)[1])
+    if found is None:
+        return []
+    definition, arguments = found
+    words = [str(arguments[name]).partition("/")[0] for name in REF.findall(definition.pattern)]
+    known = {"condition": phrases.CONDITIONS, "event": phrases.EVENTS}
+    for argument, what in definition.phrases.items():
+        said = phrases.match(known[what], str(arguments[argument]))
+        if said is not None and said[1].get("kind"):
+            words.append(str(said[1]["kind"]))
+    return words
+
+
+def _manifest_kinds(scenario: Scenario, block: str) -> list[Kind]:
+    kinds = []
+    for manifest in yaml.safe_load_all(block):
+        if isinstance(manifest, dict) and manifest.get("apiVersion") and manifest.get("kind"):
+            kinds.append(catalog(scenario).of_manifest(manifest["apiVersion"],
+                                                       manifest["kind"]))
+    return kinds
+
+
+def _record(scenario: Scenario, kind: Kind) -> None:
+    if scenario.recorder is not None:
+        scenario.recorder.record([(kind.group, kind.plural)])
+
+
+def _ref(scenario: Scenario, text: str) -> tuple[Kind, str, ObjectRef]:
+    """'raycluster/web' → its kind, name and the reference judgements carry."""
+    word, slash, name = text.partition("/")
+    if not slash or not name:
+        raise StepFailed(f"'{text}': expected <kind>/<name>, as kubectl names an object "
+                         "(resourceclaim/c)")
+    kind = _kind(scenario, word)
+    namespace = scenario.namespace if kind.namespaced else ""
+    return kind, name, ObjectRef(kind.plural, namespace, name, f"{word}/{name}")
+
+
+def _documents(scenario: Scenario, text: str, where: str) -> list[dict[str, Any]]:
+    # {name}: a name unique to the scenario that fits any object name or label (its
+    # namespace's: a DNS label)
+    filled = fill(text, {"namespace": scenario.namespace, "name": scenario.namespace})
+    try:
+        found = [d for d in yaml.safe_load_all(filled) if d is not None]
+    except yaml.YAMLError as exc:
+        raise StepFailed(f"{where}: the YAML does not parse: {exc}") from None
+    if not found or not all(isinstance(d, dict) for d in found):
+        raise StepFailed(f"{where}: expected one or more manifests (maps)")
+    return found
+
+
+def _resource(scenario: Scenario, kind: Kind, api_version: str | None = None):
+    client = scenario.facts.get("dynamic client")
+    if client is None:
+        client = scenario.remember("dynamic client", kube.dynamic_client(scenario.api))
+    return client.resources.get(api_version=api_version or kind.api_version, kind=kind.kind)
+
+
+def apply(scenario: Scenario, text: str, where: str) -> None:
+    for manifest in _documents(scenario, text, where):
+        api_version, kind_name = manifest.get("apiVersion"), manifest.get("kind")
+        name = (manifest.get("metadata") or {}).get("name")
+        if not api_version or not kind_name or not name:
+            raise StepFailed(f"{where}: a manifest needs apiVersion, kind and metadata.name")
+        try:
+            kind = catalog(scenario).of_manifest(api_version, kind_name)
+        except UnknownKind as exc:
+            raise StepFailed(f"{where}: {exc}") from None
+        _record(scenario, kind)
+        namespace = scenario.namespace if kind.namespaced else None
+        if namespace:
+            manifest.setdefault("metadata", {})["namespace"] = namespace
+        scenario.timeline.mark(f"apply {kind.kind.lower()}/{name}")
+        resource = _resource(scenario, kind, api_version)
+        if not kind.namespaced and f"apply {kind.plural}/{name}" not in scenario.facts:
+            # Outside the namespace: removed when the scenario ends, however it ends
+            key = f"{kind.plural}/{name}"
+            scenario.remember(f"apply {key}", True)
+            scenario.remember_undo(key, {"do": "delete_object", "api_version": api_version,
+                                         "kind": kind_name, "name": name})
+
+            def undo(resource=resource, name=name, key=key) -> None:
+                kube.delete_if_present(resource, name)
+                scenario.forget_undo(key)
+            scenario.on_cleanup(f"delete {kind.kind.lower()}/{name}", undo)
+        writes.apply(resource, manifest, namespace)
+
+
+@given("I apply:")
+def apply_block(scenario: Scenario, docstring: str) -> None:
+    """Create or update the block's manifests, status too (kubectl apply --server-side).
+
+    {namespace} and {name} in them are the scenario's."""
+    apply(scenario, docstring, "the block")
+
+
+@given("I apply the manifest {path}")
+def apply_file(scenario: Scenario, path: str) -> None:
+    """As 'I apply:', from a file relative to the feature file (manifests/claim.yaml)."""
+    base = Path(scenario.facts.get(FEATURE_DIR) or ".")
+    file = base / path
+    if not file.is_file():
+        raise StepFailed(f"no manifest {file} (a path is relative to the feature file)")
+    apply(scenario, file.read_text(), str(file))
+
+
+@when("I patch {ref:Ref}:")
+def patch(scenario: Scenario, ref: str, docstring: str) -> None:
+    """A merge patch of the block (null removes a field), its status through /status."""
+    kind, name, _ = _ref(scenario, ref)
+    body = _documents(scenario, docstring, "the block")
+    if len(body) != 1:
+        raise StepFailed("a patch is one map: the fields to change (null removes one)")
+    namespace = scenario.namespace if kind.namespaced else None
+    scenario.timeline.mark(f"patch {ref}")
+    writes.merge_patch(_resource(scenario, kind), name, namespace, body[0])
+
+
+@when("I delete {ref:Ref}")
+def delete(scenario: Scenario, ref: str) -> None:
+    """Delete it (kubectl delete --wait=false): finalizers may hold it; judge it gone later."""
+    kind, name, _ = _ref(scenario, ref)
+    scenario.timeline.mark(f"delete {ref}")
+    writes.delete(_resource(scenario, kind), name,
+                  scenario.namespace if kind.namespaced else None)
+
+
+@then("within {seconds:d} seconds {ref:Ref} matches:", check="matches_within")
+def matches(scenario: Scenario, seconds: int, ref: str, docstring: str) -> None:
+    """It matched the block's partial manifest at some recorded moment (Chainsaw's rules).
+
+    A list element is picked by key or index: conditions[type=Ready]: {status: "True"}."""
+    _, _, target = _ref(scenario, ref)
+    expected = _documents(scenario, docstring, "the block")
+    if len(expected) != 1:
+        raise StepFailed("the part of the object to match is one map")
+    start = scenario.now
+    try:
+        scenario.wait_until(lambda state: partial.matches(expected[0], target.get(state)),
+                            seconds)
+    except PartialError as exc:
+        raise StepFailed(str(exc)) from None
+    scenario.judge(Judgement("matches_within", {
+        "object": _plain(target), "expected": expected[0], "start": start, "within": seconds,
+        "now": scenario.now}))
+
+
+def _comparison(text: str) -> Comparison:
+    try:
+        return Comparison.parse(text)
+    except ComparisonError as exc:
+        raise StepFailed(str(exc)) from None
+
+
+@then("at no point did {ref:Ref} have {comparison:Comparison}", check="never_had")
+def never_had(scenario: Scenario, ref: str, comparison: str) -> None:
+    """At no recorded change was the field so: status.readyReplicas > 5 (or exists, absent).
+
+    Operators: ==, !=, <, <=, >, >=, exists, absent."""
+    _, _, target = _ref(scenario, ref)
+    scenario.judge(Judgement("never_had", {"object": _plain(target),
+                                           "comparison": _comparison(comparison).text}))
+
+
+@then("every change of {ref:Ref} kept {comparison:Comparison}", check="kept")
+def kept(scenario: Scenario, ref: str, comparison: str) -> None:
+    """After every recorded change it was so: spec.groups[name=workers].replicas >= 1."""
+    _, _, target = _ref(scenario, ref)
+    scenario.judge(Judgement("kept", {"object": _plain(target),
+                                      "comparison": _comparison(comparison).text}))
+
+
+def _plain(ref: ObjectRef) -> dict[str, str]:
+    return {"resource": ref.resource, "namespace": ref.namespace, "name": ref.name,
+            "shown": ref.shown}

@@ -1,0 +1,72 @@
+Feature: Steps for any resource
+  Apply, patch and delete any object, and judge it over its whole recorded history: what
+  Chainsaw and KUTTL check at the moment they poll, judged here at every recorded change.
+  Kinds are named as kubectl names them and found by discovery before the first step.
+
+  Scenario: A ConfigMap applied, patched and deleted keeps what it was asked to keep
+    Given a cluster with 3 nodes
+    And I apply:
+      """
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: settings
+        labels: {app: "{name}"}
+      data:
+        replicas: "3"
+        mode: fast
+      """
+    Then within 10 seconds configmap/settings matches:
+      """
+      data:
+        mode: fast
+      """
+    When I patch configmap/settings:
+      """
+      data:
+        mode: safe
+      """
+    Then within 10 seconds configmap/settings matches:
+      """
+      data: {mode: safe, replicas: "3"}
+      """
+    And every change of configmap/settings kept data.replicas == "3"
+    And at no point did configmap/settings have data.mode == slow
+    When I delete configmap/settings
+    Then within 10 seconds configmap/settings is gone
+
+  Scenario: A Deployment's status, judged at every change the recorder saw
+    Given a cluster with 3 nodes
+    And I apply the manifest manifests/web.yaml
+    Then within 60 seconds deployment/web matches:
+      """
+      status:
+        readyReplicas: 2
+        conditions[type=Available]: {status: "True"}
+      """
+    And at no point did deployment/web have status.readyReplicas > 2
+    And every change of deployment/web kept spec.template.spec.containers[name=web].image == registry.k8s.io/pause:3.10
+
+  @expect-violation:never_had
+  Scenario: A value that held between two polls is caught
+    Given a cluster with 3 nodes
+    And I apply:
+      """
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: flag}
+      data: {mode: fast}
+      """
+    When I patch configmap/flag:
+      """
+      data: {mode: slow}
+      """
+    And I patch configmap/flag:
+      """
+      data: {mode: fast}
+      """
+    Then within 10 seconds configmap/flag matches:
+      """
+      data: {mode: fast}
+      """
+    And at no point did configmap/flag have data.mode == slow
