@@ -56,10 +56,12 @@ ISSUER = "https://kubernetes.default.svc.cluster.local"
 
 def dra_flags(version: str, component: str) -> list[str]:
     """Dynamic resource allocation is GA (resource.k8s.io/v1, on by default) from 1.34; before,
-    a beta behind a feature gate, served as v1beta1/v1beta2 only when asked for."""
+    a beta behind a feature gate, served as v1beta1/v1beta2 only when asked for. From 1.34
+    v1beta2 is served beside v1 (it is v1's shape), so one manifest runs on 1.33 and after."""
     minor = int(version.split(".")[1])
     if minor >= 34:
-        return []
+        return ["--runtime-config=resource.k8s.io/v1beta2=true"] \
+            if component == "kube-apiserver" else []
     flags = ["--feature-gates=DynamicResourceAllocation=true"]
     if component == "kube-apiserver":
         flags.append("--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")

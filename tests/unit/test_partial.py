@@ -32,6 +32,7 @@ status:
     "spec: {containers: [{name: app}, {image: envoy}]}",  # a list: same length, in order
     "status: {allocation: null}",  # null: absent
     "metadata: {}",
+    "status: {phase: {}}",  # an empty map: only that it is there, whatever its value
     "spec:\n  containers[name=app]: {ports: [{containerPort: 80}]}",
 ])
 def test_a_partial_manifest_matches_by_the_keys_it_gives(partial):

@@ -83,8 +83,10 @@ def test_missing_shape_file_is_a_user_error(tmp_path):
         load_shape(tmp_path / "absent.yaml")
 
 
-def test_dra_is_switched_on_before_1_34_only():
-    assert dra_flags("1.34.4", "kube-apiserver") == []
+def test_dra_is_switched_on_before_1_34_and_v1beta2_served_after():
+    assert dra_flags("1.34.4", "kube-apiserver") == [
+        "--runtime-config=resource.k8s.io/v1beta2=true"]
+    assert dra_flags("1.34.4", "kube-controller-manager") == []
     apiserver = dra_flags("1.33.13", "kube-apiserver")
     assert "--feature-gates=DynamicResourceAllocation=true" in apiserver
     assert any("resource.k8s.io/v1beta2=true" in flag for flag in apiserver)
