@@ -1,0 +1,51 @@
+"""A known Kubernetes bug written only with the steps for any resource: kubernetes/kubernetes
+#132334 (a ResourceClaim deleted while kube-controller-manager was down is never cleaned up)
+fails on 1.33.0 and passes on 1.34.4, on the embedded cluster."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aftershock.providers import toolchain
+
+REPO = Path(__file__).resolve().parents[2]
+FEATURE = "features/kubernetes/claim_cleanup_on_startup.feature"
+pytestmark = pytest.mark.cluster
+
+
+def _run(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProcess, dict]:
+    run = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", FEATURE, "-p", "no:cacheprovider",
+         "--run-dir", str(run), *options], capture_output=True, text=True, cwd=REPO,
+        timeout=900)
+    verdicts = {}
+    for path in run.glob("*/judgements.jsonl"):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            verdicts[record["step"].split(" ", 1)[1]] = (record["status"], record["summary"])
+    return result, verdicts
+
+
+def test_a_claim_deleted_while_the_controller_manager_was_down_goes_when_it_starts(tmp_path):
+    result, verdicts = _run(tmp_path)  # the default version: 1.34.4, with the fix
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert verdicts["within 30 seconds resourceclaim/gpu is gone"][0] == "pass", verdicts
+
+
+def test_on_1_33_0_the_claim_stays(tmp_path):
+    if toolchain.find("1.33.0") is None:
+        pytest.skip("Kubernetes 1.33.0 is not built here: aftershock toolchain build "
+                    "--kubernetes-version 1.33.0")
+    result, verdicts = _run(tmp_path, "--kubernetes-version", "1.33.0")
+    assert result.returncode == 1, result.stdout[-3000:]
+    # It was there, deleted and reserved, before the controller manager started...
+    assert verdicts["within 5 seconds resourceclaim/gpu matches:"][0] == "pass", verdicts
+    # ...and it never went
+    status, summary = verdicts["within 30 seconds resourceclaim/gpu is gone"]
+    assert status == "violated" and "did not happen within 30s" in summary, verdicts
