@@ -49,3 +49,40 @@ def test_on_1_33_0_the_claim_stays(tmp_path):
     # ...and it never went
     status, summary = verdicts["within 30 seconds resourceclaim/gpu is gone"]
     assert status == "violated" and "did not happen within 30s" in summary, verdicts
+
+
+CELL = '''
+Given a cluster with 3 nodes
+And I apply:
+    """
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings}
+    data: {mode: fast}
+    """
+When I patch configmap/settings:
+    """
+    data: {mode: safe}
+    """
+Then within 10 seconds configmap/settings matches:
+    """
+    data: {mode: safe}
+    """
+And at no point did configmap/settings have data.mode == slow
+'''
+
+
+def test_a_notebook_takes_the_same_steps_with_their_blocks_and_saves_them_runnable(tmp_path):
+    from aftershock.notebook import Session
+
+    saved = tmp_path / "notebook.feature"
+    with Session(shape="clusters/three-nodes.yaml") as session:
+        results = session.run(CELL)
+        assert [r.status for r in results] == ["passed"] * 5, [
+            (r.line, r.status, r.message) for r in results]
+        session.save(saved, "Applied from a notebook")
+    assert '      """\n      data: {mode: safe}\n      """' in saved.read_text()
+    result = subprocess.run([sys.executable, "-m", "pytest", str(saved), "-q",
+                             "-p", "no:cacheprovider"], cwd=REPO, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout[-3000:]
