@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
 
 from aftershock.providers import toolchain
 
@@ -81,6 +83,16 @@ def test_a_notebook_takes_the_same_steps_with_their_blocks_and_saves_them_runnab
         assert [r.status for r in results] == ["passed"] * 5, [
             (r.line, r.status, r.message) for r in results]
         session.save(saved, "Applied from a notebook")
+        # A cluster-scoped object applied is deleted when the scenario ends
+        session.step("Given I apply:", block="apiVersion: scheduling.k8s.io/v1\n"
+                     "kind: PriorityClass\nmetadata: {name: '{name}'}\nvalue: 1000\n")
+        name = session.scenario.namespace
+        scheduling = client.SchedulingV1Api(session.scenario.api)
+        assert scheduling.read_priority_class(name).value == 1000
+        session.new_scenario("after")
+        with pytest.raises(ApiException) as gone:
+            scheduling.read_priority_class(name)
+        assert gone.value.status == 404
     assert '      """\n      data: {mode: safe}\n      """' in saved.read_text()
     result = subprocess.run([sys.executable, "-m", "pytest", str(saved), "-q",
                              "-p", "no:cacheprovider"], cwd=REPO, capture_output=True,
