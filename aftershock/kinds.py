@@ -52,6 +52,30 @@ class Catalog:
         self.kinds = list(kinds)
         self.api = api  # for the schemas the cluster publishes
         self._documents: dict[tuple[str, str], dict[str, Any]] = {}
+        # Kinds an implementation will install (its CRDs), not served yet, with their schemas
+        self.pending: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def add_crds(self, documents: Iterable[Any]) -> None:
+        """The CustomResourceDefinitions among ``documents`` (an implementation's manifests,
+        installed when it starts): their kinds can be named before they are served."""
+        served = {(k.group, k.plural) for k in self.kinds}
+        for doc in documents:
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = doc.get("spec") or {}
+            names = spec.get("names") or {}
+            key = (spec.get("group", ""), names.get("plural", ""))
+            if key in served or not all(key):
+                continue
+            versions = spec.get("versions") or []
+            chosen = next((v for v in versions if v.get("storage")), versions[0] if versions
+                          else {})
+            self.kinds.append(Kind(key[0], chosen.get("name", ""), key[1], names.get("kind", ""),
+                                   spec.get("scope") == "Namespaced",
+                                   names.get("singular") or "",
+                                   tuple(names.get("shortNames") or ())))
+            self.pending[key] = (chosen.get("schema") or {}).get("openAPIV3Schema") or {}
+            served.add(key)
 
     @classmethod
     def from_api(cls, api: Any) -> Catalog:
@@ -99,6 +123,9 @@ class Catalog:
     def field_problem(self, kind: Kind, path: str) -> str | None:
         """Why ``path`` is no field of ``kind`` by the schema the cluster publishes for it
         (OpenAPI v3), or None; None too where it publishes none (nothing to check against)."""
+        if (kind.group, kind.plural) in self.pending:  # not served yet: its CRD's schema
+            schema = self.pending[(kind.group, kind.plural)]
+            return paths.schema_problem(schema, path) if schema else None
         found = self._schema(kind)
         if found is None:
             return None

@@ -98,3 +98,17 @@ def test_a_notebook_takes_the_same_steps_with_their_blocks_and_saves_them_runnab
                              "-p", "no:cacheprovider"], cwd=REPO, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout[-3000:]
+
+
+def test_a_kind_the_implementation_installs_is_named_before_it_is_served(tmp_path):
+    """sample-controller's Foo, named in steps before the implementation's step installs its
+    CRD: known from the profile's manifests, recorded once served, its fields checked against
+    the CRD's schema."""
+    run = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", "tests/data/foo_before_its_crd.feature",
+         "--profile", "profiles/thirdparty/sample-controller.yaml", "-p", "no:cacheprovider",
+         "--run-dir", str(run)], capture_output=True, text=True, cwd=REPO, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    verdicts = (next(run.glob("*/verdicts.txt"))).read_text()
+    assert "never_had: PASS: foo/example never had status.availableReplicas > 2 over" in verdicts

@@ -120,3 +120,26 @@ def test_a_field_is_checked_against_the_schema_the_cluster_publishes_references_
         catalog.field_problem(ray, "status.conditions[type=Ready].statsu")
     # A kind whose group publishes no schema: nothing to check against, no refusal
     assert catalog.field_problem(catalog.resolve("pod"), "status.anything") is None
+
+
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "spec": {"group": "samplecontroller.k8s.io", "scope": "Namespaced",
+                "names": {"plural": "foos", "singular": "foo", "kind": "Foo"},
+                "versions": [{"name": "v1alpha1", "served": True, "storage": True, "schema": {
+                    "openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                        "type": "object", "properties": {"replicas": {"type": "integer"}}}}}}}]}}
+
+
+def test_a_kind_the_implementation_will_install_is_known_before_it_is_served():
+    """A feature names foo/web before the implementation's step installs its CRD."""
+    catalog = Catalog.from_api(Api())
+    catalog.add_crds([CRD, {"kind": "ConfigMap"}])
+    foo = catalog.resolve("foo")
+    assert (foo.group, foo.plural, foo.version, foo.namespaced) == (
+        "samplecontroller.k8s.io", "foos", "v1alpha1", True)
+    assert ("samplecontroller.k8s.io", "foos") in catalog.pending
+    assert catalog.field_problem(foo, "spec.replicas") is None
+    assert "no field 'replica' under 'spec'" in catalog.field_problem(foo, "spec.replica")
+    catalog.add_crds([{**CRD, "spec": {**CRD["spec"], "group": "ray.io",
+                                        "names": {"plural": "rayclusters", "kind": "RayCluster"}}}])
+    assert ("ray.io", "rayclusters") not in catalog.pending  # served already: discovery's

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from aftershock import kube, partial, phrases, writes
+from aftershock import kube, partial, phrases, writes, yamlsrc
 from aftershock.checks.objects import ObjectRef
 from aftershock.comparison import Comparison, ComparisonError
 from aftershock.errors import StepFailed, UserError
@@ -27,9 +27,13 @@ FEATURE_DIR = "feature dir"  # where the feature file is: manifests are named re
 
 
 def catalog(scenario: Scenario) -> Catalog:
+    """What the cluster serves, and the kinds of the CRDs the implementation will install."""
     found = scenario.facts.get(CATALOG)
     if found is None:
         found = Catalog.from_api(kube.Discovery(scenario.api))
+        profile = scenario.facts.get("profile")
+        for manifest in getattr(profile, "manifests", ()):
+            found.add_crds(yamlsrc.manifests(profile.resolve(manifest)))
         scenario.facts[CATALOG] = found
     return found
 
@@ -73,8 +77,8 @@ def prepare(scenario: Scenario, feature: Path | None,
             if feature is None:
                 raise UserError(str(exc)) from None
             raise UserError(str(exc), path=str(feature), line=line) from None
-    if found and scenario.recorder is not None:
-        scenario.recorder.record(list(dict.fromkeys((k.group, k.plural) for k in found)))
+    for kind in dict.fromkeys(found):
+        _record(scenario, kind)
 
 
 def _check_fields(scenario: Scenario, definition, arguments: dict[str, Any],
@@ -127,7 +131,12 @@ def _manifest_kinds(scenario: Scenario, block: str) -> list[Kind]:
 
 
 def _record(scenario: Scenario, kind: Kind) -> None:
-    if scenario.recorder is not None:
+    if (kind.group, kind.plural) in catalog(scenario).pending:
+        # Recorded once the implementation has installed it (with the profile's kinds)
+        records = scenario.facts.setdefault("records", [])
+        if (kind.group, kind.plural) not in records:
+            records.append((kind.group, kind.plural))
+    elif scenario.recorder is not None:
         scenario.recorder.record([(kind.group, kind.plural)])
 
 
