@@ -112,3 +112,17 @@ def test_a_kind_the_implementation_installs_is_named_before_it_is_served(tmp_pat
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     verdicts = (next(run.glob("*/verdicts.txt"))).read_text()
     assert "never_had: PASS: foo/example never had status.availableReplicas > 2 over" in verdicts
+
+
+def test_a_kind_or_field_typo_is_one_line_naming_file_line_and_what_is_served(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", "tests/data/typos.feature",
+         "-p", "no:cacheprovider", "--run-dir", str(tmp_path / "run")], capture_output=True,
+        text=True, cwd=REPO, timeout=600)
+    out = result.stdout
+    assert result.returncode == 1, out[-3000:]
+    assert "tests/data/typos.feature:6: no kind 'configmapp' is served by this cluster; " \
+           "closest served: configmap" in out, out[-3000:]
+    assert "tests/data/typos.feature:10: deployment has no field status.readyReplica: the " \
+           "schema has no field 'readyReplica' under 'status'" in out, out[-3000:]
+    assert "Traceback" not in out and "During handling" not in out

@@ -9,6 +9,7 @@ import pytest
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
+from aftershock.properties.context import Context
 from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
 
 NS = "ns"
@@ -123,3 +124,25 @@ def test_matches_within_over_a_gap_is_unknown():
     history.at(10, "mark", detail="end")
     verdict = judge("matches_within", MATCHES, history)
     assert verdict.status == UNKNOWN, verdict.explain()
+
+
+def test_is_gone_fails_while_the_object_stays_and_is_unknown_over_a_gap():
+    """"within 30 seconds raycluster/web is gone" (eventually, with the kind as discovery
+    found it, a scenario fact)."""
+    context = Context(NS, None, {}, {"kinds": {"raycluster": {
+        "resource": "rayclusters", "namespaced": True}}}).to_json()
+    params = {"condition": "raycluster/web is gone", "context": context, "start": 0.5,
+              "within": 5, "now": 10}
+    history = History().cluster(0, 0, type="ADDED").cluster(2, 1)
+    history.at(10, "mark", detail="end")
+    verdict = judge("eventually", params, history)
+    assert verdict.status == VIOLATED, verdict.explain()
+    history = History().cluster(0, 0, type="ADDED")
+    history.at(2, resource="rayclusters", namespace=NS, name="web", uid="u-web", type="DELETED",
+               object=raycluster(0))
+    history.at(10, "mark", detail="end")
+    assert judge("eventually", params, history).status == PASS
+    gapped = History().cluster(0, 0, type="ADDED")
+    gapped.gap(1, 9, [{"type": "DELETED", "object": raycluster(0)}])
+    gapped.at(10, "mark", detail="end")
+    assert judge("eventually", params, gapped).status == UNKNOWN

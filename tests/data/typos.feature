@@ -1,0 +1,10 @@
+Feature: Typos in the steps for any resource
+  Each is refused before its first step, naming the line and what is served.
+
+  Scenario: a kind no cluster serves
+    Given a cluster with 3 nodes
+    Then within 10 seconds configmapp/settings is gone
+
+  Scenario: a field the schema does not have
+    Given a cluster with 3 nodes
+    Then at no point did deployment/web have status.readyReplica > 2
