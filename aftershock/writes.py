@@ -115,15 +115,7 @@ def merge_patch(resource, name: str, namespace: str | None,
     rest = {key: value for key, value in body.items() if key != "status"}
     stored: dict[str, Any] = {}
     if rest:
-        try:
-            stored = resource.patch(body=rest, name=name, namespace=namespace,
-                                    content_type=MERGE_PATCH,
-                                    query_params=list(STRICT)).to_dict()
-        except ApiException as exc:
-            if exc.status in (400, 404, 422):
-                raise _refused(f"the patch of {ref}", exc) from None
-            raise
-        _read_back(ref, rest, stored, "patched")
+        stored = _merge(resource, ref, name, namespace, rest, "patched")
     if "status" in body:
         stored = _patch_status(resource, ref, name, namespace, body["status"])
     return stored
@@ -131,15 +123,21 @@ def merge_patch(resource, name: str, namespace: str | None,
 
 def _patch_status(resource, ref: str, name: str, namespace: str | None,
                   status: Any) -> dict[str, Any]:
+    return _merge(resource.status, ref, name, namespace, {"status": status}, "given its status")
+
+
+def _merge(target, ref: str, name: str, namespace: str | None, body: dict[str, Any],
+           done: str) -> dict[str, Any]:
+    """One merge patch of ``target`` (the resource, or its status subresource), read back."""
     try:
-        stored = resource.status.patch(body={"status": status}, name=name, namespace=namespace,
-                                       content_type=MERGE_PATCH,
-                                       query_params=list(STRICT)).to_dict()
+        stored = target.patch(body=body, name=name, namespace=namespace,
+                              content_type=MERGE_PATCH, query_params=list(STRICT)).to_dict()
     except ApiException as exc:
         if exc.status in (400, 404, 422):
-            raise _refused(f"the status of {ref}", exc) from None
+            raise _refused(f"the {'status' if done != 'patched' else 'patch'} of {ref}",
+                           exc) from None
         raise
-    _read_back(ref, {"status": status}, stored, "given its status")
+    _read_back(ref, body, stored, done)
     return stored
 
 
