@@ -8,3 +8,7 @@ Feature: Typos in the steps for any resource
   Scenario: a field the schema does not have
     Given a cluster with 3 nodes
     Then at no point did deployment/web have status.readyReplica > 2
+
+  Scenario: a manifest file that is not there
+    Given a cluster with 3 nodes
+    And I apply the manifest manifests/absent.yaml

@@ -71,9 +71,11 @@ def prepare(scenario: Scenario, feature: Path | None,
             step = match_step(split_keyword(text)[1])
             if block is not None and step is not None and step[0].func is apply_block:
                 found += _manifest_kinds(scenario, block)
+            if step is not None and step[0].func is apply_file:
+                found += _manifest_kinds(scenario, _manifest_file(scenario, step[1]["path"]))
             if step is not None:
                 _check_fields(scenario, *step, block)
-        except UnknownKind as exc:
+        except (UnknownKind, FileNotFoundError) as exc:
             if feature is None:
                 raise UserError(str(exc)) from None
             raise UserError(str(exc), path=str(feature), line=line) from None
@@ -212,11 +214,19 @@ def apply_block(scenario: Scenario, docstring: str) -> None:
 @given("I apply the manifest {path}")
 def apply_file(scenario: Scenario, path: str) -> None:
     """As 'I apply:', from a file relative to the feature file (manifests/claim.yaml)."""
-    base = Path(scenario.facts.get(FEATURE_DIR) or ".")
-    file = base / path
+    try:
+        text = _manifest_file(scenario, path)
+    except FileNotFoundError as exc:
+        raise StepFailed(str(exc)) from None
+    apply(scenario, text, path)
+
+
+def _manifest_file(scenario: Scenario, path: str) -> str:
+    file = Path(scenario.facts.get(FEATURE_DIR) or ".") / path
     if not file.is_file():
-        raise StepFailed(f"no manifest {file} (a path is relative to the feature file)")
-    apply(scenario, file.read_text(), str(file))
+        raise FileNotFoundError(f"no manifest {path} (a path is relative to the feature "
+                                f"file: {file} is not a file)")
+    return file.read_text()
 
 
 @when("I patch {ref:Ref}:")
