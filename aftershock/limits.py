@@ -116,6 +116,26 @@ def pods_problem(pods: int, machine: Machine | None = None) -> str | None:
     return _beyond(pods, "pods", need(1, pods), PODS_PER_CORE, machine or Machine.here())
 
 
+SIZING = ("replicas", "parallelism")  # the fields of a manifest that size its pods
+
+
+def manifest_problem(documents: list, machine: Machine | None = None) -> str | None:
+    """Why manifests a step applies (or a patch) would make more pods than this machine holds:
+    every ``replicas`` or ``parallelism`` in them, of any kind, counts as that many pods."""
+    pods = sum(_sizing(doc) for doc in documents)
+    return pods_problem(pods, machine) if pods > ALWAYS_FINE else None
+
+
+def _sizing(node: object) -> int:
+    if isinstance(node, dict):
+        return sum(value if key in SIZING and isinstance(value, int) and
+                   not isinstance(value, bool) else _sizing(value)
+                   for key, value in node.items())
+    if isinstance(node, list):
+        return sum(_sizing(item) for item in node)
+    return 0
+
+
 def step_problem(name: str, arguments: dict, machine: Machine | None = None) -> str | None:
     """Why a step's numbers are beyond what may run, or None (``name``: the step's function)."""
     for key in SECOND_ARGUMENTS:

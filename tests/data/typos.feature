@@ -12,3 +12,18 @@ Feature: Typos in the steps for any resource
   Scenario: a manifest file that is not there
     Given a cluster with 3 nodes
     And I apply the manifest manifests/absent.yaml
+
+  Scenario: manifests that would make more pods than this machine holds
+    Given a cluster with 3 nodes
+    And I apply:
+      """
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: huge}
+      spec:
+        replicas: 1000000
+        selector: {matchLabels: {app: huge}}
+        template:
+          metadata: {labels: {app: huge}}
+          spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
+      """

@@ -127,4 +127,6 @@ def test_a_kind_or_field_typo_is_one_line_naming_file_line_and_what_is_served(tm
            "schema has no field 'readyReplica' under 'status'" in out, out[-3000:]
     assert "tests/data/typos.feature:14: no manifest manifests/absent.yaml (a path is " \
            "relative to the feature file" in out, out[-3000:]
+    assert "tests/data/typos.feature:18: 1000000 pods need about" in out, out[-3000:]
+    assert "(every replicas and parallelism in the manifests counts)" in out
     assert "Traceback" not in out and "During handling" not in out

@@ -8,7 +8,7 @@ import pytest
 from aftershock import limits
 from aftershock.errors import UserError
 from aftershock.features import check_steps
-from aftershock.limits import GIB, Machine
+from aftershock.limits import GIB, Machine, manifest_problem
 from aftershock.shape import load_shape
 
 SMALL = Machine(memory=23 * GIB, cores=2, threads_left=None)
@@ -52,3 +52,14 @@ def test_a_feature_that_waits_a_day_is_refused_at_collection(tmp_path):
                        "    When 86400 seconds pass\n")
     with pytest.raises(UserError, match=r"long.feature:4: seconds 86400: at most 3600"):
         check_steps(feature)
+
+
+def test_manifests_are_sized_by_every_replicas_and_parallelism_in_them():
+    small = Machine(memory=22 * 2**30, cores=2, threads_left=None)
+    documents = [{"kind": "Deployment", "spec": {"replicas": 60}},
+                 {"kind": "RayCluster", "spec": {"workerGroupSpecs": [{"replicas": 50}]}},
+                 {"kind": "Job", "spec": {"parallelism": 5, "completions": 10**6}}]
+    assert manifest_problem(documents[:1], small) is None  # at most 100: always fine
+    assert manifest_problem(documents, small) is None  # 115 pods fit this machine
+    problem = manifest_problem([{"spec": {"replicas": 10**6}}], small)
+    assert problem is not None and problem.startswith("1000000 pods need about")

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from aftershock import kube, partial, phrases, writes, yamlsrc
+from aftershock import kube, limits, partial, phrases, writes, yamlsrc
 from aftershock.checks.objects import ObjectRef
 from aftershock.comparison import Comparison, ComparisonError
 from aftershock.errors import StepFailed, UserError
@@ -69,13 +69,16 @@ def prepare(scenario: Scenario, feature: Path | None,
         try:
             found += [_kind_of(scenario, word) for word in _words(text)]
             step = match_step(split_keyword(text)[1])
-            if block is not None and step is not None and step[0].func is apply_block:
-                found += _manifest_kinds(scenario, block)
             if step is not None and step[0].func is apply_file:
-                found += _manifest_kinds(scenario, _manifest_file(scenario, step[1]["path"]))
+                block = _manifest_file(scenario, step[1]["path"])
+            if block is not None and step is not None and step[0].func in (apply_block,
+                                                                           apply_file):
+                found += _manifest_kinds(scenario, block)
+            if block is not None:
+                _check_size(block)
             if step is not None:
                 _check_fields(scenario, *step, block)
-        except (UnknownKind, FileNotFoundError) as exc:
+        except (UnknownKind, FileNotFoundError, TooLarge) as exc:
             if feature is None:
                 raise UserError(str(exc)) from None
             raise UserError(str(exc), path=str(feature), line=line) from None
@@ -121,6 +124,16 @@ def _words(text: str) -> list[str]:
         if said is not None and said[1].get("kind"):
             words.append(str(said[1]["kind"]))
     return words
+
+
+class TooLarge(ValueError):
+    """Manifests that would make more pods than this machine holds."""
+
+
+def _check_size(block: str) -> None:
+    problem = limits.manifest_problem(list(yaml.safe_load_all(block)))
+    if problem:
+        raise TooLarge(f"{problem} (every replicas and parallelism in the manifests counts)")
 
 
 def _manifest_kinds(scenario: Scenario, block: str) -> list[Kind]:
