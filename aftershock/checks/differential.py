@@ -21,6 +21,11 @@ ALWAYS_MASKED = ("metadata.uid", "metadata.resourceVersion", "metadata.creationT
                  "metadata.selfLink", "spec.nodeName", "status.hostIP", "status.hostIPs",
                  "status.podIP", "status.podIPs", "status.containerStatuses[*].containerID",
                  "status.containerStatuses[*].imageID")
+# What the cluster itself writes into an object an implementation makes: a service-account
+# token Secret's data is the token controller's (the cluster's CA, a token it signed), never
+# the implementation's output, and it differs from cluster to cluster (explore's shards).
+FILLED_BY_THE_CLUSTER = {"kubernetes.io/service-account-token": (
+    "data.ca.crt", "data.namespace", "data.token")}
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 NAMESPACE = "{namespace}"
 WRITE_VERBS = ("create", "update", "patch", "delete")
@@ -58,7 +63,7 @@ def normal(obj: dict[str, Any], namespace: str, masks: Iterable[str] = ()) -> Fl
     text = json.dumps(obj).replace(f'"{namespace}"', f'"{NAMESPACE}"') if namespace else \
         json.dumps(obj)
     flat = flatten(json.loads(text))
-    masks = (*ALWAYS_MASKED, *masks)
+    masks = (*ALWAYS_MASKED, *FILLED_BY_THE_CLUSTER.get(obj.get("type"), ()), *masks)
     return {path: value for path, value in flat.items()
             if not _masked(path, masks) and not _timestamp(value)}
 

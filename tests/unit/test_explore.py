@@ -537,3 +537,20 @@ def test_the_shards_of_an_exploration_share_its_plans_and_reference(tmp_path):
         explorer("q", "w.steps").adopt(tmp_path)
     with pytest.raises(UserError, match=r"no planned\.json"):
         explorer("p", "w.steps").adopt(tmp_path / "nowhere")
+
+
+def test_what_the_cluster_writes_into_a_token_secret_is_not_the_implementations_output():
+    """Grove makes a service-account token Secret; the token controller fills its data with
+    the cluster's CA and a token. Explore's shards run on clusters of their own, so the CA
+    differs from the reference's: E1 flagged every plan of Grove under --workers 2."""
+    def secret(ca: str, kind: str = "kubernetes.io/service-account-token",
+               mine: str = "x") -> dict:
+        return {"metadata": {"name": "train-token", "namespace": NS},
+                "type": kind, "data": {"ca.crt": ca, "token": ca, "namespace": "n",
+                                       "mine": mine}}
+    assert diff.normal(secret("sha256:aa"), NS) == diff.normal(secret("sha256:bb"), NS)
+    assert diff.normal(secret("sha256:aa", mine="1"), NS) != \
+        diff.normal(secret("sha256:bb", mine="2"), NS)  # a key the implementation wrote
+    opaque = "Opaque"  # the same keys in a Secret of another type are the implementation's
+    assert diff.normal(secret("sha256:aa", opaque), NS) != \
+        diff.normal(secret("sha256:bb", opaque), NS)
