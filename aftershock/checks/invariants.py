@@ -47,8 +47,11 @@ def always(entries: Iterable[Entry], holds: Callable[[State], bool], description
 
 def never_more_than(entries: Iterable[Entry], limit: int, *, namespace: str | None,
                     selector: Selector | None, resource: str = "pods",
-                    what: str = "live pods", name: str = "never_more_than") -> Verdict:
-    """At no recorded event are there more than ``limit`` live objects matching ``selector``.
+                    what: str = "live pods", name: str = "never_more_than",
+                    uncounted: Callable[[Entry], set[tuple[str, str, str]]] | None = None
+                    ) -> Verdict:
+    """At no recorded event are there more than ``limit`` live objects matching ``selector``,
+    not counting those ``uncounted`` names at that entry.
 
     The witness is the shortest stretch proving an excess: the entries at which the
     ``limit + 1`` most recent of the live objects became live, and the entry of the excess.
@@ -72,11 +75,13 @@ def never_more_than(entries: Iterable[Entry], limit: int, *, namespace: str | No
             seen.update(members)
         else:
             continue
-        count = len(members)
+        skip = uncounted(entry) if uncounted else set()
+        count = len(members) - len(skip & members.keys())
         peak = max(peak, count)
         if count > limit:
-            latest = sorted(heapq.nlargest(limit + 1, (e for e in live.joined.values() if e),
-                                           key=lambda e: e.seq), key=lambda e: e.seq)
+            joined = (e for key, e in live.joined.items() if e and key not in skip)
+            latest = sorted(heapq.nlargest(limit + 1, joined, key=lambda e: e.seq),
+                            key=lambda e: e.seq)
             witness = latest if latest and latest[-1] is entry else [*latest, entry]
             if best is None or _span(witness) < _span(best):
                 best = witness

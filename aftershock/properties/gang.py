@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from aftershock.checks.attribution import actor, cascade_began, done_by, pod_deleted
+from aftershock.checks.invariants import never_more_than
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
 from aftershock.sut.concepts import get_path
 from aftershock.sut.gang import Gang
-from aftershock.timeline.entry import AUDIT, WATCH, Entry
+from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, WATCH, Entry
 from aftershock.timeline.state import replay, selects
 
 
@@ -290,6 +291,51 @@ def _recycled_at_most(entries: list[Entry], gang: Gang, limit: int,
     return Verdict(name, PASS, summary, found, origin, subjects=len(pods), reads=reads)
 
 
+def group_never_more_than(entries: Iterable[Entry], gang: Gang, group: int, limit: int,
+                          is_actor: Callable[[str], bool] | None = None,
+                          name: str = "group_never_more_than") -> Verdict:
+    """G8: a gang replica never has more live pods than ``limit``. For a gang that leaves
+    binding a replica whole to a gang scheduler (``binding: all_or_nothing``), an excess made of
+    the pods of a recycle that followed a partial binding (``bound_in_part``: this cluster's
+    scheduler is not the one the design counts on) is UNKNOWN; any other excess stands."""
+    entries = list(entries)
+    what = f"live pods of group {group} of gang {gang.name}"
+    verdict = never_more_than(entries, limit, namespace=gang.namespace,
+                              selector=gang.selector(group), what=what, name=name)
+    if verdict.status != VIOLATED or is_actor is None or \
+            gang.mapping.get("binding") != "all_or_nothing":
+        return verdict
+    syncs = [entry for entry in entries if entry.kind == AUDIT_SYNC]
+    if syncs and not (syncs[-1].extra or {}).get("caught_up", False):
+        # The recycles and bindings that would excuse it are the audit log's to show
+        return Verdict(name, UNKNOWN, f"the audit log had not caught up when this was judged, "
+                       f"so whether a replica was bound in part is not known; "
+                       f"{verdict.summary}", verdict.witness, verdict.origin,
+                       subjects=verdict.subjects, reads=frozenset({"pods", "audit"}))
+    runs = _recycles(entries, gang, is_actor)
+    excused = bound_in_part(entries, gang, runs)
+    leaving = [(runs[i].since, {("pods", gang.namespace, pod) for pod in runs[i].had})
+               for i in excused]
+    if not leaving:
+        return verdict
+
+    def uncounted(entry: Entry) -> set[tuple[str, str, str]]:
+        return set().union(*(pods for since, pods in leaving if entry.mono >= since))
+
+    again = never_more_than(entries, limit, namespace=gang.namespace,
+                            selector=gang.selector(group), what=what, name=name,
+                            uncounted=uncounted)
+    if again.status == VIOLATED:
+        return again
+    how = "; ".join(sorted(set(excused.values())))
+    return Verdict(name, UNKNOWN, f"{verdict.summary}, each time counting the pods of a "
+                   f"replica recycled after the scheduler bound it in part ({how}); without "
+                   f"them {again.summary}: the profile leaves binding a replica whole to a gang "
+                   "scheduler (binding: all_or_nothing), which this cluster does not run",
+                   verdict.witness, verdict.origin, subjects=verdict.subjects,
+                   reads=frozenset({"pods", "audit"}))
+
+
 def one_warning_per_drop_to_zero(entries: Iterable[Entry], gang: Gang, group: int,
                                  name: str = "one_warning_per_drop") -> Verdict:
     """G9: as many scheduled-zero warnings as times the group's scheduled pods dropped to 0."""
@@ -454,6 +500,14 @@ def one_warning_per_drop(history: History, p: Params) -> Verdict:
     return one_warning_per_drop_to_zero(history.entries, _gang(p), p["group"])
 
 
+@check("group_never_more_than", "A gang replica never has more live pods than a limit; for a "
+       "gang left to a gang scheduler to bind whole, an excess of a recycle that followed a "
+       "binding in part is not judged (by the audit log).", audit=True)
+def _group_never_more_than(history: History, p: Params) -> Verdict:
+    is_actor = actor(p["actor"], exact=True) if p.get("actor") else None
+    return group_never_more_than(history.entries, _gang(p), p["group"], p["limit"], is_actor)
+
+
 @check("regression_detected", "Whenever a gang replica that had been healthy for 1 s has fewer "
        "scheduled pods than minAvailable, but some, for L seconds on end, its breach condition "
        "was True at some moment of them.")
@@ -479,6 +533,6 @@ prop("G6", "No churn loop: at most one recycle per breach episode while capacity
 prop("G7", "Recovery: after uncordon, all pods Ready and the breach False within T.",
      ["eventually"], CONCEPTS)
 prop("G8", "Replacements continue during TD; live pods never exceed replicas.",
-     ["never_more_than"], CONCEPTS)
+     ["never_more_than", "group_never_more_than"], CONCEPTS)
 prop("G9", "One warning event per transition of scheduled pods to zero.",
      ["one_warning_per_drop"], CONCEPTS)

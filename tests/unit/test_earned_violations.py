@@ -12,7 +12,7 @@ from aftershock.properties import Judgement
 from aftershock.properties.context import Context
 from aftershock.sut.gang import Gang
 from aftershock.sut.storage import StorageCluster
-from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
+from aftershock.timeline.entry import AUDIT_SYNC, GAP_END, GAP_START, WATCH, Entry
 from tests.unit.concept_maps import GANG, STORAGE
 
 NS = "ns"
@@ -371,6 +371,70 @@ def test_a_recycle_after_a_partial_binding_is_unknown_where_a_gang_scheduler_is_
     # The first recycle of a replica that was healthy is never excused
     assert judge("at_most_terminations", {**params, "limit": 0},
                  _recycled_twice(1)).status == VIOLATED
+
+
+def _overlapped(replacements_bound: int) -> History:
+    """``_recycled_twice`` as the watch shows it too: the first recycle's pods go before their
+    replacements come; the second recycle's replacements are made while its old pods, whose
+    deletion the audit log has, are still live on the watch."""
+    history = History().watch(0, "gangs", gang_object(), "ADDED")
+    for i, name in enumerate(("train-a", "train-b", "train-c")):
+        _audit(history, 0.1 * i, "create", name)
+        _train_pod(history, 0.1 * i, name)
+        _bind(history, 0.5 + 0.1 * i, name)
+    for name in ("train-a", "train-b", "train-c"):
+        _audit(history, 5, "delete", name)
+        history.watch(5.2, "pods", pod(name, "n1", app="train"), "DELETED")
+    for i, name in enumerate(("train-e", "train-f", "train-g")):
+        _audit(history, 5.5, "create", name)
+        _train_pod(history, 5.5, name)
+        if i < replacements_bound:
+            _bind(history, 6 + 0.1 * i, name)
+    for name in ("train-e", "train-f", "train-g"):
+        _audit(history, 9, "delete", name)
+    for name in ("train-h", "train-i", "train-j"):
+        _audit(history, 9.1, "create", name)
+        _train_pod(history, 9.2, name)
+    return history
+
+
+def _overlapped_end(history: History) -> History:
+    for name in ("train-e", "train-f", "train-g"):
+        history.watch(9.5, "pods", pod(name, "n1", app="train"), "DELETED")
+    return history
+
+
+def test_an_excess_of_a_recycle_after_a_partial_binding_is_unknown_for_a_gang_scheduler():
+    """G8 at Grove after node faults: the default scheduler bound 1 of a recycled replica's 3
+    pods, Grove recycled it again, and made its replacements while the old pods were still live
+    (6 for 3). With ``binding: all_or_nothing`` that excess is the setup's; without it, when the
+    recycled replica had been bound whole, or when the excess holds without that recycle's pods,
+    it stands."""
+    all_or_nothing = asdict(Gang("train", NS, {**GANG, "binding": "all_or_nothing"}))
+    params = {"gang": all_or_nothing, "group": 0, "limit": 3, "actor": "gang-op"}
+    verdict = judge("group_never_more_than", params, _overlapped_end(_overlapped(1)))
+    assert verdict.status == UNKNOWN, verdict.explain()
+    assert "6 live pods of group 0 of gang train at once" in verdict.summary
+    assert "at most 1 of its 3 pods bound at once, minAvailable 2" in verdict.summary
+    assert "without them at most 3" in verdict.summary
+    assert judge("group_never_more_than", {**params, "gang": _gang()},
+                 _overlapped_end(_overlapped(1))).status == VIOLATED  # per pod, the default
+    for bound in (0, 2, 3):
+        verdict = judge("group_never_more_than", params, _overlapped_end(_overlapped(bound)))
+        assert verdict.status == VIOLATED, (bound, verdict.explain())
+    extra = _overlapped(1)  # a pod beyond the recycled ones: the excess is not only theirs
+    _audit(extra, 9.3, "create", "train-k")
+    _train_pod(extra, 9.3, "train-k")
+    _overlapped_end(extra)
+    verdict = judge("group_never_more_than", params, extra)
+    assert verdict.status == VIOLATED and "4 live pods" in verdict.summary, verdict.explain()
+    assert "train-k" in verdict.explain()
+    assert judge("group_never_more_than", params,
+                 _recycled_twice(1)[:1]).status == UNKNOWN  # no pod: nothing judged
+    behind = _overlapped_end(_overlapped(3))  # what would excuse it is not all read yet
+    behind.at(10, AUDIT_SYNC, extra={"caught_up": False})
+    verdict = judge("group_never_more_than", params, behind)
+    assert verdict.status == UNKNOWN and "had not caught up" in verdict.summary
 
 
 def test_a_pod_made_after_the_termination_delay_ran_out_was_not_due_then():

@@ -313,6 +313,11 @@ JUDGEMENTS = {
                            "actor": "ctl"}, {"gangs", "pods", "audit"}),
     "at_most_terminations": ({"gang": asdict(Gang("web", NS, GANG)), "limit": 1,
                               "actor": "ctl"}, {"pods", "audit"}),
+    # a gang left to a gang scheduler to bind whole: an excess after a binding in part is
+    # not judged
+    "group_never_more_than": ({"gang": asdict(Gang("web", NS, {**GANG,
+                                                              "binding": "all_or_nothing"})),
+                               "group": 0, "limit": 2, "actor": "ctl"}, {"pods"}),
     # a gang of the web pods: their scheduled count rises and falls often enough to judge
     "regression_detected": ({"gang": asdict(Gang("web", NS, GANG)), "latency": 2, "now": 100},
                             {"gangs", "pods"}),
@@ -399,6 +404,7 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "no_earlier_than": (WEB,), "exactly": (WEB,), "deleted_by": (WEB,), "created_by": (WEB,),
     "deleted_count": (WEB,), "honest_transition": (("nodes", "n1"),),
     "termination_timed": (TRAIN,), "at_most_terminations": (WEB,),
+    "group_never_more_than": (WEB,),
     "regression_detected": (("gangs", "web"),), "one_warning_per_drop": (WEB,),
     "never_reclaimed_early": (("noderecords", ""),), "allocated_before_bind": (("pods", ""),),
     "exclusive_devices": (("resourceclaims", ""),),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from aftershock import kube, writes
-from aftershock.bdd.steps.history import judge_deleted_none, never_more
+from aftershock.bdd.steps.history import judge_deleted_none
 from aftershock.bdd.steps.implementation import (
     concept_body,
     dynamic_resource,
@@ -117,10 +117,11 @@ def group_untouched(scenario: Scenario, group: int, name: str) -> None:
 
 
 @then("at no point did group {group:d} of the gang {name:Name} have more than {count:d} live "
-      "pods", check="never_more_than")
+      "pods", check="group_never_more_than")
 def group_never_more_than(scenario: Scenario, group: int, name: str, count: int) -> None:
-    never_more(scenario, Gang.of(scenario, name).selector(group), count,
-               f"live pods of group {group} of gang {name}")
+    scenario.judge(Judgement("group_never_more_than", {
+        "gang": asdict(Gang.of(scenario, name)), "group": group, "limit": count,
+        "actor": implementation_actor(scenario)}))
 
 
 @then("group {group:d} of the gang {name:Name} got one warning per drop to zero scheduled pods",
