@@ -201,9 +201,12 @@ def status_writers(entries: Iterable[Entry], actor: str,
 
 def refused(entries: Iterable[Entry], actor: str, namespace: str | None = None) -> list[Entry]:
     """The writes of ``actor`` (into ``namespace`` or cluster-scoped objects, when given) the
-    API server refused."""
+    API server refused. A delete answered 404 is not one: the object was already gone, which
+    a delete-if-exists (kubectl's --ignore-not-found) takes as done; AIStore's operator issues
+    one for its PodDisruptionBudget at every reconcile where none is asked for."""
     return [e for e in entries if e.kind == AUDIT and e.actor == actor
             and e.verb in WRITE_VERBS and e.code >= 400
+            and not (e.verb == "delete" and e.code == 404)
             and (namespace is None or e.namespace in (namespace, ""))]
 
 
