@@ -332,9 +332,10 @@ def _bind(history: History, at: float, name: str) -> None:
                subresource="binding", actor="system:kube-scheduler", code=201)
 
 
-def _recycled_twice(replacements_bound: int) -> History:
+def _recycled_twice(replacements_bound: int, watched_gone: bool = False) -> History:
     """A replica of 3 (minAvailable 2), healthy, recycled; its replacements, of which the
-    scheduler binds ``replacements_bound``, recycled again."""
+    scheduler binds ``replacements_bound``, recycled again. With ``watched_gone`` the watch
+    shows the first recycle's pods go before their replacements come."""
     history = History().watch(0, "gangs", gang_object(), "ADDED")
     for i, name in enumerate(("train-a", "train-b", "train-c")):
         _audit(history, 0.1 * i, "create", name)
@@ -342,6 +343,8 @@ def _recycled_twice(replacements_bound: int) -> History:
         _bind(history, 0.5 + 0.1 * i, name)
     for name in ("train-a", "train-b", "train-c"):
         _audit(history, 5, "delete", name)
+        if watched_gone:
+            history.watch(5.2, "pods", pod(name, "n1", app="train"), "DELETED")
     for i, name in enumerate(("train-e", "train-f", "train-g")):
         _audit(history, 5.5, "create", name)
         _train_pod(history, 5.5, name)
@@ -374,24 +377,9 @@ def test_a_recycle_after_a_partial_binding_is_unknown_where_a_gang_scheduler_is_
 
 
 def _overlapped(replacements_bound: int) -> History:
-    """``_recycled_twice`` as the watch shows it too: the first recycle's pods go before their
-    replacements come; the second recycle's replacements are made while its old pods, whose
-    deletion the audit log has, are still live on the watch."""
-    history = History().watch(0, "gangs", gang_object(), "ADDED")
-    for i, name in enumerate(("train-a", "train-b", "train-c")):
-        _audit(history, 0.1 * i, "create", name)
-        _train_pod(history, 0.1 * i, name)
-        _bind(history, 0.5 + 0.1 * i, name)
-    for name in ("train-a", "train-b", "train-c"):
-        _audit(history, 5, "delete", name)
-        history.watch(5.2, "pods", pod(name, "n1", app="train"), "DELETED")
-    for i, name in enumerate(("train-e", "train-f", "train-g")):
-        _audit(history, 5.5, "create", name)
-        _train_pod(history, 5.5, name)
-        if i < replacements_bound:
-            _bind(history, 6 + 0.1 * i, name)
-    for name in ("train-e", "train-f", "train-g"):
-        _audit(history, 9, "delete", name)
+    """``_recycled_twice`` as the watch shows it too; the second recycle's replacements are made
+    while its old pods, whose deletion the audit log has, are still live on the watch."""
+    history = _recycled_twice(replacements_bound, watched_gone=True)
     for name in ("train-h", "train-i", "train-j"):
         _audit(history, 9.1, "create", name)
         _train_pod(history, 9.2, name)
