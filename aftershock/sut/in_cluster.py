@@ -280,14 +280,18 @@ class InClusterImplementation:
 
     def save_node_logs(self) -> None:
         """What the workloads it made log on the nodes' own disks (``node_logs``, e.g. each
-        AIStore target's log), copied beside its log as node-logs/<node>/."""
+        AIStore target's log), copied beside its log as node-logs/<node>/. Where the logs are
+        kept per namespace (AIStore's are), only this scenario's namespace is copied: a cluster
+        explore reuses still holds the earlier scenarios' logs."""
         if not self.spec.node_logs or not self.node_data.is_dir():
             return
         for node in sorted(p for p in self.node_data.iterdir() if p.is_dir()):
             source = node / self.spec.node_logs
+            into = self.workdir / "node-logs" / node.name
+            if (source / self.namespace).is_dir():
+                source, into = source / self.namespace, into / self.namespace
             if source.is_dir():
-                shutil.copytree(source, self.workdir / "node-logs" / node.name,
-                                dirs_exist_ok=True)
+                shutil.copytree(source, into, dirs_exist_ok=True)
 
     def pods(self) -> list[str]:
         kind, name = self.spec.workload

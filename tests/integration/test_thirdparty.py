@@ -80,8 +80,9 @@ def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it(tmp_pa
     """The incident the gang family was written from, on Grove's own operator built from its
     source: at cd742f07 a replica whose scheduled pods regress below minAvailable never gets
     MinAvailableBreached (G1 violated, the PodClique named); at d5afd169 it does, and the
-    replica is terminated after its delay and within the bound (G2, G3), group 1 untouched,
-    but the recycled replica, which the default scheduler binds in part, is recycled again."""
+    replica is terminated after its delay and within the bound (G2, G3), group 1 untouched;
+    when the default scheduler binds the recycled replica in part, Grove recycles it again,
+    which G6 leaves to a gang scheduler (UNKNOWN, never VIOLATED)."""
     try:
         for name in (GROVE_FIX, GROVE_PARENT):
             load_profile(THIRDPARTY / f"{name}.yaml")
@@ -106,10 +107,13 @@ def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it(tmp_pa
     # stamped in whole seconds, so G2/G3 may be unknown; late, or early, it never was
     assert all(outcomes[GROVE_FIX][g] in ("pass", "unknown") for g in ("G2", "G3")), \
         (outcomes, result.stdout[-3000:])
-    # Without a gang scheduler the default one binds 2 of the recycled replica's 3 pods, Grove
-    # breaches it again (0 < scheduled < minAvailable) and recycles it every termination delay:
-    # Grove leaves binding a replica whole to a gang scheduler (binding: all_or_nothing), so
-    # that is the setup's, not Grove's
-    assert outcomes[GROVE_FIX]["G6"] == "unknown", (outcomes, result.stdout[-3000:])
-    assert "after the scheduler bound a replica in part" in result.stdout, result.stdout[-3000:]
+    # Without a gang scheduler the default one may bind 2 of the recycled replica's 3 pods (it
+    # depends on whether the old pods are gone when it looks); then Grove breaches it again
+    # (0 < scheduled < minAvailable) and recycles it every termination delay. Grove leaves
+    # binding a replica whole to a gang scheduler (binding: all_or_nothing), so that is the
+    # setup's, not Grove's: never violated, and unknown only for that reason
+    assert outcomes[GROVE_FIX]["G6"] in ("pass", "unknown"), (outcomes, result.stdout[-3000:])
+    if outcomes[GROVE_FIX]["G6"] == "unknown":
+        assert "after the scheduler bound a replica in part" in result.stdout, \
+            result.stdout[-3000:]
     assert result.returncode == 1  # both scenarios failed: violations, not errors

@@ -292,6 +292,7 @@ def test_what_the_workloads_log_on_the_nodes_is_saved_with_its_log(tmp_path):
     node_data = tmp_path / "node-data"
     (node_data / "node-1" / "ais-logs" / "ns" / "t-0").mkdir(parents=True)
     (node_data / "node-1" / "ais-logs" / "ns" / "t-0" / "aistarget.INFO").write_text("I up\n")
+    (node_data / "node-1" / "ais-logs" / "earlier-ns" / "t-0").mkdir(parents=True)
     (node_data / "node-2").mkdir()
     cluster = SimpleNamespace(paths=SimpleNamespace(host=SimpleNamespace(node_data=node_data)))
     implementation = in_cluster.InClusterImplementation(
@@ -300,3 +301,5 @@ def test_what_the_workloads_log_on_the_nodes_is_saved_with_its_log(tmp_path):
     saved = tmp_path / "work" / "node-logs" / "node-1" / "ns" / "t-0" / "aistarget.INFO"
     assert saved.read_text() == "I up\n"
     assert not (tmp_path / "work" / "node-logs" / "node-2").exists()
+    assert not (tmp_path / "work" / "node-logs" / "node-1" / "earlier-ns").exists(), \
+        "an earlier scenario's namespace on a reused cluster is not this run's"
