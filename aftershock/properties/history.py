@@ -114,6 +114,17 @@ class History:
                     found |= {kind, kind.split(".", 1)[0]}
         return found
 
+    @cached_property
+    def unlistable(self) -> set[str]:
+        """The kinds the recorder was asked to record that this cluster serves with no list
+        or watch (a create-only kind), by plural and by 'plural.group'."""
+        found: set[str] = set()
+        for entry in self.entries:
+            if entry.kind == MARK and (entry.extra or {}).get("unlistable"):
+                for kind in entry.extra["unlistable"]:
+                    found |= {kind, kind.split(".", 1)[0]}
+        return found
+
     @property
     def audited(self) -> bool | None:
         return self._survey[2]

@@ -64,10 +64,14 @@ def _unrecorded(verdict: Verdict, history: History) -> str | None:
     missing = sorted(r for r in verdict.reads or ()
                      if r not in (AUDIT_LOG, QUIET) and r not in recording)
     unserved = [r for r in missing if r in history.unserved]
-    unwatched = [r for r in missing if r not in history.unserved]
+    unlistable = [r for r in missing if r in history.unlistable]
+    unwatched = [r for r in missing if r not in history.unserved | history.unlistable]
     if unwatched:
         return (f"the recorder did not record {', '.join(unwatched)}: no step, profile or "
                 "reference run named them")
+    if unlistable:
+        return (f"this cluster serves {', '.join(unlistable)} with no list or watch, so the "
+                "recorder cannot record it")
     if unserved:
         return (f"this cluster does not serve {', '.join(unserved)} (for the recorder to "
                 "list and watch)")

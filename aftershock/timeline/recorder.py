@@ -33,6 +33,7 @@ PAGE = 500
 # How long a judgement waits for every watch to deliver what a list shows (the recorder's lag
 # at 1,000 nodes is 0.2 s at p99): past it, the watch's last stretch is a gap.
 CATCH_UP = 10.0
+UNLISTABLE = "served with no list or watch"
 
 
 class Gone(Exception):
@@ -211,15 +212,17 @@ class Recorder:
     def record(self, kinds: Iterable[tuple[str, str]]) -> list[str]:
         """Record these kinds too ((API group, plural): every kind an implementation may
         write), from now on, each at the version the cluster prefers. A plural already
-        recorded is left as it is. Returns the kinds this cluster does not serve (or serves
-        with no list and watch), noted on the timeline: a judge that needs one says so."""
-        unserved = []
+        recorded is left as it is. Returns the kinds that cannot be recorded, noted on the
+        timeline apart: those this cluster does not serve, and those it serves with no list
+        and watch (a create-only kind such as selfsubjectreviews): a judge that needs one says
+        which."""
+        unserved, unlistable = [], []
         for group, plural in kinds:
             if plural in self._served or plural in self._unwatchable:
                 continue
             found = self._discovered(group, plural)
-            if found is None:
-                unserved.append(spelled(group, plural))
+            if not isinstance(found, Resource):
+                (unlistable if found == UNLISTABLE else unserved).append(spelled(group, plural))
                 self._unwatchable.add(plural)
                 continue
             try:
@@ -228,12 +231,16 @@ class Recorder:
                 unserved.append(spelled(group, plural))
         if unserved:
             self.timeline.mark("not served", unserved=unserved)
-        return unserved
+        if unlistable:
+            self.timeline.mark("served with no list or watch", unlistable=unlistable)
+        return unserved + unlistable
 
-    def _discovered(self, group: str, plural: str) -> Resource | None:
+    def _discovered(self, group: str, plural: str) -> Resource | str | None:
         """The listable, watchable resource ``plural`` of ``group`` ("*": any group) at the
-        version the cluster prefers, by discovery."""
+        version the cluster prefers, by discovery; UNLISTABLE if it is served only without
+        list or watch, None if it is not served."""
         groups = [group] if group != "*" else ["", *self._group_versions()]
+        served = False
         for name in groups:
             version = "v1" if name == "" else self._group_versions().get(name)
             if version is None:
@@ -241,10 +248,12 @@ class Recorder:
             path = "/api/v1" if name == "" else f"/apis/{name}/{version}"
             with contextlib.suppress(Exception):  # not served: the next group, or none
                 for item in self.api.get(path).get("resources") or ():
-                    if item.get("name") == plural and {"list", "watch"} <= set(
-                            item.get("verbs") or ()):
+                    if item.get("name") != plural:
+                        continue
+                    if {"list", "watch"} <= set(item.get("verbs") or ()):
                         return Resource(plural, "v1" if name == "" else f"{name}/{version}")
-        return None
+                    served = True
+        return UNLISTABLE if served else None
 
     def _group_versions(self) -> dict[str, str]:
         if self._preferred is None:

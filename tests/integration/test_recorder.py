@@ -234,3 +234,19 @@ def test_a_watch_that_stalls_without_an_error_is_a_gap_when_judged(aftershock_sc
     proxy.resume()
     assert recorder.catch_up(timeout=30) == []
     assert timeline.entries[-1].kind == GAP_END and "caught up" in timeline.entries[-1].detail
+
+
+def test_a_kind_that_cannot_be_recorded_is_named_for_why(aftershock_scenario):
+    """A create-only kind (selfsubjectreviews: served, with no list or watch) and a kind this
+    cluster does not serve are both left unrecorded, each noted as what it is; a judge that
+    reads one says which."""
+    from aftershock.properties.history import History
+
+    scenario = aftershock_scenario
+    left = scenario.recorder.record([("authentication.k8s.io", "selfsubjectreviews"),
+                                     ("example.invalid", "widgets")])
+    assert sorted(left) == ["selfsubjectreviews.authentication.k8s.io", "widgets.example.invalid"]
+    history = History(scenario.timeline.entries)
+    assert "selfsubjectreviews" in history.unlistable
+    assert "selfsubjectreviews" not in history.unserved
+    assert "widgets" in history.unserved and "widgets" not in history.unlistable

@@ -43,10 +43,14 @@ def _e2(entries: list[Entry]):
                                                                   "roles create": [1, 1]}})
 
 
-def _written_role(unserved: list[str] | None = None) -> list[Entry]:
+def _written_role(unserved: list[str] | None = None,
+                  unlistable: list[str] | None = None) -> list[Entry]:
     h = _run(["p0"])
     h.add(0.0, MARK, detail="recording", extra={"recording": {"pods": "v1"}, "audit": True,
                                                  "unserved": unserved or []})
+    if unlistable:
+        h.add(0.1, MARK, detail="served with no list or watch",
+              extra={"unlistable": unlistable})
     h.add(5.0, AUDIT, resource="roles", namespace=NS, name="r", verb="create", actor=ACTOR,
           code=201, extra={"group": "rbac.authorization.k8s.io"})
     h.add(6.0, AUDIT_SYNC, extra={"caught_up": True})
@@ -64,6 +68,13 @@ def test_a_kind_the_cluster_does_not_serve_is_unknown_saying_that():
     verdict = _e2(_written_role(["roles.rbac.authorization.k8s.io"]))
     assert verdict.status == UNKNOWN
     assert verdict.summary.startswith("this cluster does not serve roles")
+
+
+def test_a_kind_served_with_no_list_or_watch_is_unknown_saying_that_not_unserved():
+    verdict = _e2(_written_role(unlistable=["roles.rbac.authorization.k8s.io"]))
+    assert verdict.status == UNKNOWN
+    assert verdict.summary.startswith("this cluster serves roles with no list or watch"), \
+        verdict.summary
 
 
 def test_explore_learns_the_kinds_the_implementation_wrote_that_no_reference_recorded():
