@@ -13,6 +13,8 @@ refuses is served from a file proxy (``GOPROXY=file:///dir,https://proxy.golang.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import posixpath
@@ -22,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -138,14 +140,29 @@ def source_root() -> Path:
     return cache_dir().parent / "src"
 
 
+@contextlib.contextmanager
+def _alone(final: Path) -> Iterator[None]:
+    """Held while ``final`` is made, so two runs at once (pytest-xdist's workers, explore's)
+    make it once: the second waits, then finds it made."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with open(final.parent / f".lock-{final.name}", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def source_tree(build: SourceBuild, progress: Progress | None = None) -> Path:
     """The repository's files at the commit: fetched once (shallow, that commit only) into
     ~/.cache/aftershock/src/<repository>/<commit>/."""
     final = source_root() / re.sub(r"[^A-Za-z0-9_.-]+", "_", build.git) / build.commit
     if (final / ".git").is_dir():
         return final
-    say = progress or _say
-    final.parent.mkdir(parents=True, exist_ok=True)
+    with _alone(final):
+        if (final / ".git").is_dir():
+            return final
+        return _fetch(build, final, progress or _say)
+
+
+def _fetch(build: SourceBuild, final: Path, say: Progress) -> Path:
     scratch = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
     say(f"fetching {build.git} at {build.commit[:12]} (once; cached in {final})")
     try:
@@ -209,12 +226,15 @@ def built(build: Build) -> Path | None:
 
 def ensure(build: Build, progress: Progress | None = None) -> Path:
     """The built program, built now (with progress) if it is not cached yet."""
-    say = progress or _say
     ready = built(build)
     if ready is not None:
         return ready
     final = cache_dir() / _slug(build)
-    final.parent.mkdir(parents=True, exist_ok=True)
+    with _alone(final):
+        return built(build) or _build(build, final, progress or _say)
+
+
+def _build(build: Build, final: Path, say: Progress) -> Path:
     scratch = Path(tempfile.mkdtemp(prefix=f".tmp-{_slug(build)}-", dir=final.parent))
     say(f"building {build.pinned} with {go_version()} (once; cached in {final})")
     began = time.monotonic()

@@ -3,6 +3,7 @@ Secret and violates R1), its HTML report generated."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,8 @@ def finished_run(tmp_path_factory) -> Path:
     """One failing run, its HTML report generated: the run dir."""
     run = tmp_path_factory.mktemp("report") / "run"
     # Inside the rootdir: allure-pytest-bdd names a feature by its path relative to it.
-    feature = REPO / "reports" / f"{run.parent.name}-secret_report.feature"
+    # named by this process too: each pytest-xdist worker makes its own, from its own "report0"
+    feature = REPO / "reports" / f"{run.parent.name}-{os.getpid()}-secret_report.feature"
     feature.parent.mkdir(exist_ok=True)
     feature.write_text(FEATURE)
     result = subprocess.run(

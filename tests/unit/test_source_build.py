@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -226,3 +227,32 @@ def test_a_published_module_with_replace_lines_builds_in_its_own_module(tmp_path
     own = gobuild.GoBuild.parse("acme.example/tool@v1.0.0", own_module=True)
     program = gobuild.ensure(own, progress=lambda _: None)
     assert subprocess.run([program], capture_output=True, text=True).stdout == "replaced\n"
+
+
+def test_two_runs_at_once_build_a_program_once(tmp_path, monkeypatch):
+    """pytest-xdist's workers, or explore's, may need the same program at once: the second
+    waits for the first's build and takes it, instead of building it again and replacing the
+    directory the first may be running from."""
+    import threading
+    import time
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(gobuild, "go_version", lambda: "go1.0")
+    builds = []
+
+    def compile_(build, command, cwd, say, began, env):
+        builds.append(command)
+        time.sleep(0.3)  # long enough for the other thread to arrive while this one builds
+        Path(command[command.index("-o") + 1]).write_text("program")
+
+    monkeypatch.setattr(gobuild, "_compile", compile_)
+    monkeypatch.setattr(gobuild, "module_dir", lambda build: tmp_path)
+    wanted = SourceBuild(URL, "a" * 40, binary="manager")
+    found = []
+    threads = [threading.Thread(target=lambda: found.append(gobuild.ensure(wanted)))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(builds) == 1 and len(found) == 2 and found[0] == found[1]
