@@ -107,21 +107,19 @@ class History:
     def unserved(self) -> set[str]:
         """The kinds the recorder was asked to record and this cluster does not serve (by
         plural; a kind asked for by group and plural is also named 'plural.group')."""
-        found: set[str] = set()
-        for entry in self.entries:
-            if entry.kind == MARK and (entry.extra or {}).get("unserved"):
-                for kind in entry.extra["unserved"]:
-                    found |= {kind, kind.split(".", 1)[0]}
-        return found
+        return self._unrecordable("unserved")
 
     @cached_property
     def unlistable(self) -> set[str]:
         """The kinds the recorder was asked to record that this cluster serves with no list
-        or watch (a create-only kind), by plural and by 'plural.group'."""
+        or watch (a create-only kind), named as ``unserved`` names them."""
+        return self._unrecordable("unlistable")
+
+    def _unrecordable(self, why: str) -> set[str]:
         found: set[str] = set()
         for entry in self.entries:
-            if entry.kind == MARK and (entry.extra or {}).get("unlistable"):
-                for kind in entry.extra["unlistable"]:
+            if entry.kind == MARK:
+                for kind in (entry.extra or {}).get(why) or ():
                     found |= {kind, kind.split(".", 1)[0]}
         return found
 
