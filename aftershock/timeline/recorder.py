@@ -232,7 +232,7 @@ class Recorder:
         if unserved:
             self.timeline.mark("not served", unserved=unserved)
         if unlistable:
-            self.timeline.mark("served with no list or watch", unlistable=unlistable)
+            self.timeline.mark(UNLISTABLE, unlistable=unlistable)
         return unserved + unlistable
 
     def _discovered(self, group: str, plural: str) -> Resource | str | None:
