@@ -33,7 +33,7 @@ from aftershock.providers import engine as engines
 from aftershock.providers import kind_binary, toolchain
 from aftershock.providers import kind_commands as cmd
 from aftershock.providers import processes as procs
-from aftershock.providers.base import ClusterInfo
+from aftershock.providers.base import ClusterInfo, kube_scheduler
 from aftershock.providers.kind_config import (
     HostPaths,
     kind_config,
@@ -119,6 +119,11 @@ class KindCluster:
     @property
     def audit_log(self) -> Path:
         return self.paths.host.audit_log
+
+    @property
+    def schedulers(self) -> list[dict[str, Any]]:
+        """kubeadm's kube-scheduler in the node image, as it configures it."""
+        return kube_scheduler(self.kubernetes_version, self.provider)
 
     @property
     def control_plane(self) -> str:

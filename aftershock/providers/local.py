@@ -21,13 +21,14 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aftershock.capabilities import Capability
 from aftershock.errors import ClusterError
 from aftershock.providers import pki as pkimod
 from aftershock.providers import processes as procs
 from aftershock.providers import toolchain
-from aftershock.providers.base import ClusterInfo
+from aftershock.providers.base import ClusterInfo, kube_scheduler
 from aftershock.providers.local_nodes import KUBELET, KUBELET_LABEL, RUNNING, START_TIMEOUT, Nodes
 from aftershock.shape import NodeSpec, Shape
 
@@ -156,6 +157,10 @@ class LocalCluster(Nodes):
     @property
     def server(self) -> str:
         return self.state.server
+
+    @property
+    def schedulers(self) -> list[dict[str, Any]]:
+        return kube_scheduler(self.binaries.versions.kubernetes, self.provider)
 
     @property
     def audit_log(self) -> Path:

@@ -24,6 +24,10 @@ AUDIT_SYNC = "audit-sync"
 
 # The `resource` of an ERROR on the audit log; judges of who did what read it.
 AUDIT_LOG = "audit"
+# The key of a MARK's extra that lists the schedulers the provider started (each a dict: name,
+# the user it binds as, whether it is a gang scheduler, and by what): a fact the harness
+# established about the cluster, for judges that excuse what only another scheduler prevents.
+SCHEDULERS = "schedulers"
 # What judges of an end state read besides their resources: that the namespace had settled.
 QUIET = "quiet"
 

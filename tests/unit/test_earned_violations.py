@@ -10,9 +10,10 @@ from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.properties.context import Context
+from aftershock.providers.base import kube_scheduler
 from aftershock.sut.gang import Gang
 from aftershock.sut.storage import StorageCluster
-from aftershock.timeline.entry import AUDIT_SYNC, GAP_END, GAP_START, WATCH, Entry
+from aftershock.timeline.entry import AUDIT_SYNC, GAP_END, GAP_START, MARK, SCHEDULERS, WATCH, Entry
 from tests.unit.concept_maps import GANG, STORAGE
 
 NS = "ns"
@@ -332,11 +333,19 @@ def _bind(history: History, at: float, name: str) -> None:
                subresource="binding", actor="system:kube-scheduler", code=201)
 
 
-def _recycled_twice(replacements_bound: int, watched_gone: bool = False) -> History:
+def _recycled_twice(replacements_bound: int, watched_gone: bool = False,
+                    evidence: bool = True) -> History:
     """A replica of 3 (minAvailable 2), healthy, recycled; its replacements, of which the
     scheduler binds ``replacements_bound``, recycled again. With ``watched_gone`` the watch
-    shows the first recycle's pods go before their replacements come."""
-    history = History().watch(0, "gangs", gang_object(), "ADDED")
+    shows the first recycle's pods go before their replacements come. With ``evidence`` the
+    history holds what makes the second recycle the setup's: the cluster's scheduler as the
+    provider said, one replacement Unschedulable, and the breach True for the 2 s delay
+    before the recycle."""
+    history = History()
+    if evidence:
+        history.at(0, MARK, detail="schedulers", extra={SCHEDULERS: kube_scheduler("1.34.4",
+                                                                                   "local")})
+    history.watch(0, "gangs", gang_object(), "ADDED")
     for i, name in enumerate(("train-a", "train-b", "train-c")):
         _audit(history, 0.1 * i, "create", name)
         _train_pod(history, 0.1 * i, name)
@@ -350,9 +359,24 @@ def _recycled_twice(replacements_bound: int, watched_gone: bool = False) -> Hist
         _train_pod(history, 5.5, name)
         if i < replacements_bound:
             _bind(history, 6 + 0.1 * i, name)
+    if evidence:
+        history.watch(6.5, "pods", unschedulable(pod("train-g", app="train")))
+        history.watch(6.6, "gangs", breached_since(gang_object(), "2001-09-09T01:46:46Z"))
     for name in ("train-e", "train-f", "train-g"):
         _audit(history, 9, "delete", name)
     return history
+
+
+def unschedulable(obj: dict) -> dict:
+    obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                    "reason": "Unschedulable"}]
+    return obj
+
+
+def breached_since(gang: dict, since: str, group: int = 0) -> dict:
+    gang["status"]["groups"] = [{"index": group, "conditions": [{
+        "type": "Breached", "status": "True", "lastTransitionTime": since}]}]
+    return gang
 
 
 def test_a_recycle_after_a_partial_binding_is_unknown_where_a_gang_scheduler_is_assumed():
@@ -361,7 +385,7 @@ def test_a_recycle_after_a_partial_binding_is_unknown_where_a_gang_scheduler_is_
     again. With ``binding: all_or_nothing`` that recycle is the setup's (UNKNOWN, saying so);
     without it, or when the replacements were bound whole, it is a violation."""
     all_or_nothing = asdict(Gang("train", NS, {**GANG, "binding": "all_or_nothing"}))
-    params = {"gang": all_or_nothing, "limit": 1, "actor": "gang-op"}
+    params = {"gang": all_or_nothing, "limit": 1, "actor": "gang-op", "delay": 2}
     verdict = judge("at_most_terminations", params, _recycled_twice(1))
     assert verdict.status == UNKNOWN, verdict.explain()
     assert "1 of them after the scheduler bound a replica in part" in verdict.summary
@@ -399,7 +423,7 @@ def test_an_excess_of_a_recycle_after_a_partial_binding_is_unknown_for_a_gang_sc
     recycled replica had been bound whole, or when the excess holds without that recycle's pods,
     it stands."""
     all_or_nothing = asdict(Gang("train", NS, {**GANG, "binding": "all_or_nothing"}))
-    params = {"gang": all_or_nothing, "group": 0, "limit": 3, "actor": "gang-op"}
+    params = {"gang": all_or_nothing, "group": 0, "limit": 3, "actor": "gang-op", "delay": 2}
     verdict = judge("group_never_more_than", params, _overlapped_end(_overlapped(1)))
     assert verdict.status == UNKNOWN, verdict.explain()
     assert "6 live pods of group 0 of gang train at once" in verdict.summary

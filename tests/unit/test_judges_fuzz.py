@@ -311,6 +311,8 @@ JUDGEMENTS = {
                            "condition": "Ready"}, {"nodes"}),
     "termination_timed": ({"gang": _gang(), "group": 0, "delay": 1, "latency": 5,
                            "actor": "ctl"}, {"gangs", "pods", "audit"}),
+    "recycled_after_delay": ({"gang": asdict(Gang("web", NS, GANG)), "delay": 1,
+                              "actor": "ctl"}, {"gangs", "pods", "audit"}),
     "at_most_terminations": ({"gang": asdict(Gang("web", NS, GANG)), "limit": 1,
                               "actor": "ctl"}, {"pods", "audit"}),
     # a gang left to a gang scheduler to bind whole: an excess after a binding in part is
@@ -404,6 +406,7 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "no_earlier_than": (WEB,), "exactly": (WEB,), "deleted_by": (WEB,), "created_by": (WEB,),
     "deleted_count": (WEB,), "honest_transition": (("nodes", "n1"),),
     "termination_timed": (TRAIN,), "at_most_terminations": (WEB,),
+    "recycled_after_delay": (WEB,),
     "group_never_more_than": (WEB,),
     "regression_detected": (("gangs", "web"),), "one_warning_per_drop": (WEB,),
     "never_reclaimed_early": (("noderecords", ""),), "allocated_before_bind": (("pods", ""),),

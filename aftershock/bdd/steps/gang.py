@@ -84,12 +84,29 @@ def _delay(scenario: Scenario, name: str) -> float:
     return float(scenario.recall(f"gang {name} termination delay"))
 
 
-@then("group {group:d} of the gang {name:Name} was terminated after its termination delay and "
-      "within {latency:d} seconds more", check="termination_timed")
+def _known_delay(scenario: Scenario, name: str) -> float | None:
+    """The delay a step gave the gang; else the judge reads it from the gang's object."""
+    known = scenario.facts.get(f"gang {name} termination delay")
+    return float(known) if known is not None else None
+
+
+@then("group {group:d} of the gang {name:Name} was terminated within {latency:d} seconds once "
+      "its breach had lasted its termination delay", check="termination_timed")
 def terminated_in_time(scenario: Scenario, group: int, name: str, latency: int) -> None:
+    """Every time the group's breach stayed True for the delay (G2: late is judged here, early
+    by the step below)."""
     scenario.judge(Judgement("termination_timed", {
         "gang": asdict(Gang.of(scenario, name)), "group": group,
         "delay": _delay(scenario, name), "latency": latency,
+        "actor": implementation_actor(scenario)}))
+
+
+@then("no replica of the gang {name:Name} was recycled before its breach had lasted its "
+      "termination delay", check="recycled_after_delay")
+def recycled_after_delay(scenario: Scenario, name: str) -> None:
+    """Every recycle began while the replica was breached, at least the delay after (G3)."""
+    scenario.judge(Judgement("recycled_after_delay", {
+        "gang": asdict(Gang.of(scenario, name)), "delay": _delay(scenario, name),
         "actor": implementation_actor(scenario)}))
 
 
@@ -105,7 +122,7 @@ def regressions_breached(scenario: Scenario, name: str, latency: int) -> None:
 def terminated_at_most(scenario: Scenario, name: str, count: int) -> None:
     scenario.judge(Judgement("at_most_terminations", {
         "gang": asdict(Gang.of(scenario, name)), "limit": count,
-        "actor": implementation_actor(scenario)}))
+        "actor": implementation_actor(scenario), "delay": _known_delay(scenario, name)}))
 
 
 @then("the implementation deleted no pod of group {group:d} of the gang {name:Name}",
@@ -121,7 +138,7 @@ def group_untouched(scenario: Scenario, group: int, name: str) -> None:
 def group_never_more_than(scenario: Scenario, group: int, name: str, count: int) -> None:
     scenario.judge(Judgement("group_never_more_than", {
         "gang": asdict(Gang.of(scenario, name)), "group": group, "limit": count,
-        "actor": implementation_actor(scenario)}))
+        "actor": implementation_actor(scenario), "delay": _known_delay(scenario, name)}))
 
 
 @then("group {group:d} of the gang {name:Name} got one warning per drop to zero scheduled pods",
