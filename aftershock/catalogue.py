@@ -84,7 +84,21 @@ what it read (no gap, recorder error or anomaly over the judged window, and an a
 had caught up); otherwise the answer is UNKNOWN, with its reason. A violation proven by recorded
 states stands when the history between its first and last witness is complete. A step names the
 properties it judges, e.g. `... (R1)`: only the ids below, and only on a step judged by one of
-the property's checks; anything else is a collection error naming file:line."""
+the property's checks; anything else is a collection error naming file:line. A property is
+judged only by the checks that decide what it states (G2 is late terminations, G3 early or
+unwarranted ones), and one about the implementation's own condition says so.
+
+An excuse cites its evidence: a verdict that blames the setup (UNKNOWN, or the setup's) names
+the recorded facts that make it so, and without them the implementation is judged.
+
+One rule for absent fields, in every check that compares a field with a value (`never_had`,
+`kept`): where the schema the cluster publishes types the field as a number, absent is 0
+(Kubernetes omits a zero counter); an equality with a value that is no number does not hold on
+an absent field (`!=` does); any other comparison on an absent field (an ordering on a field
+not typed as a number) is not decided, and a state it cannot decide makes the verdict UNKNOWN,
+naming it. So `never_had(c)` and `kept(not c)` always agree. A list selector whose key the
+items' schema does not have is a collection error at file:line; one that selected no element
+in any recorded state is UNKNOWN, naming the values its key had there."""
 
 
 def markdown(features: Path | None) -> str:

@@ -2,8 +2,16 @@
 ``status.readyWorkerReplicas > 5``, ``spec.workerGroupSpecs[groupName=workers].replicas >= 1``,
 ``status.allocation exists``, ``metadata.deletionTimestamp absent``. The path is a profile's
 path (``aftershock.paths``); the value is a YAML scalar (``5``, ``true``, ``ready``, ``"5"``).
-Numbers compare as numbers, strings as strings; an ordering between a number and a string, or
-on a field that is absent, does not hold."""
+Numbers compare as numbers, strings as strings; an ordering between a number and a string does
+not hold.
+
+A field that is absent (or a list element a selector finds none of) is one rule for every
+check: where the published schema types the field as a number, absent is 0 (Kubernetes omits a
+zero counter: ``readyReplicas`` absent is no ready replica); an equality with a value that is no
+number does not hold on it (``== "False"``: no, ``!= "False"``: yes); anything else on it (an
+ordering on a field the schema does not type as a number, an equality with a number there) is
+not decided, and a judge over such a state says UNKNOWN. So ``never_had(c)`` and
+``kept(not c)`` give the same answer over the same history."""
 
 from __future__ import annotations
 
@@ -34,6 +42,9 @@ class Comparison:
     path: str
     op: str
     value: Any = None
+    # Whether the published schema types the field as a number (True: absent is 0), as
+    # another type (False), or None where no schema said
+    numeric: bool | None = None
 
     @classmethod
     def parse(cls, text: str) -> Comparison:
@@ -49,13 +60,30 @@ class Comparison:
         return cls(found["path"], found["op"], _scalar(found["value"], text))
 
     def holds(self, obj: dict[str, Any] | None) -> bool:
-        """Whether the object, as it is, has the field so; no object holds nothing."""
+        """Whether the object, as it is, has the field so; no object holds nothing, and
+        neither does a state ``decide`` cannot decide."""
+        return self.decide(obj) is True
+
+    def decide(self, obj: dict[str, Any] | None) -> bool | None:
+        """Whether the object has the field so; None where the field is absent and the rule
+        above does not decide it."""
         if obj is None:
             return False
         actual = paths.get(obj, self.path)
         if self.op in UNARY:
             return (actual is not None) == (self.op == "exists")
+        if actual is None:
+            if self.numeric:
+                actual = 0
+            elif self.op in ("==", "!=") and not _number(self.value):
+                return self.op == "!="
+            else:
+                return None
         return compare(actual, self.op, self.value)
+
+    def negation(self) -> Comparison:
+        """The comparison that holds exactly where this one does not (both undecided alike)."""
+        return Comparison(self.path, NEGATION[self.op], self.value, self.numeric)
 
     @property
     def text(self) -> str:

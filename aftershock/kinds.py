@@ -132,6 +132,18 @@ class Catalog:
         schema, schemas = found
         return paths.schema_problem(schema, path, lambda node: _resolved(node, schemas))
 
+    def field_type(self, kind: Kind, path: str) -> str | None:
+        """The type the published schema gives the field at ``path`` (``integer``,
+        ``string``, ...), or None where it says none or publishes no schema."""
+        if (kind.group, kind.plural) in self.pending:
+            schema = self.pending[(kind.group, kind.plural)]
+            return paths.schema_type(schema, path) if schema else None
+        found = self._schema(kind)
+        if found is None:
+            return None
+        schema, schemas = found
+        return paths.schema_type(schema, path, lambda node: _resolved(node, schemas))
+
     def _schema(self, kind: Kind) -> tuple[dict[str, Any], dict[str, Any]] | None:
         key = (kind.group, kind.version)
         if key not in self._documents:

@@ -158,34 +158,89 @@ def patch(obj: dict, path: str, value: Any) -> list[dict[str, Any]]:
     return [*tests, {"op": op, "path": where, "value": value}]
 
 
+def unmatched(obj: Any, path: str) -> tuple[str, list[str]] | None:
+    """Where ``path`` selects a list element by key (``conditions[type=Ready]``) and the list
+    the object has there holds none with that value: the selector as written, and the values
+    of its key the list does hold. None when every selector found its element, or the path
+    ends before a list (the field is absent, not the element)."""
+    node = obj
+    walked = ""
+    for step in parse(path):
+        if isinstance(step, Key):
+            if not isinstance(node, dict) or step.name not in node:
+                return None
+            node = node[step.name]
+            walked = f"{walked}.{step.name}" if walked else step.name
+            continue
+        if not isinstance(node, list):
+            return None
+        position = _element(node, step)
+        if position is None:
+            if isinstance(step, Index):
+                return None  # an index beyond the list: absent, as a short list is
+            values = sorted({str(item.get(step.key)) for item in node
+                             if isinstance(item, dict) and step.key in item})
+            return f"{walked}{_shown(step)}", values
+        node = node[position]
+        walked += _shown(step)
+    return None
+
+
 def schema_problem(schema: dict[str, Any], path: str,
                    resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> str | None:
     """Why a CRD's openAPIV3Schema (or an OpenAPI v3 schema, its references followed by
-    ``resolve``) cannot address ``path``, or None."""
+    ``resolve``) cannot address ``path``, or None. A list element selected by a key the items
+    do not have (``conditions[tpye=Ready]``) is a problem too: it would select nothing, ever."""
+    return _walk(schema, path, resolve)[0]
+
+
+def schema_type(schema: dict[str, Any], path: str,
+                resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> str | None:
+    """The type the schema gives the field at ``path`` (``integer``, ``number``, ``string``,
+    ``boolean``, ``object``, ``array``), or None where it says none (an int-or-string, a field
+    under preserve-unknown-fields, a path it cannot address)."""
+    problem, node = _walk(schema, path, resolve)
+    if problem or node is None or node.get("x-kubernetes-int-or-string"):
+        return None
+    kind = node.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _walk(schema: dict[str, Any], path: str,
+          resolve: Callable[[dict[str, Any]], dict[str, Any]] | None
+          ) -> tuple[str | None, dict[str, Any] | None]:
+    """(why the schema cannot address ``path``, or None; the node it addresses, or None where
+    it is open: preserve-unknown-fields)."""
     resolve = resolve or (lambda node: node)
     node = resolve(schema)
     walked = ""
     for step in parse(path):
         node = resolve(node)
         if node.get("x-kubernetes-preserve-unknown-fields"):
-            return None
+            return None, None
         if isinstance(step, Key):
             properties = node.get("properties") or {}
             if node.get("type") == "array":
-                return f"'{walked}' is a list: name one element, as in {walked}[0].{step.name} " \
-                       f"or {walked}[<field>=<value>].{step.name}"
+                return (f"'{walked}' is a list: name one element, as in {walked}[0].{step.name} "
+                        f"or {walked}[<field>=<value>].{step.name}"), None
             if step.name in properties:
                 node = properties[step.name]
             elif isinstance(node.get("additionalProperties"), dict):
                 node = node["additionalProperties"]
             else:
                 known = ", ".join(sorted(properties)) or "none"
-                return f"the schema has no field '{step.name}' under '{walked or '.'}' " \
-                       f"(fields there: {known})"
+                return (f"the schema has no field '{step.name}' under '{walked or '.'}' "
+                        f"(fields there: {known})"), None
             walked = f"{walked}.{step.name}" if walked else step.name
         else:
             if node.get("type") != "array":
-                return f"'{walked}' is not a list in the schema: {_shown(step)} cannot apply"
-            node = node.get("items") or {}
+                return (f"'{walked}' is not a list in the schema: {_shown(step)} cannot "
+                        "apply"), None
+            node = resolve(node.get("items") or {})
+            if isinstance(step, Match) and not node.get("x-kubernetes-preserve-unknown-fields"):
+                keys = node.get("properties") or {}
+                if keys and step.key not in keys:
+                    return (f"the items of '{walked}' have no field '{step.key}' to select "
+                            f"one by (fields there: {', '.join(sorted(keys))})"), None
             walked += _shown(step)
-    return None
+    return None, resolve(node)

@@ -12,7 +12,7 @@ from typing import Any
 from aftershock import partial, paths
 from aftershock.checks.invariants import changes
 from aftershock.checks.temporal import eventually
-from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.comparison import Comparison
 from aftershock.timeline.entry import Entry
 from aftershock.timeline.state import State, replay
@@ -49,10 +49,14 @@ def kept(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparison,
 
 def _every_change(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparison,
                   broken_when: bool, name: str) -> Verdict:
+    """Over every recorded state of ``ref``: a state that breaks it is the witness; a state
+    the comparison cannot decide (an absent field it does not read as 0: ``Comparison``), or
+    a selector that found its element in no state at all, leaves it UNKNOWN."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     reads = frozenset({ref.resource})
-    seen = 0
+    seen, undecided, found = 0, [], False
+    missing: tuple[str, set[str]] | None = None
     for entry, state in replay(entries):
         if not changes(entry, reads):
             continue
@@ -60,10 +64,30 @@ def _every_change(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparis
         if obj is None:
             continue
         seen += 1
-        if comparison.holds(obj) == broken_when:
+        decided = comparison.decide(obj)
+        selector = paths.unmatched(obj, comparison.path)
+        if selector is None:
+            found = found or paths.get(obj, comparison.path) is not None
+        else:
+            values = missing[1] if missing else set()
+            missing = (selector[0], values | set(selector[1]))
+        if decided is None:
+            undecided.append(entry)
+        elif decided == broken_when:
             said = comparison.text if broken_when else comparison.negated()
             return Verdict(name, VIOLATED, f"{ref} had {said}{_actual(obj, comparison)}",
                            [entry], origin, subjects=1, reads=reads)
+    if missing is not None and not found:
+        there = ", ".join(sorted(missing[1])) or "none"
+        key = missing[0].rsplit("[", 1)[1].split("=", 1)[0]
+        return Verdict(name, UNKNOWN, f"{ref}: {missing[0]} selected no element in any of "
+                       f"its {seen} recorded states ({key} there: {there})", [], origin,
+                       subjects=0, reads=reads)
+    if undecided:
+        return Verdict(name, UNKNOWN, f"{ref} had no {comparison.path} in {len(undecided)} of "
+                       f"its {seen} recorded states (e.g. at +{undecided[0].mono - origin:.3f}s), "
+                       "and the schema does not type it as a number, the only field whose "
+                       "absence reads as 0", [undecided[0]], origin, subjects=1, reads=reads)
     what = f"never had {comparison.text}" if broken_when else f"kept {comparison.text}"
     summary = (f"{ref} {what} over {seen} recorded states" if seen else
                f"{ref} was never recorded")
@@ -72,7 +96,9 @@ def _every_change(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparis
 
 def _actual(obj: dict[str, Any], comparison: Comparison) -> str:
     value = paths.get(obj, comparison.path)
-    return "" if comparison.op in ("exists", "absent") else f" (it was {value!r})"
+    if comparison.op in ("exists", "absent"):
+        return ""
+    return " (it was absent: 0 for a number)" if value is None else f" (it was {value!r})"
 
 
 def matches_within(entries: Iterable[Entry], ref: ObjectRef, expected: dict[str, Any],

@@ -3,6 +3,8 @@ compared with a value at every recorded change, and a partial manifest matched i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from aftershock.checks import objects
 from aftershock.checks.verdict import Verdict
 from aftershock.comparison import Comparison
@@ -14,15 +16,23 @@ def _ref(p: Params) -> objects.ObjectRef:
     return objects.ObjectRef(**p["object"])
 
 
+def _comparison(p: Params) -> Comparison:
+    """The step's comparison, with what the schema said of its field ("numeric": a run saved
+    before it was said leaves an absent field undecided)."""
+    return replace(Comparison.parse(p["comparison"]), numeric=p.get("numeric"))
+
+
 @check("never_had", "At no recorded change of an object did it have a field so (a field "
-       "compared with a value: ==, !=, <, <=, >, >=, exists, absent).")
+       "compared with a value: ==, !=, <, <=, >, >=, exists, absent; an absent field is 0 "
+       "where the schema types it as a number, else a state an ordering cannot decide).")
 def never_had(history: History, p: Params) -> Verdict:
-    return objects.never_had(history.entries, _ref(p), Comparison.parse(p["comparison"]))
+    return objects.never_had(history.entries, _ref(p), _comparison(p))
 
 
-@check("kept", "After every recorded change of an object, while it existed, a field was so.")
+@check("kept", "After every recorded change of an object, while it existed, a field was so "
+       "(an absent field read as never_had reads it).")
 def kept(history: History, p: Params) -> Verdict:
-    return objects.kept(history.entries, _ref(p), Comparison.parse(p["comparison"]))
+    return objects.kept(history.entries, _ref(p), _comparison(p))
 
 
 @check("matches_within", "An object matched a partial manifest (Chainsaw's rules) at some "

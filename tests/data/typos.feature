@@ -27,3 +27,7 @@ Feature: Typos in the steps for any resource
           metadata: {labels: {app: huge}}
           spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
       """
+
+  Scenario: a selector on a key the items of the list do not have
+    Given a cluster with 3 nodes
+    Then at no point did deployment/web have status.conditions[tpye=Available].status == "False"

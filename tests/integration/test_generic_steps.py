@@ -129,4 +129,7 @@ def test_a_kind_or_field_typo_is_one_line_naming_file_line_and_what_is_served(tm
            "relative to the feature file" in out, out[-3000:]
     assert "tests/data/typos.feature:18: 1000000 pods need about" in out, out[-3000:]
     assert "(every replicas and parallelism in the manifests counts)" in out
+    assert "tests/data/typos.feature:33: deployment has no field " \
+           "status.conditions[tpye=Available].status: the items of 'status.conditions' have " \
+           "no field 'tpye' to select one by" in out, out[-3000:]
     assert "Traceback" not in out and "During handling" not in out

@@ -295,17 +295,23 @@ def never_had(scenario: Scenario, ref: str, comparison: str) -> None:
     """At no recorded change was the field so: status.readyReplicas > 5 (or exists, absent).
 
     Operators: ==, !=, <, <=, >, >=, exists, absent."""
-    _, _, target = _ref(scenario, ref)
-    scenario.judge(Judgement("never_had", {"object": _plain(target),
-                                           "comparison": _comparison(comparison).text}))
+    scenario.judge(Judgement("never_had", _compared(scenario, ref, comparison)))
 
 
 @then("every change of {ref:Ref} kept {comparison:Comparison}", check="kept")
 def kept(scenario: Scenario, ref: str, comparison: str) -> None:
     """After every recorded change it was so: spec.groups[name=workers].replicas >= 1."""
-    _, _, target = _ref(scenario, ref)
-    scenario.judge(Judgement("kept", {"object": _plain(target),
-                                      "comparison": _comparison(comparison).text}))
+    scenario.judge(Judgement("kept", _compared(scenario, ref, comparison)))
+
+
+def _compared(scenario: Scenario, ref: str, comparison: str) -> dict[str, Any]:
+    """A comparison's judgement, with what the published schema types its field as: a number
+    (its absence is 0), another type, or not known (None)."""
+    kind, _, target = _ref(scenario, ref)
+    said = _comparison(comparison)
+    typed = catalog(scenario).field_type(kind, said.path)
+    return {"object": _plain(target), "comparison": said.text,
+            "numeric": None if typed is None else typed in ("integer", "number")}
 
 
 def _plain(ref: ObjectRef) -> dict[str, str]:
