@@ -109,15 +109,26 @@ def _revision(meta: dict[str, Any]) -> int:
 
 
 def level(resource: str, recorded: dict[tuple[str, str, str], dict[str, Any]],
-          listed: dict[tuple[str, str], int]) -> bool:
-    """Whether the recorded objects of one resource have caught up with a list: each listed
-    object recorded at its listed revision or later. (A recorded object the list no longer has
-    is not waited for.)"""
+          listed: dict[tuple[str, str], int], version: int = 0) -> bool:
+    """Whether the recorded objects of one resource have caught up with a list made at
+    ``version``: each listed object recorded at its listed revision or later, and no recorded
+    object that the list lacks at a revision below it (``missed``: its deletion not yet
+    delivered)."""
     for (namespace, name), revision in listed.items():
         obj = recorded.get((resource, namespace, name))
         if obj is None or _revision(_meta(obj)) < revision:
             return False
-    return True
+    return not missed(resource, recorded, listed, version)
+
+
+def missed(resource: str, recorded: dict[tuple[str, str, str], dict[str, Any]],
+           listed: dict[tuple[str, str], int], version: int) -> list[dict[str, Any]]:
+    """The recorded objects of one resource that a list at ``version`` no longer has, each
+    recorded at a revision below it: deleted before the list, and that deletion not (yet)
+    delivered by the watch."""
+    return [obj for (kind, namespace, name), obj in recorded.items()
+            if kind == resource and (namespace, name) not in listed
+            and _revision(_meta(obj)) < version]
 
 
 def _trimmed(obj: dict[str, Any], resource: str = "") -> dict[str, Any]:
@@ -131,6 +142,10 @@ def _trimmed(obj: dict[str, Any], resource: str = "") -> dict[str, Any]:
         obj = {**obj, **{field: {key: _digest(value) for key, value in obj[field].items()}
                          for field in ("data", "stringData") if isinstance(obj.get(field), dict)}}
     return obj
+
+
+def _deletions(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "DELETED", "object": obj} for obj in objects]
 
 
 def _digest(value: Any) -> str:
@@ -313,24 +328,48 @@ class Recorder:
 
         def behind(state: State) -> list[str]:
             # A watch that delivered an event at or past the list's version has delivered
-            # everything before it (events come in revision order), deletions included.
+            # everything before it (events come in revision order): what it still lacks then,
+            # a deletion, it missed, and waiting will not bring it (closed below).
             return [name for name, (objects, version) in listed.items()
                     if (name not in state.gaps or name in self._lagging)
                     and self._last_rv.get(name, 0) < version
-                    and not level(name, state.of(name), objects)]
+                    and not level(name, state.of(name), objects, version)]
         self.timeline.wait_until(lambda state: not behind(state), timeout)
-        late = behind(self.timeline.state())
+        state = self.timeline.state()
+        # Still behind on what the list shows: a lag. Behind only on deletions once the wait
+        # is over: missed, closed with them below.
+        late = [name for name in behind(state) if not level(name, state.of(name),
+                                                            listed[name][0])]
         for name in sorted(listed):
+            objects, version = listed[name]
+            gone = [] if name in late or (name in state.gaps and name not in self._lagging) \
+                else missed(name, state.of(name), objects, version)
             if name in late and name not in self._lagging:
                 self.timeline.append(GAP_START, resource=name, detail=f"the watch had not "
-                                     f"caught up with a list at {listed[name][1]} after "
+                                     f"caught up with a list at {version} after "
                                      f"{timeout:g}s", extra={"since": self._last_mono.get(
                                          name, self.timeline.started)})
             elif name not in late and name in self._lagging:
                 self.timeline.append(GAP_END, resource=name, detail="the watch caught up",
-                                     extra={"changes": []})
+                                     extra={"changes": _deletions(gone)})
+            elif gone:
+                self._close_missed(name, gone, version)
         self._lagging = set(late)
         return late
+
+    def _close_missed(self, resource: str, gone: list[dict[str, Any]], version: int) -> None:
+        """Deletions the watch never delivered, closed as a re-list closes a gap: from the
+        last recorded change of the first of them (each went some time after it) to now,
+        whose changes delete them."""
+        keys = {(resource, _meta(o).get("namespace", ""), _meta(o).get("name", "")) for o in gone}
+        last = {entry.key: entry.mono for entry in self.timeline.entries if entry.key in keys}
+        names = ", ".join(sorted(f"{n}/{k}" if n else k for _, n, k in keys))
+        self.timeline.append(GAP_START, resource=resource, detail=f"the watch did not deliver "
+                             f"the deletion of {resource} {names} (a list at {version} lacks "
+                             "them)", extra={"since": min(last.values(), default=time.monotonic())})
+        self.timeline.append(GAP_END, resource=resource, rv=str(version),
+                             detail=f"closed by the list at {version}: {len(gone)} deletions",
+                             extra={"changes": _deletions(gone)})
 
     def _error(self, resource: Resource, text: str) -> None:
         self.errors.append(f"{resource.name}: {text}")

@@ -1,0 +1,78 @@
+"""A deletion the recorder's watch never delivered (issue 43): the catch-up before a judgement
+finds a recorded object a list lacks, at a revision below the list's, and closes it as a
+re-list closes a gap. On 86c0d82 the object stayed live in the history for ever."""
+
+from __future__ import annotations
+
+from tests.unit.test_earned_violations import NS, pod
+
+
+class _Lists:
+    """What the API server answers a catch-up's list with (its items and revision)."""
+
+    def __init__(self, items: list[dict], version: int):
+        self.items, self.version = items, version
+
+    def get(self, path: str, **params) -> dict:
+        return {"items": self.items, "metadata": {"resourceVersion": str(self.version)}}
+
+
+def _recorder(tmp_path, listed: _Lists):
+    from aftershock.timeline.recorder import Recorder
+    from aftershock.timeline.resources import Resource
+    from aftershock.timeline.store import Timeline
+
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: c, cluster: "
+        "{server: 'https://127.0.0.1:9'}}]\nusers: [{name: u, user: {token: t}}]\n"
+        "contexts: [{name: c, context: {cluster: c, user: u}}]\n")
+    timeline = Timeline()
+    recorder = Recorder(timeline, kubeconfig, resources=[])
+    recorder.api = listed
+    recorder._served["pods"] = Resource("pods", "v1")
+    return recorder, timeline
+
+
+def _pod_at(name: str, revision: int) -> dict:
+    obj = pod(name, "n1")
+    obj["metadata"]["resourceVersion"] = str(revision)
+    return obj
+
+
+def test_a_deletion_the_watch_missed_is_closed_by_the_catch_up_as_a_gap(tmp_path):
+    """web-0 recorded at revision 5, its DELETE never delivered, the watch past it (revision
+    10); a list at 12 lacks it. On 86c0d82 the catch-up found the watch level (every listed
+    object at its revision) and web-0 stayed live in the recorded state for ever: a false
+    VIOLATED on 'is gone', never_more_than and G8."""
+    from aftershock.timeline.entry import GAP_END, GAP_START, WATCH
+
+    recorder, timeline = _recorder(tmp_path, _Lists([_pod_at("web-1", 9)], 12))
+    for obj in (_pod_at("web-0", 5), _pod_at("web-1", 9)):
+        timeline.append(WATCH, resource="pods", namespace=NS, name=obj["metadata"]["name"],
+                        rv=obj["metadata"]["resourceVersion"], type="ADDED", object=obj)
+    recorder._last_rv["pods"] = 10
+    recorder.catch_up(timeout=0.2)
+    assert timeline.state().get("pods", NS, "web-0") is None, "still live in the history"
+    assert timeline.state().get("pods", NS, "web-1") is not None
+    began, closed = timeline.entries[-2:]
+    assert began.kind == GAP_START and "did not deliver the deletion of pods ns/web-0" in \
+        began.detail, began.detail
+    assert began.extra["since"] == timeline.entries[0].mono  # from web-0's last change
+    assert closed.kind == GAP_END and closed.extra["changes"][0]["type"] == "DELETED"
+    before = len(timeline.entries)
+    recorder.catch_up(timeout=0.2)
+    assert len(timeline.entries) == before, "closed once"
+
+
+def test_an_object_made_after_the_list_is_no_missed_deletion(tmp_path):
+    from aftershock.timeline.entry import WATCH
+
+    recorder, timeline = _recorder(tmp_path, _Lists([], 12))
+    obj = _pod_at("web-2", 13)  # created after the list was made
+    timeline.append(WATCH, resource="pods", namespace=NS, name="web-2", rv="13", type="ADDED",
+                    object=obj)
+    recorder._last_rv["pods"] = 13
+    recorder.catch_up(timeout=0.2)
+    assert timeline.state().get("pods", NS, "web-2") is not None
+    assert len(timeline.entries) == 1
