@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
@@ -15,11 +16,14 @@ from aftershock.sut.dra import (
     Device,
     allocated_devices,
     claim_names,
+    kubelet_consumers,
     kubelet_prepared,
     reserved_for,
     revision,
     selects_node,
 )
+from aftershock.sut.node_reads import SILENT_SECONDS
+from aftershock.timeline.audit import parse_time
 from aftershock.timeline.entry import GAP_END, GAP_START, MARK, WATCH, Entry
 from aftershock.timeline.state import State, changes_of, node_of, replay
 
@@ -207,34 +211,80 @@ def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
 NODE_STATE = "the kubelet's DRA checkpoint on each node"
 
 
-def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
-                         namespace: str | None = None,
-                         name: str = "node_state_exclusive") -> Verdict:
-    """D5 from what the nodes show: in no snapshot of a node's kubelet DRA checkpoint is one
-    device prepared for two claims. ``snapshots``: {"time" (the node's clock), "node", "text"}
-    each, or "error" where the file could not be read; a read that failed, or a checkpoint that
-    does not check out, is a stretch not seen: no PASS over it. A claim of another namespace
-    that a node already held when it was first read was left by an earlier scenario (a node
-    deleted under its pod, say): a double preparation with it is not this scenario's to judge,
-    UNKNOWN unless another one is."""
-    origin = timeline[0].mono if timeline else 0.0
-    offset = timeline[0].mono - timeline[0].wall if timeline else 0.0
-    claims: set[str] = set()
-    unseen: list[str] = []
-    inherited: dict[str, set[str]] = {}
-    blamed: Verdict | None = None
-    for snap in sorted(snapshots, key=lambda s: s["time"]):
+@dataclass
+class _NodeReads:
+    """What one node's read loop showed, in time order (the node's clock): the moments its
+    state was known (a copy that checked out, or a heartbeat while the last line was one),
+    the reads that failed, and since when each claim has held each device without a break
+    (the last moment it was known not to, or None when it did from the first copy)."""
+
+    node: str
+    lines: list[float] = field(default_factory=list)
+    known: list[float] = field(default_factory=list)
+    failed: list[tuple[float, str]] = field(default_factory=list)
+    taken: list[float] = field(default_factory=list)
+    first: dict[Device, set[str]] | None = None
+    last: dict[Device, set[str]] = field(default_factory=dict)  # the last copy that checked out
+    reading: bool = False  # whether the last line showed the state (no failure since)
+    since: dict[tuple[Device, str], float | None] = field(default_factory=dict)
+
+    def read(self, snap: dict[str, Any]) -> dict[Device, set[str]] | None:
+        """Take one line in; what it shows prepared, for a copy that checked out."""
+        at = snap["time"]
+        if snap.get("taken"):
+            self.taken.append(at)
+            return None
+        self.lines.append(at)
+        if snap.get("beat"):  # the file read as its last line said
+            if self.reading:
+                self.known.append(at)
+            return None
         try:
             prepared = kubelet_prepared(snap["text"]) if "text" in snap else None
         except ValueError as exc:
             prepared, snap = None, {**snap, "error": str(exc)}
         if prepared is None:
-            unseen.append(f"node/{snap['node']}: {snap.get('error', 'not read')}")
+            self.reading = False
+            self.failed.append((at, snap.get("error") or "not read"))
+            return None
+        before = self.known[-1] if self.known else None
+        self.since = {(device, claim): self.since.get((device, claim), before)
+                      if claim in self.last.get(device, ()) else before
+                      for device, holders in prepared.items() for claim in holders}
+        self.first = prepared if self.first is None else self.first
+        self.last, self.reading = prepared, True
+        self.known.append(at)
+        return prepared
+
+
+def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
+                         namespace: str | None = None,
+                         name: str = "node_state_exclusive") -> Verdict:
+    """D5 from what the nodes show: in no snapshot of a node's kubelet DRA checkpoint is one
+    device prepared for two claims. ``snapshots``: the lines of each node's read loop
+    (`sut.node_reads.parse`: {"time" (the node's clock), "node"} and "text", "error" where the
+    file could not be read, or "beat" where it read as before), and {"taken": True} where they
+    were taken. A PASS needs every node the history records to have been seen over its whole
+    lifetime while the loops ran: a failed read, a checkpoint that does not check out, or a
+    silence longer than SILENT_SECONDS (a loop that stalled) is a stretch not seen.
+
+    A claim of another namespace that a node already held when it was first read was left by
+    an earlier scenario (a node deleted under its pod, say). A double preparation with it is
+    a leak, VIOLATED, when every pod it was prepared for (by the checkpoint, the claim's
+    reservedFor, the pods naming it) was recorded gone before the other claim was prepared;
+    where the history cannot say, it is UNKNOWN, naming the claim."""
+    origin = timeline[0].mono if timeline else 0.0
+    offset = timeline[0].mono - timeline[0].wall if timeline else 0.0
+    reads: dict[str, _NodeReads] = {}
+    claims: set[str] = set()
+    blamed: Verdict | None = None
+    for snap in sorted(snapshots, key=lambda s: s["time"]):
+        node = reads.setdefault(snap["node"], _NodeReads(snap["node"]))
+        prepared = node.read(snap)
+        if prepared is None:
             continue
-        if snap["node"] not in inherited:
-            inherited[snap["node"]] = {claim for holders in prepared.values() for claim in holders
-                                       if namespace is None or
-                                       not claim.startswith(f"{namespace}/")}
+        inherited = {claim for holders in (node.first or {}).values() for claim in holders
+                     if namespace is None or not claim.startswith(f"{namespace}/")}
         for (driver, pool, device), holders in sorted(prepared.items()):
             claims |= holders
             if len(holders) < 2:
@@ -244,26 +294,185 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
                                 f"{pool}/{device} prepared for {', '.join(sorted(holders))}")
             what = (f"device {pool}/{device} of {driver} on node/{snap['node']} was prepared "
                     f"for {len(holders)} claims at once: {', '.join(sorted(holders))}")
-            old = sorted(holders & inherited[snap["node"]])
-            if not old:
+            old = holders & inherited
+            if len(holders - old) > 1 or not old:
                 return Verdict(name, VIOLATED, what, [mark], origin, subjects=len(claims),
                                reads=frozenset(), external=NODE_STATE)
+            leak = _leaked(old, holders - old, (driver, pool, device), node, snap, timeline,
+                           offset)
+            if not isinstance(leak, str):
+                left, deletions = leak
+                gone = ", ".join(f"{e.ref} at +{e.mono - origin:.3f}s" for e in deletions)
+                return Verdict(name, VIOLATED, f"{what}: {left}, left prepared by an earlier "
+                               f"scenario, was still prepared after every pod it was prepared "
+                               f"for was recorded gone ({gone}), and then the device was "
+                               f"prepared for {', '.join(sorted(holders - old))}: a leak",
+                               sorted([*deletions, mark], key=lambda e: e.mono), origin,
+                               subjects=len(claims), reads=frozenset({"pods", "resourceclaims"}),
+                               external=NODE_STATE)
             blamed = blamed or Verdict(
-                name, UNKNOWN, f"{what}; but {', '.join(old)} was prepared there before this "
-                "scenario began, left by an earlier one", [mark], origin,
-                subjects=len(claims), reads=frozenset(), external=NODE_STATE)
+                name, UNKNOWN, f"{what}; but {', '.join(sorted(old))} was prepared there "
+                f"before this scenario began, left by an earlier one, and {leak}", [mark],
+                origin, subjects=len(claims), reads=frozenset(), external=NODE_STATE)
     if blamed is not None:
         return blamed
+    unseen = _unseen(reads, timeline, offset, origin)
     if unseen:
-        return Verdict(name, UNKNOWN, f"{len(unseen)} reads of {NODE_STATE} failed (e.g. "
-                       f"{unseen[0]})", [], origin, subjects=len(claims), reads=frozenset(),
+        more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
+        return Verdict(name, UNKNOWN, f"{NODE_STATE} was not seen throughout: {unseen[0]}"
+                       f"{more}", [], origin, subjects=len(claims), reads=frozenset(),
                        external=NODE_STATE)
-    nodes = len({snap["node"] for snap in snapshots})
-    summary = (f"{len(snapshots)} states of {NODE_STATE} ({nodes} nodes): {len(claims)} claims "
-               "prepared, never two on one device" if claims else
+    copies = sum(1 for snap in snapshots if "text" in snap)
+    summary = (f"{copies} states of {NODE_STATE} ({len(reads)} nodes, each seen throughout): "
+               f"{len(claims)} claims prepared, never two on one device" if claims else
                f"{NODE_STATE} never showed a prepared claim")
-    return Verdict(name, PASS, summary, [], origin, subjects=len(claims), reads=frozenset(),
-                   external=NODE_STATE)
+    return Verdict(name, PASS, summary, [], origin, subjects=len(claims),
+                   reads=frozenset({"nodes"}), external=NODE_STATE)
+
+
+def _leaked(old: set[str], new: set[str], device: Device, node: _NodeReads,
+            snap: dict[str, Any], timeline: list[Entry],
+            offset: float) -> tuple[str, list[Entry]] | str:
+    """An inherited claim of ``old`` and the deletions of every pod it was prepared for, each
+    recorded before a claim of ``new`` was prepared on ``device`` (by the last moment the node
+    was known not to hold it there); else why the history cannot say."""
+    after = [node.since.get((device, claim)) for claim in sorted(new)]
+    if any(moment is None for moment in after):
+        return f"{', '.join(sorted(new))} held the device from the node's first read"
+    prepared_after = min(a for a in after if a is not None) + offset  # on the recorder's clock
+    consumers = kubelet_consumers(snap["text"])
+    why = ""
+    for claim in sorted(old):
+        pods = consumers.get(claim, set()) | _claim_pods(timeline, claim)
+        if not pods:
+            why = why or f"nothing recorded names the pod {claim} was prepared for"
+            continue
+        gone = _deletions(timeline, pods)
+        late = sorted(pod for pod in pods if pod not in gone or gone[pod].mono >= prepared_after)
+        if not late:
+            return claim, sorted((gone[pod] for pod in pods), key=lambda e: e.mono)
+        named = _pod_named(timeline, late[0])
+        why = why or (f"the history has no record of the pod {claim} was prepared for (uid "
+                      f"{late[0]})" if named is None else
+                      f"{named}, which {claim} was prepared for, was not recorded gone before "
+                      "the device was prepared again")
+    return why
+
+
+def _claim_pods(timeline: list[Entry], claim: str) -> set[str]:
+    """The UIDs of the pods the history shows using ``claim`` (``ns/name``): in its reservedFor,
+    or naming it among their claims."""
+    namespace, _, claim_name = claim.partition("/")
+    pods: set[str] = set()
+    for entry in timeline:
+        if entry.resource not in ("pods", "resourceclaims"):
+            continue
+        for key, obj in _records(entry):
+            if obj is None or key.partition("/")[0] != namespace:
+                continue
+            if entry.resource == "resourceclaims" and key == claim:
+                pods |= reserved_for(obj) - {""}
+            elif entry.resource == "pods" and claim_name in claim_names(obj):
+                pods.add((obj.get("metadata") or {}).get("uid") or entry.uid)
+    return pods
+
+
+def _deletions(timeline: list[Entry], pods: set[str]) -> dict[str, Entry]:
+    """The first recorded deletion of each of ``pods`` (UIDs): a watch event, or the re-list
+    that closed a gap (the pod was gone by then)."""
+    gone: dict[str, Entry] = {}
+    for entry in timeline:
+        if entry.resource != "pods":
+            continue
+        if entry.kind == WATCH and entry.type == "DELETED":
+            uid = ((entry.object or {}).get("metadata") or {}).get("uid") or entry.uid
+            if uid in pods:
+                gone.setdefault(uid, entry)
+        elif entry.kind == GAP_END:
+            for change in (entry.extra or {}).get("changes") or []:
+                uid = ((change.get("object") or {}).get("metadata") or {}).get("uid")
+                if change.get("type") == "DELETED" and uid in pods:
+                    gone.setdefault(uid, entry)
+    return gone
+
+
+def _pod_named(timeline: list[Entry], uid: str) -> str | None:
+    """The pod with ``uid`` as kubectl names it, or None when the history never recorded it."""
+    for entry in timeline:
+        if entry.resource != "pods":
+            continue
+        for key, obj in _records(entry):
+            if ((obj or {}).get("metadata") or {}).get("uid", entry.uid) == uid:
+                return f"pod/{key}"
+    return None
+
+
+def _unseen(reads: dict[str, _NodeReads], timeline: list[Entry], offset: float,
+            origin: float) -> list[str]:
+    """Each stretch a node was not seen while the loops ran: every node each loop read, and
+    every node the history records (over its lifetime) from when the loops began to when
+    their lines were taken."""
+    lines = [at for node in reads.values() for at in node.lines]
+    ends = lines + [at for node in reads.values() for at in node.taken]
+    begin, end = (min(lines), max(ends)) if lines else (-math.inf, math.inf)
+    wanted = {node: [(begin, end, "")] for node in reads}
+    for node, lives in _node_lives(timeline, offset).items():
+        wanted[node] = [(max(begin, born), min(end, died), how) for born, died, how in lives
+                        if born <= end and died >= begin]
+    found = []
+    for node, lives in sorted(wanted.items()):
+        if lives and node not in reads:
+            _, _, how = lives[0]
+            found.append(f"no read loop on node/{node}, which {how}")
+            continue
+        for start, stop, _ in lives:
+            found += [f"node/{node} was not seen from {_at(a, offset, origin)} to "
+                      f"{_at(b, offset, origin)} ({why})"
+                      for a, b, why in _stretches(reads[node], start, stop)]
+    return found
+
+
+def _at(moment: float, offset: float, origin: float) -> str:
+    return f"+{moment + offset - origin:.1f}s"
+
+
+def _stretches(node: _NodeReads, start: float, stop: float) -> list[tuple[float, float, str]]:
+    """The stretches of [start, stop] in which ``node``'s state was not known: a failed read,
+    or no line for longer than SILENT_SECONDS."""
+    before = [at for at in node.known if at <= start]
+    moments = [before[-1] if before else start, *(at for at in node.known if start < at <= stop),
+               stop]
+    found = []
+    for a, b in pairwise(moments):
+        failed = next((why for at, why in node.failed if a < at <= b), None)
+        if failed is not None:
+            found.append((max(a, start), b, f"a read failed: {failed}"))
+        elif b - a > SILENT_SECONDS:
+            found.append((max(a, start), b, f"no line from its read loop for {b - a:.1f}s"))
+    return found
+
+
+def _node_lives(timeline: list[Entry], offset: float) -> dict[str, list[tuple[float, float, str]]]:
+    """Each node the history records: when it was there, on the nodes' clock (from its
+    creationTimestamp, or when it was recorded if that was earlier, to when its deletion was
+    recorded), and how it came ("joined at +t", or was there when the recording began)."""
+    origin = timeline[0].mono if timeline else 0.0
+    lives: dict[str, list[tuple[float, float, str]]] = {}
+    for entry in timeline:
+        if entry.resource != "nodes":
+            continue
+        for node, obj in _records(entry):
+            mine = lives.setdefault(node, [])
+            there = bool(mine) and mine[-1][1] == math.inf
+            if obj is not None and not there:
+                created = (obj.get("metadata") or {}).get("creationTimestamp")
+                born = min(entry.mono - offset, parse_time(created) if created else math.inf)
+                how = ("was there when the recording began" if entry.type == "SYNC" else
+                       f"joined at +{born + offset - origin:.1f}s")
+                mine.append((born, math.inf, how))
+            elif obj is None and there:
+                mine[-1] = (mine[-1][0], entry.mono - offset, mine[-1][2])
+    return {node: mine for node, mine in lives.items() if mine}
 
 
 def _records(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:

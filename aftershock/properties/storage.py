@@ -199,16 +199,18 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
                 loss_allowed: bool, evidence: list[Entry], origin: float,
                 name: str = "reads_clean") -> Verdict:
     """S3: each object reads back with its checksum, or a clean not-found where the mode lets
-    the removed members' data go; never a server error."""
+    the removed members' data go; never a server error. Only what the storage system answered
+    is judged: a read that failed in transport (``error_kind: transport``: refused, timed out,
+    reset, no such host; the probe could not reach a node, say a drained one) is no answer,
+    and neither is an object the probe said nothing of. Without the answers, UNKNOWN, naming
+    where the probe could not reach."""
     member = {item["object"]: item["member"] for item in ledger["written"]}
+    unreached = [r for r in results if r.get("error_kind") == TRANSPORT]
+    answered = [r for r in results if r.get("error_kind") != TRANSPORT]
     unread = set(member) - {r["object"] for r in results}
     reads: frozenset[str] = frozenset()  # the data probe's reads, not the timeline
-    if unread:
-        return Verdict(name, VIOLATED, f"{len(unread)} of {len(member)} objects written were "
-                       f"not read back at all (e.g. {sorted(unread)[0]})", evidence, origin,
-                       subjects=len(member), reads=reads, external=PROBE)
-    errors = [r for r in results if r["status"] not in ("ok", "not_found")]
-    lost = [r for r in results if r["status"] == "not_found"
+    errors = [r for r in answered if r["status"] not in ("ok", "not_found")]
+    lost = [r for r in answered if r["status"] == "not_found"
             and not (loss_allowed and member.get(r["object"]) in removed)]
     if errors or lost:
         parts = []
@@ -218,13 +220,38 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
         if lost:
             parts.append(f"{len(lost)} objects lost that the mode keeps (e.g. "
                          f"{lost[0]['object']})")
-        return Verdict(name, VIOLATED, f"of {len(results)} objects read back: "
-                       + "; ".join(parts), evidence, origin, subjects=len(results),
+        return Verdict(name, VIOLATED, f"of {len(answered)} objects read back: "
+                       + "; ".join(parts), evidence, origin,
+                       subjects=len(answered), reads=reads, external=PROBE)
+    ok = sum(1 for r in answered if r["status"] == "ok")
+    summary = f"{ok} of {len(answered)} objects read back intact, the rest cleanly not found"
+    if unreached:
+        return Verdict(name, UNKNOWN, f"{_unreached(unreached)}: no answer from the storage "
+                       f"system for them; {summary}", [], origin, subjects=len(answered),
                        reads=reads, external=PROBE)
-    ok = sum(1 for r in results if r["status"] == "ok")
-    return Verdict(name, PASS, f"{ok} of {len(results)} objects read back intact, the rest "
-                   "cleanly not found", [], origin, subjects=len(results), reads=reads,
+    if unread:
+        return Verdict(name, UNKNOWN, f"the data probe gave no answer for {len(unread)} of "
+                       f"{len(member)} objects written (e.g. {sorted(unread)[0]}); {summary}",
+                       [], origin, subjects=len(answered), reads=reads, external=PROBE)
+    return Verdict(name, PASS, summary, [], origin, subjects=len(answered), reads=reads,
                    external=PROBE)
+
+
+TRANSPORT = "transport"  # a probe's read that reached no answer (`error_kind`)
+
+
+def _unreached(results: list[dict[str, Any]]) -> str:
+    """Where the probe could not reach, as kubectl names a node (else the address it tried),
+    with how many objects and one example."""
+    where: dict[str, list[dict[str, Any]]] = {}
+    for result in results:
+        place = (f"node/{result['node']}" if result.get("node") else
+                 result.get("address") or "the storage system")
+        where.setdefault(place, []).append(result)
+    places = ", ".join(f"{place} ({len(found)} objects)" for place, found in sorted(where.items()))
+    first = results[0]
+    return (f"the data probe could not reach {places} (e.g. {first['object']}: "
+            f"{first.get('detail', '')})")
 
 
 def _revision(entry: Entry) -> int:

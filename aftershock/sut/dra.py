@@ -89,6 +89,17 @@ def kubelet_prepared(text: str) -> dict[Device, set[str]]:
     return prepared
 
 
+def kubelet_consumers(text: str) -> dict[str, set[str]]:
+    """The pods (UIDs) the kubelet's DRA checkpoint says each claim (``ns/name``) was prepared
+    for on its node. ValueError as for ``kubelet_prepared``."""
+    kubelet_prepared(text)  # the same checks: a torn read is no evidence
+    consumers: dict[str, set[str]] = {}
+    for claim in json.loads(json.loads(text)["Data"]).get("ClaimInfoStateList") or []:
+        name = f"{claim.get('Namespace', '')}/{claim.get('ClaimName', '')}"
+        consumers.setdefault(name, set()).update(claim.get("PodUIDs") or ())
+    return consumers
+
+
 def departed_released(state: State, namespace: str) -> bool:
     """D4: no claim is reserved for a pod that is gone, and no claim generated for a pod that
     is gone still exists."""

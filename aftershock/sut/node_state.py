@@ -1,16 +1,16 @@
 """What each node shows of a file, read on the node itself over a scenario: one loop per node
 (run there, through the provider's ``node_command``) reads the file every READ_SECONDS and
-writes a copy, stamped with the node's own clock, whenever it changed. The loops are processes
-the harness started, recorded with the cluster (so `cluster gc` ends them if the run was
-killed). Ending the client does not end what it runs on the node, so stopping also ends each
-loop there, by the name it runs under; a loop ends by itself after MAX_SECONDS anyway.
+writes a copy, stamped with the node's own clock, whenever it changed, and a heartbeat when
+nothing changed for a while (`node_reads`). The loops are processes the harness started,
+recorded with the cluster (so `cluster gc` ends them if the run was killed). Ending the client
+does not end what it runs on the node, so stopping also ends each loop there, by the name it
+runs under; a loop ends by itself after MAX_SECONDS anyway.
 
 A DRA driver is judged from what its nodes' kubelets checkpointed (`dra.KUBELET_DRA_STATE`),
 never from what the driver says of itself."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 import uuid
@@ -19,39 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.providers import processes
+from aftershock.sut.node_reads import END, MARK, loop, parse
 
-READ_SECONDS = 0.2
-MAX_SECONDS = 3 * 3600  # no scenario runs longer; a loop orphaned on a kept node ends by then
-MARK = "@@aftershock-read "
-FAILED = "@@aftershock-failed "
-END = "@@aftershock-end"
-
-
-def loop(path: str, name: str = "aftershock-node-state") -> list[str]:
-    """The loop run on a node: a copy of ``path`` after a MARK line with the node's time each
-    time it changed (a FAILED line with the error when it could not be read), then END."""
-    script = (f'end=$(( $(date +%s) + {MAX_SECONDS} )); old=""; '
-              f'while [ "$(date +%s)" -lt "$end" ]; do t=$(date +%s.%N); '
-              f'if new=$(cat "$1" 2>&1); then mark="{MARK}"; else mark="{FAILED}"; fi; '
-              f'if [ "$mark$new" != "$old" ]; then '
-              f'printf "%s%s\\n%s\\n{END}\\n" "$mark" "$t" "$new"; old="$mark$new"; fi; '
-              f'sleep {READ_SECONDS}; done')
-    return ["sh", "-c", script, name, path]
-
-
-COPY = re.compile(rf"^({re.escape(MARK)}|{re.escape(FAILED)})(\d+\.\d+)\n(.*?)\n"
-                  rf"{re.escape(END)}$", re.M | re.S)
-
-
-def parse(node: str, text: str) -> list[dict[str, Any]]:
-    """The copies one loop wrote: {"time", "node", "text"} each, or "error" for a failed read.
-    A copy still being written (no END yet) is left out."""
-    copies = []
-    for found in COPY.finditer(text):
-        copy: dict[str, Any] = {"time": float(found.group(2)), "node": node}
-        copy["text" if found.group(1) == MARK else "error"] = found.group(3)
-        copies.append(copy)
-    return copies
+__all__ = ["END", "MARK", "NodeStateWatch", "loop", "parse"]
 
 
 @dataclass
@@ -69,28 +39,39 @@ class NodeStateWatch:
 
     def start(self) -> None:
         for node in self.nodes:
-            _, record = processes.spawn(f"node-state-{node}",
-                                        self.cluster.node_command(node,
-                                                                  loop(self.path, self.name)),
-                                        self._log(node))
-            self.records[node] = record
-            if self.state is not None:
-                processes.adopt(self.state, record.name, record)
+            self.add(node)
+
+    def add(self, node: str) -> None:
+        """A loop on ``node`` too (a node that joined after the start); none if it has one."""
+        if node in self.records:
+            return
+        _, record = processes.spawn(f"node-state-{node}",
+                                    self.cluster.node_command(node, loop(self.path, self.name)),
+                                    self._log(node))
+        self.records[node] = record
+        if self.state is not None:
+            processes.adopt(self.state, record.name, record)
 
     def _log(self, node: str) -> Path:
         return self.workdir / f"node-state-{node}.log"
 
     def snapshots(self) -> list[dict[str, Any]]:
-        """Every copy so far, and a failure for a node whose loop is no longer running (its
-        node stopped, or the loop could not start): from then on, that node was not seen."""
+        """Every line so far (copies and heartbeats), and for each node when they were taken:
+        {"time", "node", "taken": True} for a loop still running (a loop silent since long
+        before then had stalled), or a failure for a loop that is no longer running (its node
+        stopped, or the loop could not start): from then on, that node was not seen. The
+        moment is this machine's clock, the nodes' own on kind (containers of its kernel)."""
         found: list[dict[str, Any]] = []
         for node, record in self.records.items():
+            taken = time.time()  # before the log is read: every line up to it is in there
             log = self._log(node)
             text = log.read_text(errors="replace") if log.exists() else ""
             found += parse(node, text)
-            if not record.alive():
+            if record.alive():
+                found.append({"time": taken, "node": node, "taken": True})
+            else:
                 last = text.strip().splitlines()[-1:] if text.strip() else ["no output"]
-                found.append({"time": time.time(), "node": node,
+                found.append({"time": taken, "node": node,
                               "error": f"its read loop ended ({last[0][:200]})"})
         return found
 

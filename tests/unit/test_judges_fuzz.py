@@ -363,7 +363,7 @@ JUDGEMENTS = {
     "reads_clean": ({"cluster": _storage(), "removed": [2], "ledger": LEDGER, "results": [],
                      "loss_allowed": True}, set()),
     "node_side_exclusive": ({"prepare_log": []}, set()),
-    "node_state_exclusive": ({"node_state": []}, set()),
+    "node_state_exclusive": ({"node_state": []}, {"nodes"}),
     "end_state_as_reference": ({"namespace": NS, "reference": {"pods": ["{}"]},
                                 "masks": {"pods": ["metadata", "spec", "status"]}}, {"pods"}),
     "writes_as_reference": ({"actor": "ctl", "namespace": NS,

@@ -169,6 +169,9 @@ def node_joins(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_ADD)
     scenario.timeline.mark(f"node/{node} joins")
     scenario.cluster.add_node(node)
+    watch = scenario.facts.get("node state")
+    if watch is not None:  # its state is read from now on, as the other nodes' is
+        watch.add(node)
 
 
 def node_of_named_pod(scenario: Scenario, pod: str) -> str:

@@ -10,6 +10,12 @@ Prints one JSON document on stdout:
   get        {"results": [{"object", "status": ok|not_found|error, "detail"}, ...]}
   inventory  {"nodes": {"<node>": {"objects": [...], "daemon_id": "..."}}}
 
+A read AIStore answered is judged: its HTTP status, the checksum of what it sent. A read that
+got no answer (the connection refused, timed out or reset, the name not resolved: a drained
+node, say) is an error with ``"error_kind": "transport"``, the ``address`` it could not reach
+and the ``node`` that address is, for the judge to say where the probe could not look rather
+than blame AIStore.
+
 The proxy is reached on its node's address (it publishes its port there), and a target the
 proxy redirects to likewise. Which target holds an object is what AIStore itself lists
 (``location``), and which pod that target is, its cluster map (a target's intra-cluster
@@ -47,23 +53,44 @@ def proxy_url(core: client.CoreV1Api, namespace: str, cluster: str) -> str:
     return f"http://{pod.status.host_ip}:{PROXY_PORT}"
 
 
+class Unreachable(Exception):
+    """No answer from ``address``: the connection was refused, timed out or was reset, or the
+    name did not resolve (``cause``)."""
+
+    def __init__(self, address: str, host: str, cause: Exception):
+        super().__init__(f"{address}: {cause}")
+        self.address, self.host, self.cause = address, host, cause
+
+
 def request(method: str, url: str, body: bytes | None = None,
             headers: dict[str, str] | None = None, hops: int = 3) -> tuple[int, bytes]:
     """One HTTP request, following AIStore's redirects (to the target that owns an object)
-    with the same method and body."""
+    with the same method and body. Unreachable where an address gave no answer."""
+    status, data, location = exchange(method, url, body, headers)
+    if status in (301, 302, 307, 308) and location and hops > 0:
+        return request(method, location, body, headers, hops - 1)
+    return status, data
+
+
+def exchange(method: str, url: str, body: bytes | None,
+             headers: dict[str, str] | None) -> tuple[int, bytes, str | None]:
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT)
     try:
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()
-        data = response.read()
-        location = response.getheader("Location")
-        if response.status in (301, 302, 307, 308) and location and hops > 0:
-            return request(method, location, body, headers, hops - 1)
-        return response.status, data
+        return response.status, response.read(), response.getheader("Location")
+    except (OSError, http.client.HTTPException) as exc:  # no whole answer came back
+        raise Unreachable(parts.netloc, parts.hostname or "", exc) from exc
     finally:
         connection.close()
+
+
+def node_addresses(core: client.CoreV1Api) -> dict[str, str]:
+    """Each address of a node (its IPs, its hostname) → the node's name."""
+    return {address.address: node.metadata.name for node in core.list_node().items
+            for address in node.status.addresses or ()}
 
 
 def ensure_bucket(base: str) -> None:
@@ -139,13 +166,16 @@ def put(core: client.CoreV1Api, namespace: str, cluster: str, count: int) -> dic
 
 def get(core: client.CoreV1Api, namespace: str, cluster: str, ledger: Path) -> dict:
     base = proxy_url(core, namespace, cluster)
+    nodes = node_addresses(core)
     results = []
     for item in json.loads(ledger.read_text())["written"]:
         url = f"{base}/v1/objects/{BUCKET}/{item['object']}?provider=ais"
         try:
             status, data = request("GET", url)
-        except OSError as exc:
-            results.append({"object": item["object"], "status": "error", "detail": str(exc)})
+        except Unreachable as exc:
+            results.append({"object": item["object"], "status": "error",
+                            "error_kind": "transport", "address": exc.address,
+                            "node": nodes.get(exc.host), "detail": str(exc)})
             continue
         if status == 404:
             results.append({"object": item["object"], "status": "not_found"})
