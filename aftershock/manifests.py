@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from typing import Any
 
@@ -16,13 +17,17 @@ from kubernetes.dynamic import DynamicClient
 
 from aftershock import door, kube, writes
 
+PROFILE_LABEL = "aftershock.io/profile"  # on a CRD: the profile whose manifests installed it
 
-def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> bool:
-    """Create ``doc`` (a CRD: or replace it with this version of itself). True when it made a
-    new kind, which the garbage collector may not know yet (see ``wait_collector_knows``)."""
+
+def apply_manifest(api: client.ApiClient, doc: dict[str, Any], namespace: str,
+                   profile: str | None = None) -> bool:
+    """Create ``doc`` (a CRD: or replace it with this version of itself, labelled with the
+    ``profile`` that installs it). True when it made a new kind, which the garbage collector
+    may not know yet (see ``wait_collector_knows``)."""
     if doc.get("kind") == "CustomResourceDefinition":
         extensions = client.ApiextensionsV1Api(api)
-        doc = _hashed(doc)
+        doc = _hashed(_labelled(doc, profile))
         created = True
         try:
             door.call(extensions.create_custom_resource_definition, doc)
@@ -68,6 +73,54 @@ def _resource(api: client.ApiClient, doc: dict[str, Any], namespace: str):
 
 
 SPEC_HASH = "aftershock.io/spec-hash"
+
+
+def _labelled(doc: dict[str, Any], profile: str | None) -> dict[str, Any]:
+    if profile is None:
+        return doc
+    meta = doc.get("metadata") or {}
+    return {**doc, "metadata": {**meta, "labels": {**(meta.get("labels") or {}),
+                                                   PROFILE_LABEL: profile}}}
+
+
+def crd_names(docs: list[Any]) -> set[str]:
+    return {(d.get("metadata") or {}).get("name", "") for d in docs
+            if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"}
+
+
+def retire_other_profiles(api: client.ApiClient, profile: str, keep: set[str],
+                          timeout: float = 120) -> list[str]:
+    """Each profile of a run starts from a cluster with no CRDs an earlier profile installed:
+    delete every CRD labelled with another profile (but those named in ``keep``, which this
+    profile's own replace), and wait until they are gone. Another implementation's CRD can
+    hold a short name this one's needs, and its CRD would never be Established."""
+    extensions = client.ApiextensionsV1Api(api)
+    found = [crd.metadata.name for crd in extensions.list_custom_resource_definition(
+        label_selector=f"{PROFILE_LABEL},{PROFILE_LABEL}!={profile}").items
+        if crd.metadata.name not in keep]
+    for name in found:
+        with kube.suppress_not_found():
+            extensions.delete_custom_resource_definition(name)
+    deadline = time.monotonic() + timeout
+    for name in found:
+        while True:
+            try:
+                extensions.read_custom_resource_definition(name)
+            except client.exceptions.ApiException as exc:
+                if exc.status == 404:
+                    break
+                raise
+            if time.monotonic() > deadline:
+                raise SetupFailed(f"customresourcedefinition/{name}, installed by an earlier "
+                                  f"profile, was not gone {timeout:.0f}s after it was deleted "
+                                  f"(profile {profile} starts from a cluster without it)")
+            time.sleep(0.2)  # deletion of a CRD: a one-off set-up step
+    return found
+
+
+class SetupFailed(RuntimeError):
+    """A profile's set-up could not be completed (the cause named): an error, never a
+    verdict on the implementation."""
 
 
 def _hashed(doc: dict[str, Any]) -> dict[str, Any]:
@@ -148,7 +201,37 @@ def _wait_established(extensions: client.ApiextensionsV1Api, name: str) -> None:
                for c in (crd.status.conditions or [])):
             return
         time.sleep(0.05)  # establishment is a one-off set-up step
-    raise RuntimeError(f"customresourcedefinition/{name} not Established within 30s")
+    raise SetupFailed(f"customresourcedefinition/{name} not Established within 30s: "
+                      f"{not_established(crd, extensions.list_custom_resource_definition().items)}")
+
+
+IN_USE = re.compile(r'"([^"]+)" is already in use')
+
+
+def not_established(crd: Any, others: list[Any]) -> str:
+    """What blocked a CRD, from its conditions: the names not accepted and which CRD holds
+    them (a short name another implementation's CRD still has), or its conditions as they
+    are."""
+    conditions = [c for c in (crd.status.conditions or []) if c.status != "True"]
+    for condition in conditions:
+        if condition.type != "NamesAccepted":
+            continue
+        held = []
+        for name in IN_USE.findall(condition.message or ""):
+            holders = [o.metadata.name for o in others if o.metadata.name != crd.metadata.name
+                       and name in _accepted(o)]
+            held.append(f'"{name}" held by ' + (", ".join(
+                f"customresourcedefinition/{h}" for h in holders) or "another kind"))
+        return (f"its names were not accepted ({condition.reason}: {condition.message})"
+                + (f": {'; '.join(held)}" if held else ""))
+    shown = "; ".join(f"{c.type} {c.status} ({c.reason}: {c.message})" for c in conditions)
+    return shown or "no condition said why"
+
+
+def _accepted(crd: Any) -> set[str]:
+    names = getattr(crd.status, "accepted_names", None) or crd.spec.names
+    return {n for n in (names.plural, names.singular, names.kind,
+                        *(names.short_names or ())) if n}
 
 
 def rolled_out(deployment: dict[str, Any]) -> bool:

@@ -75,7 +75,7 @@ def rejudge(run_dir: Path, profile_roots: list[Path]) -> Rejudged:
             if outcome in (matrix.CAUGHT, matrix.MISSED)}
         named = row.named if row.named is not None else sorted(row.outcomes)
         outcomes = matrix.scenario_outcomes([(v.property, v.status) for v in verdicts],
-                                            expected, named)
+                                            expected, named, error=row.error)
         result.rows.append(replace(row, outcomes=outcomes))
     return result
 

@@ -12,19 +12,20 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PASS, VIOLATED, CAUGHT, MISSED, UNKNOWN, SKIPPED = (
-    "pass", "violated", "caught", "missed", "unknown", "skipped")
-RANK = {SKIPPED: 0, PASS: 1, CAUGHT: 2, UNKNOWN: 3, MISSED: 4, VIOLATED: 5}
+PASS, VIOLATED, CAUGHT, MISSED, UNKNOWN, ERROR, SKIPPED = (
+    "pass", "violated", "caught", "missed", "unknown", "error", "skipped")
+RANK = {SKIPPED: 0, PASS: 1, CAUGHT: 2, UNKNOWN: 3, ERROR: 4, MISSED: 5, VIOLATED: 6}
 LEGEND = {
     PASS: "held in every scenario",
     VIOLATED: "violated (the implementation broke the contract)",
     CAUGHT: "expected violation caught (the suite proved it catches the bug)",
     MISSED: "expected violation NOT caught (the suite failed to show the bug)",
-    UNKNOWN: "not judged: the scenario stopped before, or the history had a gap",
+    UNKNOWN: "not judged: the history could not earn a verdict (each says why)",
+    ERROR: "not judged: the scenario's set-up or the harness failed (its cause is listed)",
     SKIPPED: "skipped (the implementation lacks a concept or the cluster a capability)",
 }
 COLOURS = {PASS: "#c8e6c9", VIOLATED: "#ef9a9a", CAUGHT: "#b3e5fc", MISSED: "#ffcc80",
-           UNKNOWN: "#eeeeee", SKIPPED: "#fafafa"}
+           UNKNOWN: "#eeeeee", ERROR: "#ce93d8", SKIPPED: "#fafafa"}
 LABEL = re.compile(r"^[A-Z]+[0-9]+$")
 NO_PROFILE = "(harness)"
 FILE = "matrix.jsonl"
@@ -41,6 +42,9 @@ class Row:
     named: list[str] | None = None  # the labels its Then steps name
     skipped: bool = False
     provider: str | None = None  # the cluster it ran on (None: the embedded one)
+    # What stopped it before it judged what it names (a set-up or harness failure): those
+    # labels are errors, not verdicts
+    error: str | None = None
 
     @property
     def implementation(self) -> str:
@@ -59,10 +63,12 @@ def labels(text: str) -> list[str]:
 
 
 def scenario_outcomes(verdicts: Iterable[tuple[str, str]], expected: set[str],
-                      judged: Iterable[str], skipped: bool = False) -> dict[str, str]:
+                      judged: Iterable[str], skipped: bool = False,
+                      error: str | None = None) -> dict[str, str]:
     """verdicts: (property, status) pairs; judged: the labels the scenario's Then steps name.
-    A label named but never judged is unknown; an expected violation that did not come is
-    missed."""
+    A label named but never judged is unknown, or an error when the scenario stopped on one
+    (``error``: its set-up or the harness failed, which is no verdict); an expected violation
+    that did not come is missed (an error, when the scenario stopped on one)."""
     named = [label for text in judged for label in labels(text)]
     if skipped:
         return dict.fromkeys(named, SKIPPED)
@@ -75,11 +81,17 @@ def scenario_outcomes(verdicts: Iterable[tuple[str, str]], expected: set[str],
                 outcome = PASS if status == "pass" else UNKNOWN
             outcomes[label] = _worse(outcomes.get(label), outcome)
     for label in named:
-        outcomes.setdefault(label, UNKNOWN)
+        outcomes.setdefault(label, ERROR if error else UNKNOWN)
     for label in labels(",".join(sorted(expected))):  # the harness's own checks stay out
         if outcomes.get(label) != CAUGHT:
-            outcomes[label] = MISSED
+            outcomes[label] = ERROR if error and outcomes.get(label) == ERROR else MISSED
     return outcomes
+
+
+def errors(rows: Iterable[Row]) -> list[str]:
+    """One line per scenario that stopped on a set-up or harness failure: its cause."""
+    return [f"{row.implementation}: {row.scenario.split('::')[-1]}: {row.error}"
+            for row in rows if row.error]
 
 
 def append(run_dir: Path, row: Row) -> None:
@@ -115,6 +127,7 @@ def cells(rows: Iterable[Row]) -> tuple[list[str], list[str], dict[tuple[str, st
 
 
 def markdown(rows: Iterable[Row]) -> str:
+    rows = list(rows)
     profiles, properties, grid = cells(rows)
     if not grid:
         return "no property was judged in this run\n"
@@ -124,11 +137,15 @@ def markdown(rows: Iterable[Row]) -> str:
         lines.append(f"| {profile} | "
                      + " | ".join(grid.get((profile, p), "") for p in properties) + " |")
     lines += ["", *(f"- **{key}**: {meaning}" for key, meaning in LEGEND.items())]
+    failed = errors(rows)
+    if failed:
+        lines += ["", "Errors (no verdict):", *(f"- {line}" for line in failed)]
     return "\n".join(lines) + "\n"
 
 
 def text(rows: Iterable[Row]) -> list[str]:
     """The matrix for a terminal: fixed-width columns, grouped by family letter."""
+    rows = list(rows)
     profiles, properties, grid = cells(rows)
     if not grid:
         return []
@@ -143,10 +160,14 @@ def text(rows: Iterable[Row]) -> list[str]:
             lines.append(f"{profile:<{width}}  "
                          + " ".join(f"{grid.get((profile, c), '-'):<8}" for c in columns))
         lines.append("")
+    failed = errors(rows)
+    if failed:
+        lines += ["errors (no verdict):", *(f"  {line}" for line in failed), ""]
     return lines
 
 
 def to_html(rows: Iterable[Row], title: str = "aftershock conformance matrix") -> str:
+    rows = list(rows)
     profiles, properties, grid = cells(rows)
     head = "".join(f"<th>{html.escape(p)}</th>" for p in properties)
     body = []
@@ -161,6 +182,9 @@ def to_html(rows: Iterable[Row], title: str = "aftershock conformance matrix") -
         body.append(f"<tr><th>{html.escape(profile)}</th>{''.join(tds)}</tr>")
     legend = "".join(f'<li><span style="background:{COLOURS[k]}">{k}</span>: {html.escape(v)}</li>'
                      for k, v in LEGEND.items())
+    failed = "".join(f"<li>{html.escape(line)}</li>" for line in errors(rows))
+    if failed:
+        legend += f"</ul><h2>Errors (no verdict)</h2><ul>{failed}"
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
             "td,th{border:1px solid #999;padding:4px 8px;text-align:center}"

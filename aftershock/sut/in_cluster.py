@@ -19,7 +19,13 @@ from kubernetes import client, watch
 
 from aftershock import door, kube, yamlsrc
 from aftershock.kube import suppress_not_found
-from aftershock.manifests import apply_manifest, wait_collector_knows, wait_rolled_out
+from aftershock.manifests import (
+    apply_manifest,
+    crd_names,
+    retire_other_profiles,
+    wait_collector_knows,
+    wait_rolled_out,
+)
 from aftershock.providers import kind_commands as cmd
 from aftershock.providers import pki
 from aftershock.providers.kindimage import archive, helm, python_base
@@ -130,10 +136,13 @@ class InClusterImplementation:
         self._load_image()
         grants.grant(self.api, self.namespace, self.spec.service_account, self.profile.rbac,
                      self.profile.cluster_rules())
+        docs = [doc for manifest in self.profile.manifests  # what any form needs first: CRDs
+                for doc in yamlsrc.manifests(self.profile.resolve(manifest))]
+        retire_other_profiles(self.api, self.profile.name, crd_names(docs))
         new_kinds = False
-        for manifest in self.profile.manifests:  # what any form needs first, e.g. CRDs
-            for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
-                new_kinds = apply_manifest(self.api, doc, self.namespace) or new_kinds
+        for doc in docs:
+            new_kinds = apply_manifest(self.api, doc, self.namespace,
+                                       self.profile.name) or new_kinds
         if new_kinds:  # an owner of a new kind must not leave its dependents behind
             wait_collector_knows(self.api, self.namespace)
         ca_bundle = self._serving_certificate()

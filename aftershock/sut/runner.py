@@ -76,10 +76,13 @@ class Implementation:
         return processes.private_dir(self.state, self.namespace)
 
     def install(self) -> None:
+        docs = [doc for manifest in self.profile.manifests
+                for doc in yamlsrc.manifests(self.profile.resolve(manifest))]
+        manifests.retire_other_profiles(self.api, self.profile.name, manifests.crd_names(docs))
         new_kinds = False
-        for manifest in self.profile.manifests:
-            for doc in yamlsrc.manifests(self.profile.resolve(manifest)):
-                new_kinds = apply_manifest(self.api, doc, self.namespace) or new_kinds
+        for doc in docs:
+            new_kinds = apply_manifest(self.api, doc, self.namespace,
+                                       self.profile.name) or new_kinds
         if new_kinds:  # an owner of a new kind must not leave its dependents behind
             manifests.wait_collector_knows(self.api, self.namespace)
         self._service_account()
