@@ -4,6 +4,7 @@ engine."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sys
@@ -147,3 +148,26 @@ def test_what_root_runs_comes_from_the_systems_path_and_is_roots_alone(tmp_path,
                        if os.geteuid() == 0 else re.escape(f"{opened}/dockerd belongs to")):
         root_program("dockerd")
 
+
+ENGINE_TEST = Path(__file__).resolve().parents[1] / "integration" / "test_managed_engine.py"
+
+
+def _engine_test_skipped() -> list[str]:
+    """Why tests/integration/test_managed_engine.py skips, read as pytest would (its marks are
+    decided when it is imported; here into a module of its own, leaving pytest's copy as it
+    was): the reasons of its skipif marks that hold."""
+    spec = importlib.util.spec_from_file_location("engine_test_as_imported", ENGINE_TEST)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    marks = module.pytestmark if isinstance(module.pytestmark, list) else [module.pytestmark]
+    return [mark.kwargs.get("reason", "") for mark in marks
+            if mark.name == "skipif" and mark.args and mark.args[0]]
+
+
+def test_the_engine_install_test_runs_only_when_asked(monkeypatch):
+    """As root it installs docker.io and starts a root dockerd: a plain `pytest` as root did."""
+    monkeypatch.delenv("AFTERSHOCK_TEST_ENGINE", raising=False)
+    assert _engine_test_skipped(), "the managed-engine test runs unasked (it installs " \
+        "docker.io and starts a root dockerd)"
+    monkeypatch.setenv("AFTERSHOCK_TEST_ENGINE", "1")
+    assert not any("when asked" in reason for reason in _engine_test_skipped())
