@@ -106,11 +106,13 @@ demo: toolchain report-tools
 	@echo "==> [demo] the matrix and the HTML report"
 	$(BIN)/aftershock report $(DEMO_RUN)
 
-# kind on real kubelets: the managed engine (Debian's docker.io), the node image built here
+# kind on real kubelets: the managed engine (Debian's docker.io) and its own tests, which change
+# the host and so run only when asked (AFTERSHOCK_TEST_ENGINE=1), the node image built here
 # (cold: about 6 minutes with warm Go caches; cached after), then the smoke feature on it. Not
 # part of `make test`: see the README's "Running on kind".
 test-kind: toolchain
-	@echo "==> [test-kind] the container engine, the kind node image, the smoke feature on kind"
+	@echo "==> [test-kind] the container engine and its tests, the kind node image, the smoke feature on kind"
+	AFTERSHOCK_TEST_ENGINE=1 $(BIN)/pytest tests/integration/test_managed_engine.py $(PYTEST_ARGS)
 	$(BIN)/aftershock engine up
 	$(BIN)/aftershock kind build-image
 	$(BIN)/aftershock run features/harness/smoke.feature --cluster=kind

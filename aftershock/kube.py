@@ -11,7 +11,7 @@ from typing import Any
 from kubernetes import client, config, dynamic, watch
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import door
+from aftershock import door, writes
 from aftershock.cache import scratch_for_this_process
 
 
@@ -138,18 +138,12 @@ class Discovery:
         return json.loads(response.data)
 
 
-def delete_if_present(resource: Any, name: str, namespace: str | None = None) -> None:
-    """Delete an object of a dynamic resource; one already gone is no failure."""
-    try:
-        resource.delete(name=name, namespace=namespace)
-    except ApiException as exc:
-        if exc.status != 404:
-            raise
-
-
-def delete_object(api: client.ApiClient, api_version: str, kind: str, name: str) -> None:
-    """Delete a cluster-scoped object a scenario made, by its apiVersion and kind."""
-    delete_if_present(dynamic_client(api).resources.get(api_version=api_version, kind=kind), name)
+def delete_object(api: client.ApiClient, api_version: str, kind: str, name: str, *,
+                  missing_ok: bool) -> None:
+    """Delete a cluster-scoped object a scenario made, by its apiVersion and kind, through the
+    door (``missing_ok``: whether one already gone is no failure, said by the caller)."""
+    writes.delete(dynamic_client(api).resources.get(api_version=api_version, kind=kind), name,
+                  None, missing_ok=missing_ok)
 
 
 def retire_namespace(api: client.ApiClient, namespace: str, timeout: float = 60) -> None:
@@ -158,14 +152,12 @@ def retire_namespace(api: client.ApiClient, namespace: str, timeout: float = 60)
     hold no node capacity now, and remove the cluster-scoped objects made for it. The
     namespace object itself goes in the background."""
     corev1 = core(api)
-    try:
-        corev1.delete_namespace(namespace)
-    except ApiException as exc:
-        if exc.status == 404:
-            return
-        raise
+    # gone already: its create failed (the world ends what it began), or a killed run's
+    # record was undone first by `cluster gc`
+    if door.delete(corev1.delete_namespace, namespace, missing_ok=True) is None:
+        return
     release_finalizers(api, namespace)
-    corev1.delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
+    door.delete(corev1.delete_collection_namespaced_pod, namespace, grace_period_seconds=0)
     listing = corev1.list_namespaced_pod(namespace)
     if listing.items:  # a pod with someone else's finalizer: wait for it, by watching
         left = {pod.metadata.name for pod in listing.items}
@@ -204,7 +196,9 @@ def sweep_cluster_scoped(api: client.ApiClient, retiring: str | None = None) -> 
         for item in items:
             owner = item.metadata.labels[OWNER_LABEL]
             if owner not in namespaces or owner == retiring:
-                resource.delete(name=item.metadata.name)
+                # a sweep beside this one (`cluster gc`, another retiring scenario), or the
+                # volume's own reclaim, may have removed it since the list
+                writes.delete(resource, item.metadata.name, None, missing_ok=True)
                 removed.append(f"{kind.lower()}/{item.metadata.name}")
     return removed
 

@@ -56,15 +56,16 @@ def put(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
     except client.exceptions.ApiException as exc:
         if exc.status != 409:
             raise
-        remove(api, doc, namespace)
+        remove_if_present(api, doc, namespace)
         writes.create(resource, doc, scope)
 
 
-def remove(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
-    """Delete the object ``doc`` names; one already gone is no error."""
+def remove_if_present(api: client.ApiClient, doc: dict[str, Any], namespace: str) -> None:
+    """Delete the object ``doc`` names; one already gone is no error (what an implementation
+    was given when it started, a webhook configuration say, it may remove itself as it
+    stops)."""
     resource, scope = _resource(api, doc, namespace)
-    with kube.suppress_not_found():
-        resource.delete(name=doc["metadata"]["name"], namespace=scope)
+    writes.delete(resource, doc["metadata"]["name"], scope, missing_ok=True)
 
 
 def _resource(api: client.ApiClient, doc: dict[str, Any], namespace: str):
@@ -98,9 +99,8 @@ def retire_other_profiles(api: client.ApiClient, profile: str, keep: set[str],
     found = [crd.metadata.name for crd in extensions.list_custom_resource_definition(
         label_selector=f"{PROFILE_LABEL},{PROFILE_LABEL}!={profile}").items
         if crd.metadata.name not in keep]
-    for name in found:
-        with kube.suppress_not_found():
-            extensions.delete_custom_resource_definition(name)
+    for name in found:  # missing_ok: another run's profile may be retiring it too
+        door.delete(extensions.delete_custom_resource_definition, name, missing_ok=True)
     deadline = time.monotonic() + timeout
     for name in found:
         while True:
@@ -168,8 +168,7 @@ def wait_collector_knows(api: client.ApiClient, namespace: str, timeout: float =
         _wait_established(extensions, crd["metadata"]["name"])
         _owner_goes_with_dependent(api, namespace, plural, timeout)
     finally:
-        with kube.suppress_not_found():
-            extensions.delete_custom_resource_definition(crd["metadata"]["name"])
+        door.delete(extensions.delete_custom_resource_definition, crd["metadata"]["name"])
 
 
 def _owner_goes_with_dependent(api: client.ApiClient, namespace: str, plural: str,
@@ -183,12 +182,12 @@ def _owner_goes_with_dependent(api: client.ApiClient, namespace: str, plural: st
     door.call(corev1.create_namespaced_config_map, namespace, {"metadata": {
         "name": name, "ownerReferences": [{"apiVersion": f"{PROBE_GROUP}/v1", "kind": kind,
                                            "name": "owner", "uid": made["metadata"]["uid"]}]}})
-    owner.delete(name="owner", namespace=namespace)
+    writes.delete(owner, "owner", namespace)
     if kube.wait_named(corev1.list_namespaced_config_map, namespace, name, gone=True,
                        timeout=timeout):
         return
-    with kube.suppress_not_found():
-        corev1.delete_namespaced_config_map(name, namespace)
+    # the collector may have caught up since the wait ran out
+    door.delete(corev1.delete_namespaced_config_map, name, namespace, missing_ok=True)
     raise RuntimeError(f"the garbage collector did not learn a new kind within {timeout:.0f}s "
                        "(an owner's dependents would be left behind)")
 

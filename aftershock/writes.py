@@ -1,7 +1,9 @@
-"""Every write the harness makes, checked: sent with fieldValidation=Strict (an unknown field is
-refused, not silently pruned), then read back — the values it set are there, and a change to
-the spec moved the generation. When not, the scenario ends as a harness error: the
-implementation was never asked, so nothing it did can be judged against it."""
+"""Every write the harness makes to a resource named by kind (dynamic), checked: sent with
+fieldValidation=Strict where it applies (an unknown field is refused, not silently pruned; a
+DELETE has no field validation, and its object must have been there), then read back — the
+values it set are there, and a change to the spec moved the generation. When not, the scenario
+ends as a harness error: the implementation was never asked, so nothing it did can be judged
+against it."""
 
 from __future__ import annotations
 
@@ -149,13 +151,25 @@ def _read_back(ref: str, wanted: dict[str, Any], stored: dict[str, Any], done: s
                                  "dropped or changed)")
 
 
-def delete(resource, name: str, namespace: str | None) -> None:
+def delete(resource, name: str, namespace: str | None, *, missing_ok: bool = False,
+           body: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """Delete an object (``kubectl delete --wait=false``): it must have been there, and now
-    be gone or going (a deletionTimestamp: finalizers may hold it)."""
+    be gone or going (a deletionTimestamp: finalizers may hold it). ``body``: delete options
+    (``{"propagationPolicy": "Background"}``). A DELETE takes no field validation.
+
+    A 404 is a harness error naming the object, unless the call says ``missing_ok=True`` (a
+    teardown of what the implementation, the garbage collector or a step may have removed
+    first): then None."""
     ref = _ref(resource.kind, namespace, name)
     try:
-        resource.delete(name=name, namespace=namespace)
+        answer = resource.delete(name=name, namespace=namespace,
+                                 **({"body": body} if body is not None else {}))
     except ApiException as exc:
+        if exc.status == 404 and missing_ok:
+            return None
         if exc.status == 404:
             raise HarnessWriteFailed(f"harness error: {ref} to delete is not there") from None
+        if exc.status in (400, 422):
+            raise _refused(f"the delete of {ref}", exc) from None
         raise
+    return answer.to_dict() if hasattr(answer, "to_dict") else answer

@@ -94,6 +94,7 @@ class Experiment:
 
     api: client.ApiClient
     manifest: dict[str, Any]
+    made: bool = False  # its revert runs even when its apply was refused: nothing to delete
 
     @property
     def kind(self) -> str:
@@ -120,6 +121,7 @@ class Experiment:
 
     def apply(self) -> None:
         door.call(self._objects.create_namespaced_custom_object, *self._args(), self.manifest)
+        self.made = True
 
     def wait_injected(self, timeout: float = 60) -> None:
         """Until the AllInjected condition is True (watching the experiment)."""
@@ -141,12 +143,16 @@ class Experiment:
             {"metadata": {"annotations": {PAUSE_ANNOTATION: "true" if paused else None}}})
 
     def revert(self, timeout: float = 60) -> None:
-        """Delete, then wait (watching from the last version seen) until the API answers 404."""
+        """Delete what it made, then wait (watching from the last version seen) until the API
+        answers 404."""
+        if not self.made:
+            return
+        door.delete(self._objects.delete_namespaced_custom_object, *self._args(), self.name)
+        self.made = False
         try:
-            self._objects.delete_namespaced_custom_object(*self._args(), self.name)
             current = self._objects.get_namespaced_custom_object(*self._args(), self.name)
         except ApiException as exc:
-            if exc.status == 404:
+            if exc.status == 404:  # gone already
                 return
             raise
         stream = watch.Watch()

@@ -8,6 +8,7 @@ from typing import Any
 
 from kubernetes import client
 
+from aftershock import door
 from aftershock.kube import cordon, set_taint, suppress_not_found, uncordon
 
 
@@ -91,7 +92,7 @@ class NodeDeletion:
 
     def apply(self) -> None:
         self.cluster.stop_kubelet(self.node)
-        client.CoreV1Api(self.api).delete_node(self.node)
+        door.delete(client.CoreV1Api(self.api).delete_node, self.node)
 
     def revert(self) -> None:
         self.cluster.reset_nodes()

@@ -146,8 +146,10 @@ def undo_recorded(state: procs.ClusterState) -> dict[str, str]:
                 elif action["do"] == "retire_namespace":
                     kube.retire_namespace(api, action["namespace"])
                 elif action["do"] == "delete_object":
+                    # recorded before the object is made, and removed only after its delete:
+                    # a run killed in between may have made it or deleted it already
                     kube.delete_object(api, action["api_version"], action["kind"],
-                                       action["name"])
+                                       action["name"], missing_ok=True)
             except Exception as exc:  # each is tried; what fails is reported
                 failures[key] = str(exc)
     return failures

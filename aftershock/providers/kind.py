@@ -32,6 +32,7 @@ from aftershock.manifests import apply_manifest
 from aftershock.providers import engine as engines
 from aftershock.providers import kind_binary, toolchain
 from aftershock.providers import kind_commands as cmd
+from aftershock.providers import pki as pkimod
 from aftershock.providers import processes as procs
 from aftershock.providers.base import ClusterInfo, kube_scheduler
 from aftershock.providers.kind_config import (
@@ -363,8 +364,7 @@ class KindCluster:
     def _write_kubeconfig(self) -> None:
         """Our own file, from kind itself; the user's default kubeconfig is never touched."""
         text = self._run(cmd.get_kubeconfig(self.kind, self.name))
-        self.paths.kubeconfig.write_text(text)
-        self.paths.kubeconfig.chmod(0o600)
+        pkimod.write_private(self.paths.kubeconfig, text.encode())  # its client key
         self.state.server = server_of(text)
         self.state.save()
 

@@ -2,6 +2,12 @@
 own data root and socket, recorded like a cluster (name ``engine``, provider ``engine``) so that
 `aftershock cluster list` shows it and `cluster gc` cleans up after it if it died.
 
+What the root daemon runs and keeps is root's alone: its state (data root, socket, log, the
+runtime script) lives under ENGINE_ROOT, never a user's cache, and before root starts anything
+every file it runs (dockerd, docker, runc, the runtime and its python) and every directory from
+/ down to each, and to the state, must belong to root with no write for group or others
+(``roots_alone``); the daemon finds its helpers (containerd, runc) on the system's PATH only.
+
 It stays up between runs (images cached in its data root) until `aftershock engine down`.
 Where the host's capability bounding set lacks a capability, the daemon's default runtime is
 `capless_runc` (runc minus that capability), so that privileged containers (kind nodes) start.
@@ -20,7 +26,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.cache import cache_root
 from aftershock.errors import ClusterError, UserError
 from aftershock.providers import capless_runc
 from aftershock.providers import engine as engines
@@ -37,6 +42,9 @@ UP_TIMEOUT = 60.0
 OWN_NETWORK_ONLY = ("--bridge=none", "--iptables=false", "--ip6tables=false",
                     "--ip-forward=false", "--ip-masq=false")
 STOP_GRACE = 30.0
+# root's own: what root runs and keeps must be nothing a user could replace
+ENGINE_ROOT = Path("/var/lib/aftershock/engine")
+SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,7 @@ class EnginePaths:
 
     @property
     def exec_root(self) -> Path:
-        """Short (containerd's socket paths live under it), one per cache root."""
+        """Short (containerd's socket paths live under it), one per engine root."""
         return Path("/run") / f"aftershock-engine-{hashlib.sha1(bytes(self.root)).hexdigest()[:8]}"
 
     @property
@@ -70,7 +78,7 @@ class EnginePaths:
 
 
 def paths() -> EnginePaths:
-    return EnginePaths(cache_root() / "engine")
+    return EnginePaths(ENGINE_ROOT)
 
 
 def _say(message: str) -> None:
@@ -117,23 +125,25 @@ engines.BEFORE_ASK.append(use_if_running)
 def install() -> None:
     """Debian's docker.io, when dockerd is missing (as root; refreshing the package lists once
     if the first attempt finds nothing to install)."""
-    if shutil.which("dockerd"):
+    if shutil.which("dockerd", path=SYSTEM_PATH):
         return
     if os.geteuid() != 0:
         raise UserError("the managed engine needs Debian's docker.io and root to install it: "
                         "run `sudo apt-get install docker.io`, or start one and use "
                         "`aftershock engine up --engine=existing`")
-    if not shutil.which("apt-get"):
+    apt = shutil.which("apt-get", path=SYSTEM_PATH)
+    if not apt:
         raise UserError("no dockerd and no apt-get to install docker.io: install a container "
                         "engine and use `aftershock engine up --engine=existing`")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    command = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *PACKAGES]
+    require_roots_alone(Path(apt), "apt-get")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive", "PATH": SYSTEM_PATH}
+    command = [apt, "install", "-y", "-q", "--no-install-recommends", *PACKAGES]
     _say(f"installing {', '.join(PACKAGES)} from Debian (apt-get), its system services "
          "neither started nor enabled")
     with services_held():
         if subprocess.run(command, env=env).returncode != 0:
             _say("refreshing the package lists (apt-get update)")
-            subprocess.run(["apt-get", "update", "-q"], env=env, check=False)
+            subprocess.run([apt, "update", "-q"], env=env, check=False)
             _apt_retry(command, env)
         disable_services()
 
@@ -179,25 +189,67 @@ def write_runtime(where: EnginePaths) -> Path | None:
     """The capability-stripping runtime, if this machine needs one (else None: plain runc)."""
     if not capless_runc.missing(Path("/proc/self/status").read_text()):
         return None
-    runc = shutil.which("runc") or shutil.which("runc", path="/usr/sbin:/usr/bin:/sbin")
-    if not runc:
-        raise UserError("docker.io is installed but runc is not on PATH")
+    runc = root_program("runc")
     source = Path(capless_runc.__file__).read_text()
     source = source.replace('RUNC = "runc"', f"RUNC = {runc!r}", 1)
-    where.runtime.parent.mkdir(parents=True, exist_ok=True)
-    where.runtime.write_text(f"#!{root_python()} -SI\n{source}")
-    where.runtime.chmod(0o755)
+    make_roots_own(where.runtime.parent)
+    where.runtime.unlink(missing_ok=True)  # written afresh, never through what was there
+    descriptor = os.open(where.runtime, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(f"#!{root_python()} -SI\n{source}")
+    require_roots_alone(where.runtime, "the runtime the engine runs")
     return where.runtime
+
+
+def roots_alone(path: Path) -> str | None:
+    """Why ``path`` is not root's alone, or None when it is: the nearest of it and the
+    directories above it (as named, then as its links resolve) that belongs to another user or
+    that group or others may write. What root runs must be nothing a user could replace."""
+    real = path.resolve()
+    for part in [path, *path.parents, real, *real.parents]:
+        try:
+            info = part.stat()
+        except OSError as exc:
+            return f"{part} cannot be read ({exc.strerror})"
+        if info.st_uid != 0:
+            return f"{part} belongs to uid {info.st_uid}"
+        if info.st_mode & 0o022:
+            return f"{part} may be written by group or others (mode {info.st_mode & 0o7777:o})"
+    return None
 
 
 def root_owned(path: Path) -> bool:
     """Whether ``path`` and every directory above it belong to root and only root may write
-    them: what the root daemon runs must be nothing a user could replace."""
-    for part in [path, *path.parents]:
-        info = part.stat()
-        if info.st_uid != 0 or info.st_mode & 0o022:
-            return False
-    return True
+    them."""
+    return roots_alone(path) is None
+
+
+def require_roots_alone(path: Path, what: str) -> None:
+    """One line, and nothing started, when ``path`` is not root's alone."""
+    why = roots_alone(path)
+    if why:
+        raise UserError(f"the managed engine runs as root and will not use {what} ({path}): "
+                        f"{why}; only root may own and write it and every directory above it")
+
+
+def make_roots_own(path: Path) -> None:
+    """``path`` and the directories above it, made (mode 0700, root's) where missing, each
+    under a parent that is root's alone; a UserError naming the first that is not."""
+    missing = [part for part in [path, *path.parents] if not part.exists()]
+    for part in reversed(missing):
+        require_roots_alone(part.parent, "the managed engine's state")
+        with contextlib.suppress(FileExistsError):
+            part.mkdir(mode=0o700)
+    require_roots_alone(path, "the managed engine's state")
+
+
+def root_program(name: str) -> str:
+    """The system's ``name`` (on SYSTEM_PATH, never a user's PATH), root's alone."""
+    found = shutil.which(name, path=SYSTEM_PATH)
+    if not found:
+        raise UserError(f"the managed engine needs {name}, and there is none in {SYSTEM_PATH}")
+    require_roots_alone(Path(found), name)
+    return str(Path(found).resolve())
 
 
 def root_python() -> Path:
@@ -211,8 +263,8 @@ def root_python() -> Path:
                     "`aftershock engine up --engine=existing`")
 
 
-def daemon_command(where: EnginePaths, runtime: Path | None) -> list[str]:
-    command = [shutil.which("dockerd") or "dockerd", "--data-root", str(where.data),
+def daemon_command(where: EnginePaths, runtime: Path | None, dockerd: str) -> list[str]:
+    command = [dockerd, "--data-root", str(where.data),
                "--exec-root", str(where.exec_root), "--pidfile",
                str(where.exec_root / "dockerd.pid"),
                "-H", where.host, "--log-level", "warn", *OWN_NETWORK_ONLY]
@@ -221,9 +273,9 @@ def daemon_command(where: EnginePaths, runtime: Path | None) -> list[str]:
     return command
 
 
-def _answers(where: EnginePaths) -> bool:
+def _answers(where: EnginePaths, docker: str) -> bool:
     try:
-        info = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
+        info = subprocess.run([docker, "info", "--format", "{{.ServerVersion}}"],
                               env={**os.environ, "DOCKER_HOST": where.host}, capture_output=True,
                               text=True, timeout=10)
     except subprocess.TimeoutExpired:
@@ -244,25 +296,27 @@ def up() -> procs.ClusterState:
         raise UserError(f"a container engine is already running here ({other}): the managed "
                         "engine would fight it for its network; use it with "
                         "`aftershock engine up --engine=existing`")
+    where = paths()
+    make_roots_own(where.root)  # before root installs, writes, reads or runs anything
     install()
     stale = state()
     if stale:  # its daemon died: clean what it left before starting again
         procs.remove_cluster(stale)
-    stale = stale or _unclean(paths())
-    where = paths()
-    where.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    stale = stale or _unclean(where)
     runtime = write_runtime(where)
+    dockerd, docker = root_program("dockerd"), root_program("docker")
     workdir = procs.clusters_root() / NAME
     workdir.mkdir(parents=True, exist_ok=True, mode=0o700)
     record = procs.ClusterState(name=NAME, provider=NAME, owner_pid=None, owner_start=None,
                                 created=time.time(), workdir=str(workdir), engine="docker",
                                 server=where.host)
     _say(f"starting dockerd (data root {where.data}, socket {where.socket})")
-    proc, daemon = procs.spawn("dockerd", daemon_command(where, runtime), where.log)
+    proc, daemon = procs.spawn("dockerd", daemon_command(where, runtime, dockerd), where.log,
+                               env={"PATH": SYSTEM_PATH})  # its containerd and runc: root's
     record.processes["dockerd"] = daemon
     record.save()
     deadline = time.monotonic() + UP_TIMEOUT
-    while not (where.socket.exists() and _answers(where)):
+    while not (where.socket.exists() and _answers(where, docker)):
         if proc.poll() is not None or time.monotonic() > deadline:
             procs.remove_cluster(record)
             raise ClusterError(f"dockerd did not answer within {UP_TIMEOUT:g}s; the end of "
@@ -270,7 +324,7 @@ def up() -> procs.ClusterState:
         time.sleep(0.2)  # a daemon's readiness has no event to wait on
     if stale:  # the containers of a daemon that died are dead too: only their records remain
         with contextlib.suppress(OSError, subprocess.SubprocessError):
-            subprocess.run(["docker", "container", "prune", "-f"], capture_output=True,
+            subprocess.run([docker, "container", "prune", "-f"], capture_output=True,
                            timeout=120, env={**os.environ, "DOCKER_HOST": where.host})
     return record
 
@@ -297,12 +351,13 @@ def down() -> bool:
 def remove_containers(host: str) -> None:
     """Every container of the engine (a daemon that does not answer: its stop ends them)."""
     env = {**os.environ, "DOCKER_HOST": host}
+    docker = shutil.which("docker", path=SYSTEM_PATH) or "docker"
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        listing = subprocess.run(["docker", "ps", "-aq"], env=env, capture_output=True,
+        listing = subprocess.run([docker, "ps", "-aq"], env=env, capture_output=True,
                                  text=True, timeout=30)
         ids = listing.stdout.split()
         if ids:
-            subprocess.run(["docker", "rm", "-f", "-v", *ids], env=env, capture_output=True,
+            subprocess.run([docker, "rm", "-f", "-v", *ids], env=env, capture_output=True,
                            timeout=120)
 
 
@@ -318,9 +373,11 @@ def stop(record: procs.ClusterState) -> None:
     """End the daemon (it stops its containers and containerd), then whatever a daemon that
     died left: shims and containers still running under our exec root."""
     procs.terminate(list(record.processes.values()), grace=STOP_GRACE)
-    # its own root (from its socket), not this process's cache root
-    where = EnginePaths(Path(record.server.removeprefix("unix://")).parent) if record.server \
-        else paths()
+    # its own root (from its socket: an engine started before ENGINE_ROOT kept it in a cache),
+    # when that is root's alone: a record names it, and anyone who could write the record
+    # would choose what root unmounts
+    recorded = Path(record.server.removeprefix("unix://")).parent if record.server else None
+    where = EnginePaths(recorded) if recorded and root_owned(recorded) else paths()
     leftover_containers(where.exec_root)
     leftover_mounts((where.exec_root, where.data))
     shutil.rmtree(where.exec_root, ignore_errors=True)  # its sockets and pid file: stale now
@@ -329,7 +386,7 @@ def stop(record: procs.ClusterState) -> None:
 def leftover_containers(exec_root: Path) -> None:
     """Containers of our engine whose daemon is gone: killed and deleted through runc's state
     under our exec root, then the shims that watched them."""
-    runc = shutil.which("runc") or shutil.which("runc", path="/usr/sbin:/usr/bin:/sbin")
+    runc = shutil.which("runc", path=SYSTEM_PATH)
     for root in exec_root.glob("runtime-*/*") if runc else ():
         with contextlib.suppress(OSError, subprocess.SubprocessError):
             listing = subprocess.run([runc, "--root", str(root), "list", "-q"],

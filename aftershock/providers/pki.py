@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import ipaddress
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,10 +102,21 @@ class Pki:
         return self.directory / f"{who.file_stem}.key"
 
 
+def write_private(path: Path, data: bytes) -> None:
+    """A file only its owner may read, from the moment it exists: created with mode 0600
+    (written and then chmod'ed, a key would be readable by anyone in between), and one that
+    was there already made 0600 before a byte of the new content goes in."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(descriptor, "wb") as out:
+        os.fchmod(descriptor, 0o600)  # O_CREAT leaves the mode of a file that was there
+        out.write(data)
+
+
 def _write(path: Path, data: bytes, private: bool = False) -> None:
-    path.write_bytes(data)
     if private:
-        path.chmod(0o600)
+        write_private(path, data)
+    else:
+        path.write_bytes(data)
 
 
 def create(directory: Path) -> Pki:
@@ -198,6 +210,5 @@ def write_kubeconfig(path: Path, pki: Pki, who: Identity, server: str, cluster: 
         "current-context": cluster,
         "preferences": {},
     }
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    path.chmod(0o600)
+    write_private(path, yaml.safe_dump(config, sort_keys=False).encode())  # a client key
     return path

@@ -69,7 +69,7 @@ class ClusterState:
         scratch = path.with_suffix(".tmp")
         data = asdict(self)
         scratch.write_text(json.dumps(data, indent=2) + "\n")
-        scratch.replace(path)
+        os.replace(scratch, path)
 
     @classmethod
     def load(cls, workdir: Path) -> ClusterState:

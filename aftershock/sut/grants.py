@@ -46,9 +46,8 @@ def grant(api: client.ApiClient, namespace: str, account: str, rules: Sequence[d
 def revoke_cluster_rules(api: client.ApiClient, namespace: str, account: str) -> None:
     """The cluster-wide part; the namespaced part goes with the namespace."""
     rbac = client.RbacAuthorizationV1Api(api)
-    for delete in (rbac.delete_cluster_role_binding, rbac.delete_cluster_role):
-        try:
-            delete(cluster_role_name(namespace, account))
-        except client.exceptions.ApiException as exc:
-            if exc.status != 404:
-                raise
+    # the uninstall runs even when the install stopped before granting them
+    door.delete(rbac.delete_cluster_role_binding, cluster_role_name(namespace, account),
+                missing_ok=True)
+    door.delete(rbac.delete_cluster_role, cluster_role_name(namespace, account),
+                missing_ok=True)

@@ -17,8 +17,7 @@ from typing import Any
 
 from kubernetes import client, watch
 
-from aftershock import door, kube, yamlsrc
-from aftershock.kube import suppress_not_found
+from aftershock import door, kube, writes, yamlsrc
 from aftershock.manifests import (
     apply_manifest,
     crd_names,
@@ -42,25 +41,29 @@ def placeholders(spec: InCluster, namespace: str, ca_bundle: str = "") -> dict[s
 
 def helm_install(helm: str, chart: Helm, release: str, chart_ref: str, namespace: str,
                  kubeconfig: Path, context: str, values: list[Path], settings: dict[str, str],
-                 timeout: float) -> list[str]:
-    argv = [helm, "upgrade", "--install", release, chart_ref, "--namespace", namespace,
-            "--kubeconfig", str(kubeconfig), "--kube-context", context,
-            "--wait", "--timeout", f"{int(timeout)}s"]
+                 timeout: float) -> str:
+    """``helm upgrade --install`` of the chart into ``namespace``, waited on, through the
+    door; helm's output."""
+    options = ["--namespace", namespace, "--kubeconfig", str(kubeconfig), "--kube-context",
+               context, "--wait", "--timeout", f"{int(timeout)}s"]
     if chart.repo:
-        argv += ["--repo", chart.repo]
+        options += ["--repo", chart.repo]
     if chart.version:
-        argv += ["--version", chart.version]
+        options += ["--version", chart.version]
     for path in values:
-        argv += ["--values", str(path)]
+        options += ["--values", str(path)]
     for key, value in settings.items():
-        argv += ["--set", f"{key}={value}"]
-    return argv
+        options += ["--set", f"{key}={value}"]
+    return door.helm(helm, "upgrade", "--install", release, chart_ref, *options,
+                     timeout=timeout + 60)
 
 
 def helm_uninstall(helm: str, release: str, namespace: str, kubeconfig: Path,
-                   context: str) -> list[str]:
-    return [helm, "uninstall", release, "--namespace", namespace, "--kubeconfig",
-            str(kubeconfig), "--kube-context", context, "--wait"]
+                   context: str, *, missing_ok: bool) -> str:
+    """``helm uninstall`` of the release, waited on, through the door."""
+    return door.helm(helm, "uninstall", release, "--namespace", namespace, "--kubeconfig",
+                     str(kubeconfig), "--kube-context", context, "--wait", timeout=600,
+                     missing_ok=missing_ok)
 
 
 def dockerfile(profile: Profile) -> Path | None:
@@ -150,7 +153,7 @@ class InClusterImplementation:
             for doc in rendered_manifests(self.profile, self.namespace, ca_bundle):
                 apply_manifest(self.api, doc, self.namespace)
         else:
-            cmd.run(self._helm_install(), timeout=self.spec.ready_timeout + 60)
+            self._helm_install()
         self._wait_rolled_out()
         self.starts.append(time.monotonic())
 
@@ -204,7 +207,7 @@ class InClusterImplementation:
     def _helm(self) -> str:
         return self.helm or str(helm.ensure(say_to_stderr))
 
-    def _helm_install(self) -> list[str]:
+    def _helm_install(self) -> str:
         chart = self.spec.helm
         assert chart is not None
         local = self.profile.resolve(chart.chart)
@@ -221,8 +224,9 @@ class InClusterImplementation:
             self._serve_until_pods_gone()
         if self.spec.helm is not None:
             info = self.cluster.info
-            cmd.run(helm_uninstall(self._helm(), self.release, self.namespace, info.kubeconfig,
-                                   info.context or ""))
+            # the uninstall runs even when the install stopped before helm made the release
+            helm_uninstall(self._helm(), self.release, self.namespace, info.kubeconfig,
+                           info.context or "", missing_ok=True)
         if self.profile.cluster_rules():
             grants.revoke_cluster_rules(self.api, self.namespace, self.spec.service_account)
 
@@ -241,9 +245,10 @@ class InClusterImplementation:
         for owner in {top_owner(dynamic, self.namespace, self.api.sanitize_for_serialization(p))
                       for p in others.values()}:
             api_version, kind, name = owner
-            with suppress_not_found():
-                dynamic.resources.get(api_version=api_version, kind=kind).delete(
-                    name=name, namespace=self.namespace, body={"propagationPolicy": "Background"})
+            # the implementation, or the garbage collector, may have removed it since the list
+            writes.delete(dynamic.resources.get(api_version=api_version, kind=kind), name,
+                          self.namespace, body={"propagationPolicy": "Background"},
+                          missing_ok=True)
         left = set(others)
         stream = watch.Watch()
         for event in stream.stream(corev1.list_namespaced_pod, self.namespace,

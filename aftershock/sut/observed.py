@@ -4,7 +4,6 @@ explore` plans from), and fires the faults anchored on them (``faults.anchors``)
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from typing import Any
 
 from kubernetes import client
 
+from aftershock import door
 from aftershock.faults.anchors import Anchored, EventAnchor, KillAfterWrite, Miss, Stall, ordinal
 from aftershock.faults.watchdelay import Upstream, WatchDelay, sidecar
 from aftershock.manifests import wait_rolled_out, wait_scaled_down
@@ -256,10 +256,9 @@ class ObservedInCluster(Observed):
         wait_scaled_down(implementation.api, implementation.namespace,
                          implementation.spec.deployment, doomed, implementation.spec.ready_timeout)
         corev1 = client.CoreV1Api(implementation.api)
-        for pod in doomed:
-            with contextlib.suppress(client.exceptions.ApiException):  # already going
-                corev1.delete_namespaced_pod(pod, implementation.namespace,
-                                             grace_period_seconds=0)
+        for pod in doomed:  # its ReplicaSet, scaled to 0, may have removed it already
+            door.delete(corev1.delete_namespaced_pod, pod, implementation.namespace,
+                        grace_period_seconds=0, missing_ok=True)
 
     def start_again(self) -> None:
         spec = self.implementation.spec

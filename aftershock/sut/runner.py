@@ -169,7 +169,7 @@ class Implementation:
     def remove_start_manifests(self) -> None:
         """What it was given once it was ready goes with it (newest first)."""
         while self.applied:
-            manifests.remove(self.api, self.applied.pop(), self.namespace)
+            manifests.remove_if_present(self.api, self.applied.pop(), self.namespace)
 
     def _wait_ready(self, offset: int, values: dict[str, str]) -> None:
         start = self.profile.start

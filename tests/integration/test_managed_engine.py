@@ -1,6 +1,14 @@
 """The managed container engine (`aftershock engine up`), for real: Debian's dockerd starts a
 privileged container on this machine (whose bounding set may lack a capability), and nothing is
-left when it is stopped, or when it was killed and `cluster gc` comes after it."""
+left when it is stopped, or when it was killed and `cluster gc` comes after it.
+
+It runs only when asked, for it changes the host: as root it installs Debian's docker.io (with
+apt-get, when dockerd is missing), keeps the engine's state under /var/lib/aftershock/engine and
+starts a root dockerd. Ask with AFTERSHOCK_TEST_ENGINE=1 (`make test-kind` does):
+
+    AFTERSHOCK_TEST_ENGINE=1 .venv/bin/pytest tests/integration/test_managed_engine.py
+
+Without it every test here is skipped, saying so (`pytest -ra` lists the reason)."""
 
 from __future__ import annotations
 
@@ -14,9 +22,16 @@ import pytest
 
 from aftershock.providers import capless_runc, managed_engine, processes
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not (shutil.which("dockerd") or shutil.which("apt-get")),
-    reason="the managed engine needs root and Debian's docker.io (or apt-get to install it)")
+ASKED = "AFTERSHOCK_TEST_ENGINE"
+pytestmark = [
+    pytest.mark.skipif(os.environ.get(ASKED) != "1",
+                       reason=f"installs docker.io and starts a root dockerd: run only when "
+                              f"asked ({ASKED}=1)"),
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not (shutil.which("dockerd") or shutil.which("apt-get")),
+        reason="the managed engine needs root and Debian's docker.io (or apt-get to install "
+               "it)"),
+]
 FORWARDING = Path("/proc/sys/net/ipv4/ip_forward")
 FORWARDING_BEFORE = FORWARDING.read_text() if FORWARDING.exists() else ""
 

@@ -54,17 +54,24 @@ def profile(tmp_path):
     return load_profile(path)
 
 
-def test_helm_installs_the_chart_into_the_scenario_namespace_and_waits():
+def test_helm_installs_the_chart_into_the_scenario_namespace_and_waits(tmp_path):
+    """Through the door (aftershock.door.helm): a helm that prints the arguments it was run
+    with shows the exact command."""
+    helm = tmp_path / "helm"
+    helm.write_text("#!/bin/sh\nprintf '%s\\n' \"$@\"\n")
+    helm.chmod(0o755)
     chart = Helm(chart="demo", repo="https://charts.example.com", version="1.2.3",
                  values=("v.yaml",), settings={"image": "acme/demo:dev"})
-    assert helm_install("helm", chart, "demo", "demo", "ns-1", Path("/k/kubeconfig"),
-                        "kind-as-1", [Path("/r/v.yaml")], {"image": "acme/demo:dev"}, 120) == [
-        "helm", "upgrade", "--install", "demo", "demo", "--namespace", "ns-1",
+    assert helm_install(str(helm), chart, "demo", "demo", "ns-1", Path("/k/kubeconfig"),
+                        "kind-as-1", [Path("/r/v.yaml")], {"image": "acme/demo:dev"},
+                        120).split("\n")[:-1] == [
+        "upgrade", "--install", "demo", "demo", "--namespace", "ns-1",
         "--kubeconfig", "/k/kubeconfig", "--kube-context", "kind-as-1", "--wait",
         "--timeout", "120s", "--repo", "https://charts.example.com", "--version", "1.2.3",
         "--values", "/r/v.yaml", "--set", "image=acme/demo:dev"]
-    assert helm_uninstall("helm", "demo", "ns-1", Path("/k/kubeconfig"), "kind-as-1") == [
-        "helm", "uninstall", "demo", "--namespace", "ns-1", "--kubeconfig", "/k/kubeconfig",
+    assert helm_uninstall(str(helm), "demo", "ns-1", Path("/k/kubeconfig"), "kind-as-1",
+                          missing_ok=False).split("\n")[:-1] == [
+        "uninstall", "demo", "--namespace", "ns-1", "--kubeconfig", "/k/kubeconfig",
         "--kube-context", "kind-as-1", "--wait"]
 
 

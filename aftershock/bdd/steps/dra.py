@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aftershock import kube, workloads, writes
+from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
@@ -53,7 +53,8 @@ def force_delete(scenario: Scenario, name: str) -> None:
     if not placed:
         raise StepFailed(f"no scheduled pod of {name} to force-delete")
     scenario.timeline.mark(f"force-delete pod/{scenario.namespace}/{placed[0]}")
-    corev1.delete_namespaced_pod(placed[0], scenario.namespace, grace_period_seconds=0)
+    door.delete(corev1.delete_namespaced_pod, placed[0], scenario.namespace,
+                grace_period_seconds=0)
 
 
 @then("every pod was bound only after its claims were allocated for its node",

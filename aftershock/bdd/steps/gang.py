@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from aftershock import kube, writes
+from aftershock import door, kube, writes
 from aftershock.bdd.steps.history import judge_deleted_none
 from aftershock.bdd.steps.implementation import (
     concept_body,
@@ -71,7 +71,7 @@ def take_nodes(scenario: Scenario, count: int, group: int, name: str) -> None:
     for pod in pods[:count]:
         _cordon(scenario, pod["spec"]["nodeName"])
         scenario.timeline.mark(f"delete pod/{scenario.namespace}/{pod['metadata']['name']}")
-        corev1.delete_namespaced_pod(pod["metadata"]["name"], scenario.namespace)
+        door.delete(corev1.delete_namespaced_pod, pod["metadata"]["name"], scenario.namespace)
 
 
 @when("I uncordon every node")

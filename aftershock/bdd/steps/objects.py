@@ -210,7 +210,9 @@ def apply(scenario: Scenario, text: str, where: str) -> None:
                                          "kind": kind_name, "name": name})
 
             def undo(resource=resource, name=name, key=key) -> None:
-                kube.delete_if_present(resource, name)
+                # a step may have deleted it ("When I delete clusterrole/x"), or its apply
+                # been refused before it was made
+                writes.delete(resource, name, None, missing_ok=True)
                 scenario.forget_undo(key)
             scenario.on_cleanup(f"delete {kind.kind.lower()}/{name}", undo)
         writes.apply(resource, manifest, namespace)

@@ -3,10 +3,6 @@ collector controllers (profile concept ``stateful_set``, e.g. profiles/kube-stat
 
 from __future__ import annotations
 
-from contextlib import suppress
-
-from kubernetes.client.exceptions import ApiException
-
 from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.properties import Judgement
@@ -30,9 +26,8 @@ def _volumes(scenario: Scenario, count: int) -> None:
     names = [f"{scenario.namespace}-pv-{i}" for i in range(count)]
 
     def remove() -> None:
-        for name in names:
-            with suppress(ApiException):
-                corev1.delete_persistent_volume(name)
+        for name in names:  # registered before they are made: a refused create made fewer
+            door.delete(corev1.delete_persistent_volume, name, missing_ok=True)
 
     scenario.on_cleanup(f"persistent volumes of {scenario.namespace}", remove)
     for name in names:
@@ -77,8 +72,8 @@ def slices_published(scenario: Scenario) -> None:
 
     def remove() -> None:
         for item in slices.get(label_selector=f"{OWNER_LABEL}={scenario.namespace}").items:
-            with suppress(ApiException):
-                slices.delete(name=item.metadata.name)
+            # owned by its Node: the garbage collector removes it with a deleted node
+            writes.delete(slices, item.metadata.name, None, missing_ok=True)
 
     scenario.on_cleanup("resource slices", remove)
     for node in kube.core(scenario.api).list_node().items:

@@ -141,14 +141,14 @@ def delete(scenario: Scenario, kind: str, name: str) -> None:
     scenario.timeline.mark(f"delete {kind.lower()}/{scenario.namespace}/{name}")
     namespace = scenario.namespace
     if kind == "Deployment":
-        kube.apps(scenario.api).delete_namespaced_deployment(name, namespace)
+        door.delete(kube.apps(scenario.api).delete_namespaced_deployment, name, namespace)
     elif kind == "StatefulSet":
-        kube.apps(scenario.api).delete_namespaced_stateful_set(name, namespace)
+        door.delete(kube.apps(scenario.api).delete_namespaced_stateful_set, name, namespace)
     elif kind == "Job":
-        kube.batch(scenario.api).delete_namespaced_job(name, namespace,
-                                                       propagation_policy="Background")
+        door.delete(kube.batch(scenario.api).delete_namespaced_job, name, namespace,
+                    propagation_policy="Background")
     elif kind == "pod":
-        kube.core(scenario.api).delete_namespaced_pod(name, namespace)
+        door.delete(kube.core(scenario.api).delete_namespaced_pod, name, namespace)
     else:
         raise StepFailed(f"cannot delete a {kind}: Deployment, StatefulSet, Job or pod")
 
@@ -192,7 +192,7 @@ def delete_a_pod_of(scenario: Scenario, name: str) -> None:
         raise StepFailed(f"no live pod of {name} to delete")
     shown = f"pod/{scenario.namespace}/{live[0]}"
     scenario.timeline.mark(f"delete {shown}")
-    corev1.delete_namespaced_pod(live[0], scenario.namespace)
+    door.delete(corev1.delete_namespaced_pod, live[0], scenario.namespace)
     # As kubectl delete does, until it is gone: in the recorded history, so that the next step
     # starts from a state that already shows the delete (a 'for 3 s' once began before it).
     gone = scenario.wait_until(

@@ -143,8 +143,8 @@ def prepare(implementation: Any) -> None:
 
 
 def unprepare(implementation: Any) -> None:
-    client.CoreV1Api(implementation.api).delete_namespaced_config_map(
-        CONFIGMAP, implementation.namespace)
+    door.delete(client.CoreV1Api(implementation.api).delete_namespaced_config_map, CONFIGMAP,
+                implementation.namespace)
 
 
 RECREATE = {"type": "Recreate"}

@@ -16,6 +16,7 @@ import argparse
 import hashlib
 import http.server
 import json
+import os
 import re
 import shutil
 import socket
@@ -41,7 +42,7 @@ def _put_blob(root: Path, data: bytes) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_suffix(".tmp")
         scratch.write_bytes(data)
-        scratch.replace(path)
+        os.replace(scratch, path)
     return f"sha256:{digest}"
 
 
