@@ -20,7 +20,9 @@ from aftershock.errors import UserError
 UNITS = {"s": 1, "m": 60, "h": 3600}
 MAX_BUDGET = 24 * 3600
 MAX_DURATIONS = 5
-BOUNDS = {"references": (2, 10), "replays": (1, 50), "max_plans": (1, 10_000),
+# replays: at least engine.MIN_REPLAYS (a finding replayed once or twice tells no bug from a
+# flake); the engine is imported only when a run starts
+BOUNDS = {"references": (2, 10), "replays": (3, 50), "max_plans": (1, 10_000),
           "stall": (1, 120), "miss": (1, 120)}
 
 
@@ -224,7 +226,8 @@ def add_parser(sub) -> None:
     explore.add_argument("--references", type=int, default=3,
                          help="unperturbed runs to learn from (default: 3)")
     explore.add_argument("--replays", type=int, default=10,
-                         help="replays of each finding; a bug reproduces in 80%% (default: 10)")
+                         help="replays of each finding, at least 3; a bug reproduces in 80%% "
+                         "(default: 10)")
     explore.add_argument("--max-plans", type=int, help="stop after this many plans")
     explore.add_argument("-x", "--exitfirst", action="store_true",
                          help="stop at the first finding that reproduces as a bug")

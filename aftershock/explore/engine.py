@@ -30,6 +30,7 @@ from aftershock.timeline.resources import spelled
 OBSERVED = "Given the implementation's watches and writes are observed"
 PLANNED = "planned.json"  # an exploration's plans, for its shards (--from)
 REPRODUCED = 0.8  # a finding that replays less often than this is flaky
+MIN_REPLAYS = 3  # fewer replays tell no bug from a flake (1 of 1 is no bug): --replays' floor
 WAIT_FLOOR = 15  # seconds: the least a workload's wait is given after a node fault
 WITHIN = re.compile(r"(Given|When|Then) within (\d+) seconds ")
 
@@ -80,7 +81,7 @@ class Finding:
     def verdict(self) -> str:
         if not self.replayed:
             return "not replayed"
-        if self.replayed < self.wanted:
+        if self.replayed < max(self.wanted, MIN_REPLAYS):
             return "not enough replays"  # the budget ran out first: 1 of 1 is no bug
         if self.reproduced >= REPRODUCED * self.replayed:
             return "bug"
