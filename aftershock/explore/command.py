@@ -195,7 +195,8 @@ def table(summary: dict) -> list[str]:
         f"plans: {summary['plans_run']} run of {summary['plans_generated']}, "
         f"{summary['pruned']} pruned; findings: {summary['findings']} "
         f"({summary['bugs']} bugs, {summary['flaky']} flaky, {summary.get('unperturbed', 0)} "
-        f"flaky without a fault); errors: {summary['errors']}"
+        f"flaky without a fault; {summary.get('no_fault', 0)} broken with no fault); "
+        f"errors: {summary['errors']}"
         + (f"; first bug after {summary['first_bug_after']}s" if summary["first_bug_after"]
            else ""),
         (f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
@@ -208,7 +209,9 @@ def table(summary: dict) -> list[str]:
     for finding in summary["list"]:
         controlled = (f", {finding['controlled']}/{finding['controls']} with no fault"
                       if finding.get("controls") else "")
-        lines.append(f"finding {finding['number']}: {', '.join(sorted(finding['violated']))} "
+        where = " (broken with no fault)" if finding["plan"] is None else ""
+        lines.append(f"finding {finding['number']}{where}: "
+                     f"{', '.join(sorted(finding['violated']))} "
                      f"{finding['verdict']} ({finding['reproduced']}/{finding['replayed']} "
                      f"replays{controlled}) {finding['feature'] or ''}")
     return lines
