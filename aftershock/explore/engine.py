@@ -351,7 +351,9 @@ class Explorer:
         self.replay(finding)
 
     def replay(self, finding: Finding) -> None:
-        """The finding's scenario, played again: a bug reproduces in ≥ 80% of the replays."""
+        """The finding's scenario, played again: a bug reproduces in ≥ 80% of the replays. A
+        replay reproduces it when it breaks the same properties (those that count for the
+        plan's kind), not when it breaks one of them."""
         lines = scenario_lines(finding.feature)
         finding.wanted = self.settings.replays
         for index in range(1, self.settings.replays + 1):
@@ -359,7 +361,7 @@ class Explorer:
                 break
             outcome = self.play(f"finding-{finding.number}-replay-{index}", lines)
             finding.replayed += 1
-            if set(outcome.violated) & set(finding.outcome.violated):
+            if counted(finding.plan, outcome) == set(finding.outcome.violated):
                 finding.reproduced += 1
         if finding.verdict == "bug" and self.first_bug_after is None:
             self.first_bug_after = _round(time.monotonic() - self.began)
@@ -375,8 +377,8 @@ class Explorer:
 
     def control(self, finding: Finding) -> None:
         """A flaky finding's control: the workload with no fault, judged by what the finding
-        broke, as many times as it was replayed. Breaking it there too makes it the
-        implementation's own nondeterminism (UNPERTURBED), reported as such."""
+        broke, as many times as it was replayed. A control run that breaks the same properties
+        makes it the implementation's own nondeterminism (UNPERTURBED), reported as such."""
         planned = finding.plan.step.split(" ", 1)[1]
         instead = [] if finding.plan.kind == "node" else [OBSERVED]  # as the references ran
         lines = [kept for line in scenario_lines(finding.feature)
@@ -386,7 +388,7 @@ class Explorer:
                 break
             outcome = self.play(f"finding-{finding.number}-control-{index}", lines)
             finding.controls += 1
-            if set(outcome.violated) & set(finding.outcome.violated):
+            if counted(finding.plan, outcome) == set(finding.outcome.violated):
                 finding.controlled += 1
 
     def bugs(self) -> int:
@@ -492,10 +494,17 @@ def _actor(scenario) -> str:
         return ""
 
 
-def _counts(plan: Plan, label: str) -> bool:
+def _counts(plan: Plan | None, label: str) -> bool:
     """A node plan changes what the workload can reach by design: only the properties it
-    names (R1, S2, ...) judge it, not the workload's own waits."""
-    return plan.kind != "node" or get(label).family != "harness"
+    names (R1, S2, ...) judge it, not the workload's own waits. Everything judges the
+    reference runs (no plan)."""
+    return plan is None or plan.kind != "node" or get(label).family != "harness"
+
+
+def counted(plan: Plan | None, outcome: Outcome) -> set[str]:
+    """The properties a run of a finding (a replay, a control run) broke that count for its
+    plan: the same filter `Explorer.new_violations` applies to the plan's own run."""
+    return {label for label in outcome.violated if _counts(plan, label)}
 
 
 def generated_names(history: Iterable[Entry]) -> dict[tuple[str, str], str]:

@@ -717,6 +717,27 @@ def test_a_plan_breaking_what_a_race_breaks_with_no_fault_is_replayed_and_can_be
     assert "1 flaky without a fault; 1 broken with no fault)" in table(summary)[0]
 
 
+def _one_of_two(run: str, stalled: int | None, index: int) -> dict:
+    """The plan breaks R1 and R5; its first replay and every control run R1 alone."""
+    both = {"R1": [_pod("web-")], "R5": []}
+    if run == "control" or (run == "replay" and index == 1):
+        return {"R1": [_pod("web-")]}
+    return both if run in ("plan", "replay") else {}
+
+
+def test_a_replay_reproduces_a_finding_only_by_breaking_the_same_properties(
+        tmp_path, monkeypatch):
+    """A replay breaking any one of the finding's properties used to reproduce it: R1 alone
+    counted for a finding of R1 and R5, and 2 of 3 such replays were 3 of 3, a bug."""
+    explorer, _ = _explore(tmp_path, monkeypatch, _one_of_two, [3])
+    [finding] = explorer.findings
+    assert sorted(finding.outcome.violated) == ["R1", "R5"]
+    assert (finding.reproduced, finding.replayed, finding.verdict) == (2, 3, "flaky"), \
+        (finding.reproduced, finding.replayed, finding.verdict)
+    # its control runs broke R1 alone: not what it broke, so no race explains it
+    assert (finding.controls, finding.controlled) == (3, 0)
+
+
 def _other_objects(run: str, stalled: int | None, index: int) -> dict:
     """Every run of a plan breaks R1: stalling the 3rd or 5th event, on pods of web (the 5th
     names them by an Event about one and the audit entry of another's deletion, each pod's
