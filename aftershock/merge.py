@@ -129,6 +129,7 @@ def merge_explorations(runs: list[Path], out: Path) -> None:
         "bugs": sum(1 for f in findings if f["verdict"] == "bug"),
         "flaky": sum(1 for f in findings if f["verdict"] == "flaky"),
         "unperturbed": sum(1 for f in findings if f["verdict"] == UNPERTURBED),
+        "no_fault": sum(1 for f in findings if f["plan"] is None),
         "not_enough_replays": sum(1 for f in findings if f["verdict"] == "not enough replays"),
         "first_bug_after": min((s["first_bug_after"] for s in summaries
                                 if s.get("first_bug_after")), default=None),
@@ -153,17 +154,19 @@ def merge_explorations(runs: list[Path], out: Path) -> None:
 
 
 def fold(findings: list[dict]) -> list[dict]:
-    """Findings of several shards as one exploration would have them: in the order of the
-    plans, a finding of the same fault kind breaking the same properties as an earlier bug is
-    that bug again (its plan noted on it), and so is one breaking no more than an earlier
-    finding its control runs broke with no fault; the reference runs' own are one finding."""
+    """Findings of several shards as one exploration would have them (`Explorer.same_bug`): in
+    the order of the plans, a plan's finding is an earlier bug again (its plan noted on it)
+    only when it is the same fault kind breaking the same properties, its violations naming
+    the same objects. No other finding takes one in: not a flaky one, not one its control runs
+    broke with no fault, not the reference runs' own. A finding saved with no objects (by an
+    explore before they were saved) folds into none. The reference runs' own findings of
+    shards that each ran references (no shared planning) are one when their signatures are."""
     kept: list[dict] = []
     for finding in sorted(findings, key=lambda f: f.get("order", -1)):
         signature = _signature(finding)
-        first = next((k for k in kept if (_signature(k) == signature and
-                      (k["plan"] is None or k["verdict"] == "bug")) or
-                      (k["verdict"] == UNPERTURBED and finding["plan"] is not None and
-                       set(finding["violated"]) <= set(k["violated"]))), None)
+        first = None if signature is None else next(
+            (k for k in kept if _signature(k) == signature and
+             (finding["plan"] is None or k["verdict"] == "bug")), None)
         if first is not None:
             if finding["plan"] is not None:
                 first["same"] = [*first.get("same", []), finding.get("anchor") or
@@ -173,9 +176,13 @@ def fold(findings: list[dict]) -> list[dict]:
     return kept
 
 
-def _signature(finding: dict) -> tuple:
+def _signature(finding: dict) -> tuple | None:
+    """What `engine.Finding.signature` is, from summary.json (the reference runs' own: no plan
+    kind); None when the finding was saved with no objects."""
+    if finding.get("objects") is None:
+        return None
     return (finding.get("plan_kind"), finding["plan"] is None,
-            frozenset(finding["violated"]))
+            frozenset(finding["violated"]), frozenset(finding["objects"]))
 
 
 def _by_kind(summaries: list[dict]) -> dict[str, dict[str, int]]:

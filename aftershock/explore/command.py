@@ -20,7 +20,9 @@ from aftershock.errors import UserError
 UNITS = {"s": 1, "m": 60, "h": 3600}
 MAX_BUDGET = 24 * 3600
 MAX_DURATIONS = 5
-BOUNDS = {"references": (2, 10), "replays": (1, 50), "max_plans": (1, 10_000),
+# replays: at least engine.MIN_REPLAYS (a finding replayed once or twice tells no bug from a
+# flake); the engine is imported only when a run starts
+BOUNDS = {"references": (2, 10), "replays": (3, 50), "max_plans": (1, 10_000),
           "stall": (1, 120), "miss": (1, 120)}
 
 
@@ -193,7 +195,8 @@ def table(summary: dict) -> list[str]:
         f"plans: {summary['plans_run']} run of {summary['plans_generated']}, "
         f"{summary['pruned']} pruned; findings: {summary['findings']} "
         f"({summary['bugs']} bugs, {summary['flaky']} flaky, {summary.get('unperturbed', 0)} "
-        f"flaky without a fault); errors: {summary['errors']}"
+        f"flaky without a fault; {summary.get('no_fault', 0)} broken with no fault); "
+        f"errors: {summary['errors']}"
         + (f"; first bug after {summary['first_bug_after']}s" if summary["first_bug_after"]
            else ""),
         (f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
@@ -206,7 +209,9 @@ def table(summary: dict) -> list[str]:
     for finding in summary["list"]:
         controlled = (f", {finding['controlled']}/{finding['controls']} with no fault"
                       if finding.get("controls") else "")
-        lines.append(f"finding {finding['number']}: {', '.join(sorted(finding['violated']))} "
+        where = " (broken with no fault)" if finding["plan"] is None else ""
+        lines.append(f"finding {finding['number']}{where}: "
+                     f"{', '.join(sorted(finding['violated']))} "
                      f"{finding['verdict']} ({finding['reproduced']}/{finding['replayed']} "
                      f"replays{controlled}) {finding['feature'] or ''}")
     return lines
@@ -224,7 +229,8 @@ def add_parser(sub) -> None:
     explore.add_argument("--references", type=int, default=3,
                          help="unperturbed runs to learn from (default: 3)")
     explore.add_argument("--replays", type=int, default=10,
-                         help="replays of each finding; a bug reproduces in 80%% (default: 10)")
+                         help="replays of each finding, at least 3; a bug reproduces in 80%% "
+                         "(default: 10)")
     explore.add_argument("--max-plans", type=int, help="stop after this many plans")
     explore.add_argument("-x", "--exitfirst", action="store_true",
                          help="stop at the first finding that reproduces as a bug")

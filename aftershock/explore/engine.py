@@ -11,7 +11,7 @@ import math
 import re
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,11 +25,13 @@ from aftershock.explore.workload import Workload
 from aftershock.properties import get
 from aftershock.shards import Shard
 from aftershock.sut.observed import PROXY_LOG
+from aftershock.timeline.entry import SINGULAR, WATCH, Entry, singular_of
 from aftershock.timeline.resources import spelled
 
 OBSERVED = "Given the implementation's watches and writes are observed"
 PLANNED = "planned.json"  # an exploration's plans, for its shards (--from)
 REPRODUCED = 0.8  # a finding that replays less often than this is flaky
+MIN_REPLAYS = 3  # fewer replays tell no bug from a flake (1 of 1 is no bug): --replays' floor
 WAIT_FLOOR = 15  # seconds: the least a workload's wait is given after a node fault
 WITHIN = re.compile(r"(Given|When|Then) within (\d+) seconds ")
 
@@ -55,10 +57,17 @@ class Outcome:
     violated: dict[str, str] = field(default_factory=dict)  # property → what its verdict said
     new: dict[str, str] = field(default_factory=dict)  # of those, what makes it a finding
     unknown: dict[str, str] = field(default_factory=dict)
+    # property → the objects its violation's witness named, as any run would name them
+    # (`named_objects`): what tells two plans breaking one property on other objects apart
+    objects: dict[str, list[str]] = field(default_factory=dict)
     failed: str = ""
     report_dir: Path | None = None
     trace: trace.Trace | None = None
     step_seconds: dict[str, float] = field(default_factory=dict)  # line → seconds it took
+
+    def named(self, labels: Iterable[str]) -> list[str]:
+        """The objects the violations of these properties named."""
+        return sorted({name for label in labels for name in self.objects.get(label, ())})
 
 
 @dataclass
@@ -77,10 +86,25 @@ class Finding:
     controlled: int = 0
 
     @property
+    def kind(self) -> str:
+        """The plan's fault kind, or NO_FAULT: the reference runs' own finding."""
+        return NO_FAULT if self.plan is None else self.plan.kind
+
+    @property
+    def objects(self) -> list[str]:
+        return self.outcome.named(self.outcome.violated)
+
+    @property
+    def signature(self) -> tuple[str, frozenset[str], frozenset[str]]:
+        """What a later plan must match to be this bug again: the fault kind, the properties
+        broken and the objects their violations named."""
+        return (self.kind, frozenset(self.outcome.violated), frozenset(self.objects))
+
+    @property
     def verdict(self) -> str:
         if not self.replayed:
             return "not replayed"
-        if self.replayed < self.wanted:
+        if self.replayed < max(self.wanted, MIN_REPLAYS):
             return "not enough replays"  # the budget ran out first: 1 of 1 is no bug
         if self.reproduced >= REPRODUCED * self.replayed:
             return "bug"
@@ -88,9 +112,13 @@ class Finding:
 
 
 # A flaky finding that its control runs, with no fault at all, break too: the implementation's
-# own nondeterminism (a race the references happened to miss), not the plan's doing. Later
-# plans breaking no more than it are that finding again.
+# own nondeterminism (a race the references happened to miss), not the plan's doing. Reported
+# as such; a later plan breaking the same is a finding of its own, replayed (it may be a bug
+# on that property that no race explains).
 UNPERTURBED = "flaky without a fault"
+# The kind of the finding the reference runs make when one of them breaks a property: no plan,
+# reported in its own right and replayed, and no later plan is folded into it.
+NO_FAULT = "broken with no fault"
 
 
 def lines_for(workload: Workload, plan: Plan | None, judged: list[str],
@@ -164,16 +192,21 @@ class Explorer:
             if result.status in ("failed", "skipped"):
                 outcome.failed = f"{result.line}: {result.message.splitlines()[0][:300]}"
                 break
+        # The history as the judgements saw it: the teardown's deletions are no end state.
+        history = scenario.history()
+        broken = [v for v in scenario.verdicts if v.status == VIOLATED]
+        generated = generated_names(history) if broken else {}
+        for verdict in broken:
+            named = named_objects(verdict.witness, generated)
+            for label in verdict.property.split(", "):
+                outcome.violated.setdefault(label, verdict.summary)
+                outcome.objects[label] = sorted({*outcome.objects.get(label, ()), *named})
         for verdict in scenario.verdicts:
-            if verdict.status == VIOLATED:
-                for label in verdict.property.split(", "):
-                    outcome.violated.setdefault(label, verdict.summary)
-            elif verdict.status == UNKNOWN:
+            if verdict.status == UNKNOWN:
                 for label in verdict.property.split(", "):
                     outcome.unknown.setdefault(label, verdict.summary)
         namespace = scenario.namespace
-        # The history as the judgements saw it: the teardown's deletions are no end state.
-        self.last_history = (scenario.history(), namespace, _actor(scenario))
+        self.last_history = (history, namespace, _actor(scenario))
         self.last_scenario = scenario
         self.session.end_scenario()
         log = next(iter(sorted((scenario.report_dir or Path()).rglob(PROXY_LOG))), None)
@@ -209,7 +242,7 @@ class Explorer:
                      "later run records them: " + ", ".join(
                          spelled(*kind) for kind in self.reference.records))
         self.wait_cap = wait_cap_of(outcomes)
-        if self.findings:  # broken with no fault at all: a bug before any plan
+        if self.findings:  # NO_FAULT: the references' own, replayed as any finding is
             self._write_and_replay(self.findings[0], broken)
         self.reference.save(self.out / "reference.json")
         self.generated = plans.generate(
@@ -281,7 +314,7 @@ class Explorer:
             self.generated.plans.index(plan)
 
     def _found(self, plan: Plan, outcome: Outcome, new: dict[str, str]) -> None:
-        if self.same_bug(plan, new):
+        if self.same_bug(plan, new, outcome.named(new)):
             return
         outcome.violated = new
         finding = Finding(len(self.findings) + 1, plan, outcome)
@@ -294,21 +327,17 @@ class Explorer:
         not a property to hide from every later plan."""
         return {p: s for p, s in outcome.violated.items() if _counts(plan, p)}
 
-    def same_bug(self, plan: Plan, new: dict[str, str]) -> bool:
-        """One fault kind breaking the same properties as a bug already found is that bug
-        again (noted on it), and so is any plan breaking no more than a finding its control
-        runs broke with no fault at all. The same as a flaky finding, or one not replayed
-        enough, is replayed in its own right: it may be the bug the first one could not
-        show."""
-        signature = (plan.kind, frozenset(new))
+    def same_bug(self, plan: Plan, new: dict[str, str], objects: Iterable[str]) -> bool:
+        """A plan is a bug already found, again (noted on it, not replayed), only when it is
+        the same fault kind breaking the same properties as that bug, its violations naming
+        the same objects (`named_objects`). Nothing else takes a plan in: not a flaky finding
+        or one not replayed enough (the plan may be the bug the first one could not show), not
+        one its control runs broke with no fault (a race there does not explain a plan that
+        breaks the same every time), not the reference runs' own finding."""
+        signature = (plan.kind, frozenset(new), frozenset(objects))
         for finding in self.findings:
-            if finding.plan is None:
-                continue
-            bug = finding.verdict == "bug" and \
-                (finding.plan.kind, frozenset(finding.outcome.violated)) == signature
-            unperturbed = finding.verdict == UNPERTURBED and \
-                set(new) <= set(finding.outcome.violated)
-            if bug or unperturbed:
+            if finding.plan is not None and finding.verdict == "bug" and \
+                    finding.signature == signature:
                 finding.same.append(plan.anchor)
                 return True
         return False
@@ -322,7 +351,9 @@ class Explorer:
         self.replay(finding)
 
     def replay(self, finding: Finding) -> None:
-        """The finding's scenario, played again: a bug reproduces in ≥ 80% of the replays."""
+        """The finding's scenario, played again: a bug reproduces in ≥ 80% of the replays. A
+        replay reproduces it when it breaks the same properties (those that count for the
+        plan's kind), not when it breaks one of them."""
         lines = scenario_lines(finding.feature)
         finding.wanted = self.settings.replays
         for index in range(1, self.settings.replays + 1):
@@ -330,7 +361,7 @@ class Explorer:
                 break
             outcome = self.play(f"finding-{finding.number}-replay-{index}", lines)
             finding.replayed += 1
-            if set(outcome.violated) & set(finding.outcome.violated):
+            if counted(finding.plan, outcome) == set(finding.outcome.violated):
                 finding.reproduced += 1
         if finding.verdict == "bug" and self.first_bug_after is None:
             self.first_bug_after = _round(time.monotonic() - self.began)
@@ -338,14 +369,16 @@ class Explorer:
             self.control(finding)
         controlled = (f"; with no fault {finding.controlled}/{finding.controls}"
                       if finding.controls else "")
-        self.say(f"finding {finding.number}: {', '.join(sorted(finding.outcome.violated))} "
-                 f"reproduced {finding.reproduced}/{finding.replayed}{controlled}: "
+        where = f" ({NO_FAULT})" if finding.plan is None else ""
+        self.say(f"finding {finding.number}{where}: "
+                 f"{', '.join(sorted(finding.outcome.violated))} reproduced "
+                 f"{finding.reproduced}/{finding.replayed}{controlled}: "
                  f"{finding.verdict} ({finding.feature})")
 
     def control(self, finding: Finding) -> None:
         """A flaky finding's control: the workload with no fault, judged by what the finding
-        broke, as many times as it was replayed. Breaking it there too makes it the
-        implementation's own nondeterminism, which later plans are not replayed for."""
+        broke, as many times as it was replayed. A control run that breaks the same properties
+        makes it the implementation's own nondeterminism (UNPERTURBED), reported as such."""
         planned = finding.plan.step.split(" ", 1)[1]
         instead = [] if finding.plan.kind == "node" else [OBSERVED]  # as the references ran
         lines = [kept for line in scenario_lines(finding.feature)
@@ -355,7 +388,7 @@ class Explorer:
                 break
             outcome = self.play(f"finding-{finding.number}-control-{index}", lines)
             finding.controls += 1
-            if set(outcome.violated) & set(finding.outcome.violated):
+            if counted(finding.plan, outcome) == set(finding.outcome.violated):
                 finding.controlled += 1
 
     def bugs(self) -> int:
@@ -402,6 +435,7 @@ class Explorer:
             "first_bug_after": self.first_bug_after,
             "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
             "unperturbed": sum(1 for f in self.findings if f.verdict == UNPERTURBED),
+            "no_fault": sum(1 for f in self.findings if f.plan is None),
             "not_enough_replays": sum(1 for f in self.findings
                                       if f.verdict == "not enough replays"),
             "reference_violations": sorted(self.reference_violations),
@@ -415,10 +449,11 @@ class Explorer:
             "by_kind": kinds,
             "shard": str(self.settings.shard) if self.settings.shard else None,
             "list": [{"number": f.number, "plan": f.plan.step if f.plan else None,
-                      "plan_kind": f.plan.kind if f.plan else None,
+                      "plan_kind": f.plan.kind if f.plan else None, "kind": f.kind,
                       "anchor": f.plan.anchor if f.plan else None,
                       "order": self.order(f.plan),
-                      "violated": f.outcome.violated, "verdict": f.verdict,
+                      "violated": f.outcome.violated, "objects": f.objects,
+                      "verdict": f.verdict,
                       "reproduced": f.reproduced, "replayed": f.replayed,
                       "controlled": f.controlled, "controls": f.controls,
                       "feature": str(f.feature) if f.feature else None,
@@ -433,6 +468,7 @@ class Explorer:
                 out.write(json.dumps({"kind": "reference", "anchor": outcome.name, "step": "",
                                       "seconds": _round(outcome.seconds),
                                       "violated": outcome.violated, "new": outcome.violated,
+                                      "objects": outcome.objects,
                                       "unknown": outcome.unknown,
                                       "failed": outcome.failed}) + "\n")
             for plan, outcome in self.outcomes:
@@ -441,6 +477,7 @@ class Explorer:
                                       "step": plan.step, "seconds": _round(outcome.seconds),
                                       "violated": outcome.violated,
                                       "new": outcome.new,
+                                      "objects": outcome.objects,
                                       "unknown": outcome.unknown,
                                       "failed": outcome.failed}) + "\n")
         return summary
@@ -457,10 +494,61 @@ def _actor(scenario) -> str:
         return ""
 
 
-def _counts(plan: Plan, label: str) -> bool:
+def _counts(plan: Plan | None, label: str) -> bool:
     """A node plan changes what the workload can reach by design: only the properties it
-    names (R1, S2, ...) judge it, not the workload's own waits."""
-    return plan.kind != "node" or get(label).family != "harness"
+    names (R1, S2, ...) judge it, not the workload's own waits. Everything judges the
+    reference runs (no plan)."""
+    return plan is None or plan.kind != "node" or get(label).family != "harness"
+
+
+def counted(plan: Plan | None, outcome: Outcome) -> set[str]:
+    """The properties a run of a finding (a replay, a control run) broke that count for its
+    plan: the same filter `Explorer.new_violations` applies to the plan's own run."""
+    return {label for label in outcome.violated if _counts(plan, label)}
+
+
+def generated_names(history: Iterable[Entry]) -> dict[tuple[str, str], str]:
+    """(kind, name) → metadata.generateName of every object the history shows made from one
+    (a controller's pods): an audit entry names such an object with no object beside it."""
+    out = {}
+    for entry in history:
+        if entry.kind == WATCH and entry.object:
+            prefix = (entry.object.get("metadata") or {}).get("generateName")
+            if prefix:
+                out[(_singular(entry.resource), entry.name)] = prefix
+    return out
+
+
+def named_objects(witness: Iterable[Entry],
+                  generated: dict[tuple[str, str], str]) -> set[str]:
+    """The objects a violation's witness names, as another run of the same plan would name
+    them: kind/name without the namespace (each run has a fresh one), and a name the API
+    server generated (metadata.generateName, on the entry's object or anywhere in the run's
+    history) as its prefix and `*`: pod/web-7xk2q and pod/web-p9z4m are both pod/web-*. An
+    Event stands for the object it is about (involvedObject; its kind lowercased, as the
+    Event says it). Entries that name no object (marks, gaps, a refused create with no name)
+    name none. A name generated some other way (a random suffix the implementation picks
+    itself) is not recognised, and differs from run to run."""
+    out = set()
+    for entry in witness:
+        kind, name = _singular(entry.resource), entry.name
+        obj = entry.object or {}
+        if entry.resource == "events" and entry.kind == WATCH:
+            about = obj.get("involvedObject") or obj.get("regarding") or {}
+            kind, name, obj = str(about.get("kind", "")).lower(), about.get("name", ""), {}
+        if not (kind and name):
+            continue
+        prefix = (obj.get("metadata") or {}).get("generateName") or generated.get((kind, name))
+        if prefix and name.startswith(prefix) and len(name) > len(prefix):
+            name = f"{prefix}*"
+        out.add(f"{kind}/{name}")
+    return out
+
+
+def _singular(resource: str) -> str:
+    if not resource:
+        return ""
+    return SINGULAR.get(resource) or singular_of(resource)
 
 
 def _status(outcome: Outcome, new: dict[str, str] | None = None) -> str:

@@ -26,7 +26,7 @@ def _aftershock(*args: str, timeout: float = 900) -> subprocess.CompletedProcess
 def test_explore_finds_the_stale_cache_bug_and_its_scenario_replays():
     out = Path(tempfile.mkdtemp(prefix="explore-", dir=REPO / "reports"))
     found = _aftershock("explore", "--profile", "profiles/replicagroup-faulty.yaml",
-                        "--workload", WORKLOAD, "--max-plans", "3", "--replays", "2",
+                        "--workload", WORKLOAD, "--max-plans", "3", "--replays", "3",
                         "--references", "2", "--budget", "10m", "--out", str(out))
     shown = found.stdout[-3000:] + found.stderr[-3000:]
     assert found.returncode == 1, shown  # 1: bugs found

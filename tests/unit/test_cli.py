@@ -81,3 +81,19 @@ def test_explore_inputs_that_cannot_run_here_start_nothing(tmp_path):
                         "--shard", "3/2", env=env)
     assert shard.returncode == 2 and "--shard 3/2: K is between 1 and 2" in shard.stderr
     assert not (tmp_path / "cache" / "clusters").exists() and not (tmp_path / "out").exists()
+
+
+def test_explore_with_fewer_than_three_replays_is_refused_in_one_line(tmp_path):
+    """--replays 1 made 1 of 1 a bug: a finding is replayed at least 3 times, and fewer is
+    refused before anything starts (here before the profile is even read)."""
+    env = {"AFTERSHOCK_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    for replays in ("1", "2"):
+        result = _aftershock("explore", "--profile", str(tmp_path / "no-such-profile.yaml"),
+                             "--workload", "workloads/replica_group.steps", "--replays",
+                             replays, "--out", str(tmp_path / "out"), env=env)
+        assert (result.returncode, result.stderr) == (
+            2, f"aftershock: error: --replays {replays}: between 3 and 50\n"), result.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "cache" / "clusters").exists()
+    from aftershock.explore import command, engine
+
+    assert command.BOUNDS["replays"][0] == engine.MIN_REPLAYS

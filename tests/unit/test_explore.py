@@ -4,7 +4,9 @@ workloads and options refused with file:line; a finding written as a scenario.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -461,10 +463,11 @@ def test_a_plan_like_a_flaky_finding_is_replayed_not_folded_into_it():
                     replayed=3, wanted=3)
     explorer = _explorer_with([flaky])
     later = Plan("stall", "When the pod watch stalls", 1, "pods#5")
-    assert not explorer.same_bug(later, {"R1": "x"})
+    assert not explorer.same_bug(later, {"R1": "x"}, [])
     flaky.reproduced = 3  # a bug: the same fault kind breaking the same is that bug again
-    assert explorer.same_bug(later, {"R1": "x"}) and flaky.same == ["pods#5"]
-    assert not explorer.same_bug(later, {"R1": "x", "R5": "y"})
+    assert explorer.same_bug(later, {"R1": "x"}, []) and flaky.same == ["pods#5"]
+    assert not explorer.same_bug(later, {"R1": "x", "R5": "y"}, [])
+    assert not explorer.same_bug(later, {"R1": "x"}, ["pod/web-*"])  # on other objects
 
 
 def test_a_property_a_reference_run_broke_still_judges_every_plan():
@@ -479,10 +482,11 @@ def test_a_property_a_reference_run_broke_still_judges_every_plan():
     assert explorer.new_violations(plan, outcome) == {"R1": "11 live pods"}
 
 
-def test_a_flaky_finding_its_control_runs_break_with_no_fault_absorbs_later_plans(tmp_path):
+def test_a_flaky_finding_its_control_runs_break_with_no_fault_is_said_so_and_absorbs_none(
+        tmp_path):
     """Grove at d5afd169 creates a Secret and the ServiceAccount it names concurrently: half
-    the runs break E2 whatever the plan, and every plan that hit it used to be replayed in its
-    own right, ten runs each, the exploration's budget spent on one race."""
+    the runs break E2 whatever the plan. Its control runs say so ("flaky without a fault"); a
+    later plan breaking E2 is still replayed in its own right: it may break it every time."""
     from aftershock.explore import engine
     from aftershock.explore.engine import Finding, Outcome
     from aftershock.explore.plans import Plan
@@ -511,10 +515,10 @@ def test_a_flaky_finding_its_control_runs_break_with_no_fault_absorbs_later_plan
                          "Given the implementation under test is running", engine.OBSERVED,
                          "When 5 seconds pass"]  # the references' steps: no plan's fault
     later = Plan("node", "When I drain node node-1", 3, "drain-node-1")
-    assert explorer.same_bug(later, {"E2": "x"}) and flaky.same == ["drain-node-1"]
-    assert not explorer.same_bug(later, {"E2": "x", "R1": "y"})  # breaking more: its own
+    assert not explorer.same_bug(later, {"E2": "x"}, []) and flaky.same == []
+    assert not explorer.same_bug(plan, {"E2": "x"}, [])  # its own fault kind too
     flaky.controlled = 0  # the control runs held: only the plan breaks it, and it stays flaky
-    assert flaky.verdict == "flaky" and not explorer.same_bug(later, {"E2": "x"})
+    assert flaky.verdict == "flaky" and not explorer.same_bug(later, {"E2": "x"}, [])
 
 
 def test_the_shards_of_an_exploration_share_its_plans_and_reference(tmp_path):
@@ -570,3 +574,221 @@ def test_what_the_cluster_writes_into_a_token_secret_is_not_the_implementations_
     opaque = "Opaque"  # the same keys in a Secret of another type are the implementation's
     assert diff.normal(secret("sha256:aa", opaque), NS) != \
         diff.normal(secret("sha256:bb", opaque), NS)
+
+
+# --- explorations driven through Explorer.play, with a session that plays no cluster -------
+
+STALLS = re.compile(r"stalls at its (\d+)\w\w ADDED event")
+
+
+def _stale(number: int) -> plans.Plan:
+    from aftershock.faults.anchors import ordinal
+
+    return plans.Plan("stale", f"Given the pod watch of the implementation stalls at its "
+                      f"{ordinal(number)} ADDED event for 4 seconds", 1, f"pods-ADDED#{number}")
+
+
+class _Runs:
+    """A notebook Session's face as Explorer uses it, every step passing; what each run broke
+    is ``breaks(run, plan, index)``: run is reference, plan, replay or control, plan the
+    number of the stalled event the run's steps name (None: no fault), index the run's number
+    among its kind (reference-2, finding-N-replay-3); it answers {property: witness}."""
+
+    def __init__(self, tmp_path: Path, breaks) -> None:
+        self.profile = SimpleNamespace(name="replicagroup", path=tmp_path / "profile.yaml",
+                                       concepts={})
+        self.cluster = SimpleNamespace()
+        self.breaks, self.dir, self.played = breaks, tmp_path / "runs", []
+
+    def new_scenario(self, name: str, records=()):
+        self.played.append(name)
+        self.scenario = _Played(name, f"explore-{len(self.played)}", self.dir / name,
+                                self.breaks)
+        return self.scenario
+
+    def step(self, line: str, raise_on_failure: bool = True):
+        self.scenario.lines.append(line)
+        return SimpleNamespace(status="passed", seconds=0.1, line=line, message="")
+
+    def end_scenario(self) -> None:
+        pass
+
+
+class _Played:
+    def __init__(self, name: str, namespace: str, report_dir: Path, breaks) -> None:
+        self.name, self.namespace, self.report_dir = name, namespace, report_dir
+        report_dir.mkdir(parents=True)
+        self.lines: list[str] = []
+        self.breaks = breaks
+        self._broken: dict | None = None
+
+    def broken(self) -> dict:
+        if self._broken is None:
+            parts = self.name.split("-")
+            run = parts[0] if parts[0] in ("reference", "plan") else parts[2]
+            index = 1 if run == "plan" else int(parts[-1])
+            stalled = next((int(found[1]) for line in self.lines
+                            if (found := STALLS.search(line))), None)
+            self._broken = self.breaks(run, stalled, index)
+        return self._broken
+
+    @property
+    def verdicts(self):
+        from aftershock.checks.verdict import Verdict
+
+        return [Verdict(label, VIOLATED, f"{label} broke", [e for e in witness if e.seq >= 0])
+                for label, witness in self.broken().items()]
+
+    def history(self) -> list[Entry]:
+        return [entry for witness in self.broken().values() for entry in witness]
+
+
+_made = iter(range(10**6))
+
+
+def _pod(prefix: str) -> Entry:
+    """A pod made from generateName ``prefix``, with a fresh suffix and namespace each time:
+    as another run names the same pod."""
+    name, namespace = f"{prefix}{next(_made):05d}", f"explore-{next(_made)}"
+    obj = {"metadata": {"name": name, "namespace": namespace, "generateName": prefix}}
+    return Entry(seq=0, mono=1.0, wall=1.0, kind=WATCH, resource="pods", namespace=namespace,
+                 name=name, type="ADDED", object=obj)
+
+
+def _seen(entry: Entry) -> Entry:
+    """``entry`` in the run's history only (no witness): seq -1."""
+    entry.seq = -1
+    return entry
+
+
+def _explore(tmp_path: Path, monkeypatch, breaks, todo: list[int], planned: int = 5,
+             replays: int = 3):
+    """Reference runs, then the stale plans numbered ``todo`` out of ``planned`` (their order
+    among all the plans, as a shard runs its own share)."""
+    from aftershock.explore import engine
+
+    monkeypatch.setattr(engine, "picture", lambda *args, **kwargs: None)
+    out = tmp_path / "out"
+    out.mkdir(parents=True)
+    session = _Runs(tmp_path, breaks)
+    explorer = engine.Explorer(session, load(Path("workloads/replica_group.steps")),
+                               engine.Settings(references=3, replays=replays), out,
+                               lambda _: None)
+    explorer.learn()
+    everything = [_stale(number) for number in range(3, 3 + planned)]
+    explorer.generated = plans.Plans(everything, {})
+    explorer.todo = lambda: [everything[number - 3] for number in todo]
+    explorer.explore()
+    return explorer, session
+
+
+def _race_then_bug(run: str, stalled: int | None, index: int) -> dict:
+    """R1 is broken by a race now and then with no fault (reference 2, 1 replay of 3 of the
+    references' finding, 2 of 3 control runs), by the plan stalling the 3rd event once in 3
+    replays, and by the plan stalling the 4th every time."""
+    r1 = {"R1": [_pod("web-")]}
+    if run == "reference":
+        return r1 if index == 2 else {}
+    if run == "control":
+        return r1 if index <= 2 else {}
+    if stalled == 4:
+        return r1
+    return r1 if run == "plan" or index == 1 else {}
+
+
+def test_a_plan_breaking_what_a_race_breaks_with_no_fault_is_replayed_and_can_be_a_bug(
+        tmp_path, monkeypatch):
+    """A reference run broke R1 once; a plan broke it in 1 of 3 replays and its control runs
+    with no fault in 2 of 3 ("flaky without a fault"). A later plan that broke R1 every time
+    was folded into that finding, never replayed: a deterministic bug reported as 0 bugs."""
+    explorer, session = _explore(tmp_path, monkeypatch, _race_then_bug, [3, 4])
+    found = [(f.plan.anchor if f.plan else None, f.verdict, f.reproduced, f.replayed, f.same)
+             for f in explorer.findings]
+    assert found == [(None, "flaky", 1, 3, []),
+                     ("pods-ADDED#3", "flaky without a fault", 1, 3, []),
+                     ("pods-ADDED#4", "bug", 3, 3, [])], found
+    assert [n for n in session.played if n.startswith("finding-3-")] == [
+        "finding-3-replay-1", "finding-3-replay-2", "finding-3-replay-3"]
+    summary = explorer.summary()
+    assert (summary["bugs"], summary["unperturbed"], summary.get("no_fault")) == (1, 1, 1)
+    assert summary["list"][0]["kind"] == "broken with no fault"
+    assert "finding 1 (broken with no fault): R1 flaky (1/3 replays) " in "\n".join(
+        table(summary))
+    assert "1 flaky without a fault; 1 broken with no fault)" in table(summary)[0]
+
+
+def _one_of_two(run: str, stalled: int | None, index: int) -> dict:
+    """The plan breaks R1 and R5; its first replay and every control run R1 alone."""
+    both = {"R1": [_pod("web-")], "R5": []}
+    if run == "control" or (run == "replay" and index == 1):
+        return {"R1": [_pod("web-")]}
+    return both if run in ("plan", "replay") else {}
+
+
+def test_a_replay_reproduces_a_finding_only_by_breaking_the_same_properties(
+        tmp_path, monkeypatch):
+    """A replay breaking any one of the finding's properties used to reproduce it: R1 alone
+    counted for a finding of R1 and R5, and 2 of 3 such replays were 3 of 3, a bug."""
+    explorer, _ = _explore(tmp_path, monkeypatch, _one_of_two, [3])
+    [finding] = explorer.findings
+    assert sorted(finding.outcome.violated) == ["R1", "R5"]
+    assert (finding.reproduced, finding.replayed, finding.verdict) == (2, 3, "flaky"), \
+        (finding.reproduced, finding.replayed, finding.verdict)
+    # its control runs broke R1 alone: not what it broke, so no race explains it
+    assert (finding.controls, finding.controlled) == (3, 0)
+
+
+def _other_objects(run: str, stalled: int | None, index: int) -> dict:
+    """Every run of a plan breaks R1: stalling the 3rd or 5th event, on pods of web (the 5th
+    names them by an Event about one and the audit entry of another's deletion, each pod's
+    generateName in the run's history only), the 4th on pods of api."""
+    if run in ("reference", "control"):
+        return {}
+    if stalled == 4:
+        return {"R1": [_pod("api-"), _pod("api-")]}
+    if stalled == 5:
+        pod, gone = _pod("web-"), _pod("web-")
+        event = Entry(seq=0, mono=2.0, wall=2.0, kind=WATCH, resource="events",
+                      namespace=pod.namespace, name=f"{pod.name}.17f3a9c2", type="ADDED",
+                      object={"involvedObject": {"kind": "Pod", "name": pod.name}})
+        deleted = Entry(seq=0, mono=3.0, wall=3.0, kind=AUDIT, resource="pods",
+                        namespace=gone.namespace, name=gone.name, verb="delete", code=200)
+        return {"R1": [event, deleted, _seen(pod), _seen(gone)]}
+    return {"R1": [_pod("web-")]}
+
+
+def test_plans_breaking_one_property_on_other_objects_are_findings_of_their_own(
+        tmp_path, monkeypatch):
+    """Three stale plans broke R1, each in every replay: the one on api's pods was folded into
+    the bug on web's pods. Objects are named as any run names them (no namespace, a generated
+    name as its generateName and *), so the third plan, on web's pods again, is that bug."""
+    explorer, session = _explore(tmp_path, monkeypatch, _other_objects, [3, 4, 5])
+    found = [(f.plan.anchor, f.verdict, f.same) for f in explorer.findings]
+    assert found == [("pods-ADDED#3", "bug", ["pods-ADDED#5"]), ("pods-ADDED#4", "bug", [])], \
+        found
+    assert [f.get("objects") for f in explorer.summary()["list"]] == [["pod/web-*"],
+                                                                      ["pod/api-*"]]
+    assert not [n for n in session.played if n.startswith("finding-3-")]  # folded: no replay
+
+
+def _fields(findings: list[dict]) -> list[tuple]:
+    return [(f["anchor"], f["verdict"], f["same"], sorted(f["violated"]), f.get("objects"))
+            for f in findings]
+
+
+def test_shards_findings_fold_as_one_exploration_folds_them(tmp_path, monkeypatch):
+    """merge.fold used to fold by fault kind and properties alone, and into a finding its
+    control runs broke with no fault: the shards of an exploration lost the bugs the whole
+    exploration (above) reports."""
+    from aftershock import merge
+
+    for breaks, planned, split in ((_other_objects, [3, 4, 5], ([3], [4, 5])),
+                                   (_race_then_bug, [3, 4], ([3], [4]))):
+        runs = breaks.__name__
+        whole, _ = _explore(tmp_path / runs / "whole", monkeypatch, breaks, planned)
+        shards = [_explore(tmp_path / runs / f"shard-{k}", monkeypatch, breaks, share)[0]
+                  for k, share in enumerate(split)]
+        merged = merge.fold([f for shard in shards for f in shard.summary()["list"]])
+        expected = _fields(whole.summary()["list"])
+        assert _fields(merged) == expected, (runs, _fields(merged), expected)
+        assert [f["number"] for f in merged] == list(range(1, len(expected) + 1))

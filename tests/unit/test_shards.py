@@ -121,10 +121,11 @@ def test_runs_of_run_and_of_explore_are_not_merged_together(tmp_path):
         merge.merge([tmp_path / "a", tmp_path / "e"], tmp_path / "m")
 
 
-def _finding(order, kind, violated, verdict="bug", anchor=None):
+def _finding(order, kind, violated, verdict="bug", anchor=None, objects=()):
     return {"number": 1, "plan": None if kind is None else f"plan {order}", "plan_kind": kind,
             "anchor": anchor or f"a{order}", "order": order, "violated": violated,
-            "verdict": verdict, "reproduced": 10, "replayed": 10, "feature": None, "same": []}
+            "objects": list(objects), "verdict": verdict, "reproduced": 10, "replayed": 10,
+            "feature": None, "same": []}
 
 
 def test_findings_of_shards_fold_as_one_exploration_would_fold_them():
@@ -157,15 +158,22 @@ def test_merged_explorations_add_up_plans_and_fold_findings(tmp_path):
     merge.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
     summary = json.loads((tmp_path / "m" / "summary.json").read_text())
     assert summary["plans_run"] == 2 and summary["findings"] == 1 and summary["bugs"] == 1
+    assert summary.get("no_fault") == 0
     assert summary["list"][0]["same"] == ["a4"] and summary["first_bug_after"] == 10.0
     assert summary["by_kind"]["stale"]["run"] == 2 and summary["elapsed"] == 60.0
 
 
-def test_a_finding_that_breaks_with_no_fault_absorbs_later_ones_across_shards():
+def test_no_finding_but_a_bug_of_the_same_signature_absorbs_one_across_shards():
+    """A finding its control runs broke with no fault, and the reference runs' own, used to
+    take in later plans breaking no more: a plan breaking it every time was never replayed."""
     from aftershock.explore import engine
 
     assert merge.UNPERTURBED == engine.UNPERTURBED
-    found = merge.fold([_finding(8, "node", {"E2": "x"}),
+    found = merge.fold([_finding(8, "stale", {"E2": "x"}),
                         _finding(2, "stale", {"E2": "x"}, verdict=engine.UNPERTURBED),
-                        _finding(9, "unobserved", {"E2": "x", "R1": "y"})])
-    assert [(f["order"], f["same"]) for f in found] == [(2, ["a8"]), (9, [])]
+                        _finding(-1, None, {"E2": "x"}, verdict="flaky"),
+                        _finding(9, "stale", {"E2": "x"}, objects=["pod/web-*"]),
+                        _finding(10, "stale", {"E2": "x"}, objects=["pod/web-*"]),
+                        {**_finding(11, "stale", {"E2": "x"}), "objects": None}])
+    assert [(f["order"], f["same"]) for f in found] == [
+        (-1, []), (2, []), (8, []), (9, ["a10"]), (11, [])]  # 11: saved with no objects
