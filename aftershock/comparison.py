@@ -72,7 +72,7 @@ class Comparison:
         actual = paths.get(obj, self.path)
         if self.op in UNARY:
             return (actual is not None) == (self.op == "exists")
-        if actual is None:
+        if actual is None and self.value is not None:  # "== null" is a test of absence
             if self.numeric:
                 actual = 0
             elif self.op in ("==", "!=") and not _number(self.value):

@@ -204,15 +204,22 @@ def recycled_after_delay(entries: Iterable[Entry], gang: Gang, delay: float,
         breach = breach_at(found[run.group], run.since)
         began = run.began.wall - (run.began.mono - run.since)  # on the API server's clock
         what = f"replica {run.group} of gang {gang.name}"
+        # what makes it a recycle: the replica's pods from their making to the deletions
+        window = (min(run.born, run.began.mono), run.began.mono)
         if breach is None:
             last = _holder_before(entries, gang, run.group, run.since)
+            # with no recorded state of its condition, that it was not True is by absence
             return Verdict(name, VIOLATED, f"{what} was recycled at +{run.since - origin:.3f}s "
                            "while its breach condition was not True", distinct(
-                               [*last, run.began]), origin, subjects=len(runs), reads=reads)
+                               [*last, run.began]), origin, subjects=len(runs),
+                           by_absence=not last,
+                           window=(origin, run.began.mono) if not last else window,
+                           reads=reads)
         if breach.since is not None and began < breach.since + delay:
             return Verdict(name, VIOLATED, f"{what} was recycled {began - breach.since:.2f}s "
                            f"after its breach, earlier than the {delay:g}s termination delay",
-                           [breach.began, run.began], origin, subjects=len(runs), reads=reads)
+                           [breach.began, run.began], origin, subjects=len(runs),
+                           window=window, reads=reads)
         if breach.since is None and began < breach.began.wall + delay:
             unsure.append(f"{what} was recycled {began - breach.began.wall:.2f}s after its "
                           "breach was recorded, and the breach carries no transition time to "
