@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from aftershock.checks.verdict import UNKNOWN, Verdict
-from aftershock.properties.base import Judgement, judge
+from aftershock.properties.base import Judgement, judge, problem
 from aftershock.rejudge import legacy
 from aftershock.report import matrix
 from aftershock.timeline.store import load
@@ -38,10 +38,23 @@ def recorded(scenario_dir: Path, entries) -> list[legacy.Record] | None:
     return records
 
 
-def verdict_of(record: legacy.Record) -> Verdict:
+def verdicts_of(record: legacy.Record) -> list[Verdict]:
+    """The judgement of one step again. A step whose labels name a property today's check no
+    longer decides (a step labelled "(G2, G3)" on G2's check) is judged for the properties it
+    does decide; each other one is UNKNOWN, saying which checks judge it now."""
+    label = ", ".join(record.ids) or "?"
     if record.error or not record.ids:
-        return Verdict(", ".join(record.ids), UNKNOWN, record.error or "nothing was judged")
-    return judge(record.ids, Judgement(record.check, record.params), record.entries)
+        return [Verdict(label, UNKNOWN, record.error or "nothing was judged")]
+    if problem(record.ids, record.check) is None:
+        verdict = judge(record.ids, Judgement(record.check, record.params), record.entries)
+        return [replace(verdict, property=label)]
+    decided = [id for id in record.ids if problem([id], record.check) is None]
+    out = [Verdict(id, UNKNOWN, f"not judged again: {problem([id], record.check)}")
+           for id in record.ids if id not in decided]
+    if decided:
+        verdict = judge(decided, Judgement(record.check, record.params), record.entries)
+        out.insert(0, replace(verdict, property=", ".join(decided)))
+    return out
 
 
 def scenario_dir(run_dir: Path, row: matrix.Row) -> Path:
@@ -53,7 +66,8 @@ def rejudge(run_dir: Path, profile_roots: list[Path]) -> Rejudged:
     result = Rejudged([])
     for row in matrix.load(run_dir):
         where = scenario_dir(run_dir, row)
-        if row.skipped or all(o == matrix.SKIPPED for o in row.outcomes.values()) or \
+        skipped = bool(row.outcomes) and all(o == matrix.SKIPPED for o in row.outcomes.values())
+        if row.skipped or skipped or \
                 not (where / "timeline.jsonl").exists():
             result.rows.append(row)
             continue
@@ -68,7 +82,7 @@ def rejudge(run_dir: Path, profile_roots: list[Path]) -> Rejudged:
             except LookupError as exc:
                 records = [legacy.Record([], "", {}, [], "", str(exc))]
             result.legacy += 1
-        verdicts = [replace(verdict_of(r), property=", ".join(r.ids) or "?") for r in records]
+        verdicts = [verdict for record in records for verdict in verdicts_of(record)]
         result.verdicts[row.scenario] = verdicts
         expected = set(row.expected) if row.expected is not None else {
             label for label, outcome in row.outcomes.items()

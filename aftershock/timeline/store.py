@@ -78,13 +78,18 @@ class Timeline:
     def save(self, directory: Path) -> Path:
         """timeline.jsonl: a header naming the fields, then one JSON array per entry (an
         array costs far less to read back than an object: a history may be millions long)."""
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / FILE_NAME
-        with path.open("wb") as out:
-            out.write(orjson.dumps({"timeline": FORMAT, "fields": list(FIELDS)}) + b"\n")
-            for entry in self.entries:
-                out.write(orjson.dumps(entry.row()) + b"\n")
-        return path
+        return save(self.entries, directory)
+
+
+def save(entries: list[Entry], directory: Path) -> Path:
+    """``entries`` as ``directory``/timeline.jsonl, the form ``load`` reads."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / FILE_NAME
+    with path.open("wb") as out:
+        out.write(orjson.dumps({"timeline": FORMAT, "fields": list(FIELDS)}) + b"\n")
+        for entry in entries:
+            out.write(orjson.dumps(entry.row()) + b"\n")
+    return path
 
 
 @contextlib.contextmanager

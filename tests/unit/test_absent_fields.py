@@ -9,6 +9,7 @@ from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from tests.unit.test_earned_violations import NS, History
+from tests.verdict_corpus import keep
 
 
 def judge(check: str, params: dict, history: list):
@@ -45,6 +46,10 @@ def test_an_omitted_zero_counter_is_zero_where_the_schema_types_it_as_a_number()
         assert never.status == kept.status, (never.explain(), kept.explain())
         expected = VIOLATED if numeric else UNKNOWN
         assert never.status == expected, never.explain()
+        if numeric:
+            params = {"object": WEB, "comparison": "status.readyReplicas < 1", "numeric": True}
+            keep("an-omitted-zero-counter", _outage(), Judgement("never_had", params),
+                 ["never_had"], {"never_had": VIOLATED}, PASS, "the review of issue 43, item 2")
     assert "it was absent: 0 for a number" in judge(
         "never_had", {"object": WEB, "comparison": "status.readyReplicas < 1", "numeric": True},
         _outage()).summary
@@ -60,6 +65,8 @@ def test_a_selector_that_selected_nothing_in_any_state_is_unknown_naming_what_wa
     assert verdict.status == UNKNOWN, verdict.explain()
     assert "status.conditions[type=Availabel] selected no element in any of its 2 recorded " \
            "states (type there: Available, Progressing)" in verdict.summary
+    keep("a-selector-that-selected-nothing", history, Judgement("never_had", dict(params)),
+         ["never_had"], {"never_had": UNKNOWN}, PASS, "the review of issue 43, item 2")
     params["comparison"] = 'status.conditions[type=Available].status == "False"'
     assert judge("never_had", params, history).status == PASS
 

@@ -15,6 +15,7 @@ from aftershock.sut.gang import Gang
 from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import AUDIT_SYNC, GAP_END, GAP_START, MARK, SCHEDULERS, WATCH, Entry
 from tests.unit.concept_maps import GANG, STORAGE
+from tests.verdict_corpus import keep
 
 NS = "ns"
 CONTEXT = Context(NS, "t", {"gang": GANG}, {}).to_json()
@@ -43,6 +44,13 @@ def judge(check: str, params: dict, history: list[Entry]):
     return properties.judge([check], Judgement(check, params), history)
 
 
+def kept(slug: str, check: str, params: dict, history: list[Entry], label: str, truth: str,
+         wrong: str) -> None:
+    """This wrong verdict, in the corpus of saved runs (tests/data/verdicts/)."""
+    keep(slug, history, Judgement(check, params), [label], {label: truth}, wrong,
+         "the review of issue 29")
+
+
 def pod(name: str, node: str = "", phase: str = "Running", app: str = "web",
         claim: str = "") -> dict:
     spec: dict = {"nodeName": node} if node else {}
@@ -68,6 +76,8 @@ def test_a_condition_is_not_blamed_at_a_start_a_gap_hid():
     verdict = judge("stays_for", params, history)
     assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
     params["start"] = 0.5  # before the gap, the recorded state is the truth
+    kept("stays-for-at-a-start-a-gap-hid", "stays_for", {**params, "start": 2}, history, "R5",
+         UNKNOWN, VIOLATED)
     assert judge("stays_for", params, history).status == VIOLATED
 
 
@@ -96,6 +106,8 @@ def test_a_binding_a_gap_hid_is_not_judged_at_a_later_event():
     history.watch(5, "pods", pod("web-0", "n1", "Succeeded", claim="c"))
     verdict = judge("allocated_before_bind", {"namespace": NS}, history)
     assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+    kept("allocated-before-bind-across-a-pods-gap", "allocated_before_bind", {"namespace": NS},
+         history, "D1", UNKNOWN, VIOLATED)
 
 
 def test_a_binding_recorded_before_its_claim_was_reserved_is_still_caught():
@@ -139,6 +151,9 @@ def test_a_repeated_termination_folded_into_one_event_counts_twice():
         history.watch(2, "events", folded)
         verdict = judge("at_most_terminations", {"gang": _gang(), "limit": 1}, history)
         assert verdict.status == VIOLATED and "2 times" in verdict.summary, verdict.explain()
+        kept(f"terminations-folded-into-one-event-{'series' if 'series' in folded else 'count'}",
+             "at_most_terminations", {"gang": _gang(), "limit": 1}, history, "G6", VIOLATED,
+             PASS)
 
 
 def test_one_warning_per_drop_counts_a_folded_warning():
@@ -153,6 +168,8 @@ def test_one_warning_per_drop_counts_a_folded_warning():
     history.watch(5, "events", event("ScheduledZero", count=2))
     verdict = judge("one_warning_per_drop", {"gang": _gang(), "group": 0}, history)
     assert verdict.status == PASS, verdict.explain()
+    kept("one-warning-per-drop-folded", "one_warning_per_drop", {"gang": _gang(), "group": 0},
+         history, "G9", PASS, VIOLATED)
 
 
 # --- a precondition that never happened ----------------------------------------------------
@@ -165,6 +182,8 @@ def test_termination_timing_without_a_breach_is_unknown_naming_the_precondition(
     params = {"gang": _gang(), "group": 0, "delay": 1, "latency": 5, "actor": "ctl"}
     verdict = judge("termination_timed", params, history)
     assert verdict.status == UNKNOWN and "precondition" in verdict.summary, verdict.explain()
+    kept("termination-timed-with-no-breach", "termination_timed", params, history, "G2",
+         UNKNOWN, VIOLATED)
 
 
 # --- arrival order across two watches ------------------------------------------------------
@@ -194,6 +213,8 @@ def test_a_release_is_judged_in_etcds_order_not_in_the_order_two_watches_deliver
                          "DELETED", {"metadata": {"name": "node-1"}}))
     verdict = never_reclaimed_early(history, records)
     assert verdict.status == PASS, verdict.explain()
+    kept("reclaimed-in-arrival-order", "never_reclaimed_early", {"records": asdict(records)},
+         history, "N2", PASS, VIOLATED)
     history[3].rv = "105"  # deleted after the release: the node did still exist
     assert never_reclaimed_early(history, records).status == VIOLATED
 
@@ -219,6 +240,8 @@ def test_an_end_state_is_not_judged_while_the_namespace_had_not_settled():
                           ("shrank_after_done", storage)):
         verdict = judge(check, params, history)
         assert verdict.status == UNKNOWN and "still changing" in verdict.summary, check
+        kept(f"{check.replace('_', '-')}-before-the-namespace-settled", check, params, history,
+             "E1" if check == "end_state_as_reference" else "S5", UNKNOWN, VIOLATED)
 
 
 def test_a_check_that_read_nothing_must_name_what_it_judged_from():
@@ -257,6 +280,9 @@ def test_a_change_written_before_the_deadline_and_seen_after_it_is_not_blamed():
                    type="ADDED", object=pod("web-1"), extra={"written": _stamp(written)})
         verdict = judge("eventually", params, history)
         assert verdict.status == expected, verdict.explain()
+        if expected == UNKNOWN:
+            kept("eventually-on-the-recorders-arrival-time", "eventually", params, history,
+                 "R5", UNKNOWN, VIOLATED)
 
 
 # --- episodes --------------------------------------------------------------------------------
@@ -282,6 +308,8 @@ def test_an_exact_count_judges_the_episode_from_the_step_that_changed_the_desire
               "context": context}
     assert judge("exactly", params, history).status == VIOLATED
     assert judge("exactly", {**params, "since": 5}, history).status == PASS
+    kept("exactly-over-the-episode", "exactly", {**params, "since": 5}, history, "R4", PASS,
+         VIOLATED)
 
 
 # --- terminations from the audit log ----------------------------------------------------------
@@ -324,6 +352,8 @@ def test_terminations_are_the_implementations_recycles_in_the_audit_log():
     assert verdict.status == VIOLATED and "2 times" in verdict.summary, verdict.explain()
     other = judge("at_most_terminations", {**params, "actor": "someone-else"}, history)
     assert other.status == PASS  # deletions by another actor are not the implementation's
+    kept("terminations-by-the-audit-log", "at_most_terminations", {**params, "limit": 1},
+         history, "G6", VIOLATED, PASS)
 
 
 def _bind(history: History, at: float, name: str) -> None:
@@ -388,6 +418,8 @@ def test_a_recycle_after_a_partial_binding_is_unknown_where_a_gang_scheduler_is_
     params = {"gang": all_or_nothing, "limit": 1, "actor": "gang-op", "delay": 2}
     verdict = judge("at_most_terminations", params, _recycled_twice(1))
     assert verdict.status == UNKNOWN, verdict.explain()
+    kept("recycle-after-a-partial-binding", "at_most_terminations", params, _recycled_twice(1),
+         "G6", UNKNOWN, VIOLATED)
     assert "1 of them after the scheduler bound a replica in part" in verdict.summary
     assert "at most 1 of its 3 pods bound at once, minAvailable 2" in verdict.summary
     assert judge("at_most_terminations", {**params, "gang": _gang()},
@@ -426,6 +458,8 @@ def test_an_excess_of_a_recycle_after_a_partial_binding_is_unknown_for_a_gang_sc
     params = {"gang": all_or_nothing, "group": 0, "limit": 3, "actor": "gang-op", "delay": 2}
     verdict = judge("group_never_more_than", params, _overlapped_end(_overlapped(1)))
     assert verdict.status == UNKNOWN, verdict.explain()
+    kept("excess-of-a-recycle-after-a-partial-binding", "group_never_more_than", params,
+         _overlapped_end(_overlapped(1)), "G8", UNKNOWN, VIOLATED)
     assert "6 live pods of group 0 of gang train at once" in verdict.summary
     assert "at most 1 of its 3 pods bound at once, minAvailable 2" in verdict.summary
     assert "without them at most 3" in verdict.summary
@@ -465,6 +499,8 @@ def test_a_pod_made_after_the_termination_delay_ran_out_was_not_due_then():
     params = {"gang": _gang(), "group": 0, "delay": 2, "latency": 5, "actor": "gang-op"}
     verdict = judge("termination_timed", params, history)
     assert verdict.status == PASS, verdict.explain()
+    kept("termination-of-a-pod-made-after-the-delay", "termination_timed", params, history,
+         "G2", PASS, VIOLATED)
 
 
 def test_a_breach_that_flickered_before_the_delay_ran_out_is_not_the_one_judged():
@@ -487,6 +523,8 @@ def test_a_breach_that_flickered_before_the_delay_ran_out_is_not_the_one_judged(
     params = {"gang": _gang(), "group": 0, "delay": 2, "latency": 5, "actor": "gang-op"}
     verdict = judge("termination_timed", params, history)
     assert verdict.status == PASS, verdict.explain()
+    kept("termination-after-a-flicker", "termination_timed", params, history, "G2", PASS,
+         VIOLATED)
 
 
 def test_a_termination_late_only_by_the_stamps_own_second_is_unknown():
@@ -509,5 +547,7 @@ def test_a_termination_late_only_by_the_stamps_own_second_is_unknown():
     assert judge("termination_timed", params, terminated_at(10.5)).status == PASS
     unsure = judge("termination_timed", params, terminated_at(11.3))
     assert unsure.status == UNKNOWN and "whole-second stamp" in unsure.summary, unsure.explain()
+    kept("termination-late-by-the-stamps-second", "termination_timed", params,
+         terminated_at(11.3), "G2", UNKNOWN, VIOLATED)
     late = judge("termination_timed", params, terminated_at(12.2))
     assert late.status == VIOLATED, late.explain()

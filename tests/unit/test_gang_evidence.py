@@ -16,6 +16,7 @@ from aftershock.sut.gang import Gang
 from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, MARK, SCHEDULERS
 from tests.unit.concept_maps import GANG
 from tests.unit.test_earned_violations import NS, History, pod
+from tests.verdict_corpus import keep
 
 ALL_OR_NOTHING = asdict(Gang("train", NS, {**GANG, "binding": "all_or_nothing"}))
 PLAIN = asdict(Gang("train", NS, GANG))
@@ -24,6 +25,13 @@ OPERATOR, SCHEDULER = "gang-op", "system:kube-scheduler"
 
 def judge(check: str, params: dict, history: list, ids: list[str] | None = None):
     return properties.judge(ids or [check], Judgement(check, params), history)
+
+
+def kept(slug: str, check: str, params: dict, history: list, truth: dict[str, str],
+         wrong: str, item: int) -> None:
+    """This wrong verdict, in the corpus of saved runs (tests/data/verdicts/)."""
+    keep(slug, history, Judgement(check, params), list(truth), truth, wrong,
+         f"the review of issue 43, item {item}")
 
 
 def _gang(breached_since: str | None = None, status: str = "True") -> dict:
@@ -108,6 +116,8 @@ def test_a_recycle_is_the_setups_only_with_the_facts_that_make_it_so():
     assert "no breach of it was recorded" in verdict.summary
     assert "no pod of it was recorded Unschedulable" in verdict.summary
     assert "did not establish which schedulers" in verdict.summary
+    kept("churn-excused-on-the-profiles-word", "at_most_terminations", params,
+         _churn(evidence=False), {"G6": VIOLATED}, UNKNOWN, 1)
     excused = judge("at_most_terminations", params, _churn(evidence=True), ["G6"])
     assert excused.status == UNKNOWN, excused.explain()
     for fact in ("Unschedulable at +", "its breach True from +",
@@ -169,6 +179,8 @@ def test_every_breach_episode_is_judged_not_the_first():
     params = {"gang": PLAIN, "group": 0, "delay": 2, "latency": 3, "actor": OPERATOR}
     verdict = judge("termination_timed", params, _breached_twice(False), ["G2"])
     assert verdict.status == VIOLATED, verdict.explain()
+    kept("second-breach-never-terminated", "termination_timed", params, _breached_twice(False),
+         {"G2": VIOLATED}, PASS, 1)
     assert "3 of the 3 pods of group 0 were not terminated within 5s" in verdict.summary
     verdict = judge("termination_timed", params, _breached_twice(True), ["G2"])
     assert verdict.status == PASS and "2 breaches" in verdict.summary, verdict.explain()
@@ -185,6 +197,12 @@ def test_a_step_names_only_the_properties_its_check_decides():
     assert properties.problem(["G3"], "eventually") is not None
     assert properties.problem(["G2"], "termination_timed") is None
     assert properties.problem(["G3"], "recycled_after_delay") is None
+    # a run saved with the step of its day: "(G2, G3)" on termination_timed, and no
+    # termination at all; G2 is judged again, G3 no more by a check that does not decide it
+    params = {"gang": PLAIN, "group": 0, "delay": 2, "latency": 3, "actor": OPERATOR}
+    keep("g3-charged-for-a-missing-termination", _breached_twice(False),
+         Judgement("termination_timed", params), ["G2", "G3"],
+         {"G2": VIOLATED, "G3": UNKNOWN}, VIOLATED, "the review of issue 43, item 12")
 
 
 def test_g3_judges_terminations_none_early_none_unwarranted():
@@ -231,6 +249,8 @@ def test_a_warning_the_events_api_holds_for_its_series_refresh_is_not_missing():
     params = {"gang": PLAIN, "group": 0}
     verdict = judge("one_warning_per_drop", params, history, ["G9"])
     assert verdict.status == UNKNOWN and "series" in verdict.summary, verdict.explain()
+    kept("warning-held-for-the-series-refresh", "one_warning_per_drop", params, history,
+         {"G9": UNKNOWN}, VIOLATED, 6)
     without_series = History(e for e in history if (e.object or {}).get("series") is None)
     assert judge("one_warning_per_drop", params, without_series).status == VIOLATED
 
@@ -253,4 +273,6 @@ def test_one_surplus_deletion_is_no_recycle_when_the_audit_missed_the_creates():
     params = {"gang": PLAIN, "limit": 1, "actor": OPERATOR}
     verdict = judge("at_most_terminations", params, history, ["G6"])
     assert verdict.status != VIOLATED, verdict.explain()
+    kept("surplus-deletion-over-an-audit-gap", "at_most_terminations", params, history,
+         {"G6": UNKNOWN}, VIOLATED, 7)
     assert "1 times" in verdict.summary, verdict.explain()

@@ -19,6 +19,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.sut.node_state import NodeStateWatch, loop, parse
 from aftershock.timeline.entry import WATCH, Entry
+from tests.verdict_corpus import keep
 
 NS = "ns"
 DRIVER = "gpu.example.com"
@@ -80,6 +81,9 @@ def test_a_node_the_history_records_with_no_read_loop_is_not_seen():
     verdict = judge(snaps, history)
     assert verdict.status == UNKNOWN, verdict.explain()
     assert "no read loop on node/n2, which joined at +12.3s" in verdict.summary, verdict.summary
+    keep("d5-a-node-no-loop-read", history, Judgement("node_state_exclusive", {
+        "node_state": snaps, "namespace": NS}), ["D5"], {"D5": UNKNOWN}, PASS,
+        "the review of issue 43, item 8")
     alone = judge(snaps, History(history[:1] + history[2:]))  # n1 alone, read throughout
     assert alone.status == PASS, alone.explain()
 
@@ -94,6 +98,9 @@ def test_a_loop_silent_for_longer_than_its_heartbeat_is_a_stretch_not_seen():
     verdict = judge(snaps, history)
     assert verdict.status == UNKNOWN, verdict.explain()
     assert "node/n1 was not seen from +1.0s to +40.0s" in verdict.summary, verdict.summary
+    keep("d5-a-silent-read-loop", history, Judgement("node_state_exclusive", {
+        "node_state": snaps, "namespace": NS}), ["D5"], {"D5": UNKNOWN}, PASS,
+        "the review of issue 43, item 8")
     beats = [{"time": WALL + at, "node": "n1", "beat": True} for at in range(3, 40, 2)]
     seen = judge(snaps + beats, history)  # a heartbeat every 2 s: the loop did read
     assert seen.status == PASS, seen.explain()
@@ -115,6 +122,9 @@ def test_an_inherited_claim_whose_pod_was_recorded_gone_is_a_leak():
     verdict = judge(snaps, history)
     assert verdict.status == VIOLATED, verdict.explain()
     assert "pod/earlier/x-pod at +5.000s" in verdict.summary, verdict.summary
+    keep("d5-an-inherited-claim-leaked", history, Judgement("node_state_exclusive", {
+        "node_state": snaps, "namespace": NS}), ["D5"], {"D5": VIOLATED}, UNKNOWN,
+        "the review of issue 43, item 8")
     assert [e.type for e in verdict.witness if e.kind == WATCH] == ["DELETED"]
     assert "earlier/x, ns/a" in verdict.witness[-1].detail
     # The pod deleted only after the device was prepared again: the history cannot say.

@@ -20,6 +20,7 @@ from aftershock.properties import Judgement
 from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import WATCH, Entry
 from tests.unit.concept_maps import STORAGE
+from tests.verdict_corpus import keep
 
 NS = "ns"
 LEDGER = {"written": [{"object": "obj-0", "member": 0, "node": "node-1"},
@@ -47,6 +48,10 @@ def test_a_read_the_probe_could_not_deliver_is_not_the_implementations():
     verdict = judge(results)
     assert verdict.status == UNKNOWN, verdict.explain()
     assert "could not reach node/node-2" in verdict.summary, verdict.summary
+    keep("s3-a-probe-that-could-not-reach-a-node", HISTORY, Judgement("reads_clean", {
+        "cluster": asdict(StorageCluster("data", NS, STORAGE)), "results": results,
+        "ledger": LEDGER, "removed": [2], "loss_allowed": False}), ["S3"], {"S3": UNKNOWN},
+        VIOLATED, "the review of issue 43, item 9")
     # What the storage system did answer is still judged.
     lost = [{"object": "obj-0", "status": "not_found"}, REFUSED,
             {"object": "obj-2", "status": "ok"}]

@@ -83,3 +83,19 @@ def test_the_matrix_shows_an_error_row_with_its_cause(tmp_path):
     assert "gadgets" in matrix.to_html(rows)
     worst = matrix.cells([row, matrix.Row("conflict-b", "y", {"R5": matrix.UNKNOWN})])[2]
     assert worst[("conflict-b", "R5")] == matrix.ERROR
+
+
+def test_a_run_that_stopped_on_a_set_up_failure_is_judged_again_as_an_error():
+    """The saved run of a profile whose CRD was never Established: no verdict, an error in the
+    matrix with its cause, also when `aftershock judge` judges it again (it used to be UNKNOWN
+    everywhere)."""
+    from aftershock.timeline.entry import MARK, Entry
+    from tests.verdict_corpus import keep
+
+    history = [Entry(0, 0.0, 1e9, MARK, detail="recording", extra={"recording": {"pods": "v1"}})]
+    keep("a-set-up-failure", history, None, ["R5"], {}, "unknown",
+         "the review of issue 43, item 13",
+         error="SetupFailed: customresourcedefinition/gadgets.conflict.aftershock.io not "
+               "Established within 30s: its names were not accepted (ShortNamesConflict: "
+               '"wd" is already in use): "wd" held by '
+               "customresourcedefinition/widgets.conflict.aftershock.io")
