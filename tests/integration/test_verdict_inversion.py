@@ -107,7 +107,8 @@ Feature: a profile whose path the API does not know
 
 def test_a_write_the_api_refuses_is_a_harness_error_never_a_violation(tmp_path):
     """replicas_path spec.replica (a typo): sent with fieldValidation=Strict the create is
-    refused, and the scenario ends as a harness error, with R5 not judged. Without strict
+    refused, and the scenario ends as a harness error, with R5 not judged (an error in the
+    matrix, never a verdict). Without strict
     validation the field was pruned and R5 'violated' against a ReplicaSet never asked for 3."""
     import json
 
@@ -131,7 +132,9 @@ def test_a_write_the_api_refuses_is_a_harness_error_never_a_violation(tmp_path):
     assert 'unknown field "spec.replica"' in result.stdout, result.stdout[-2000:]
     assert "VIOLATED" not in result.stdout
     rows = [json.loads(line) for line in (run / "matrix.jsonl").read_text().splitlines()]
-    assert rows[0]["outcomes"] == {"R5": "unknown"}, rows
+    # a harness error is no verdict: R5 is an error in the matrix, the cause kept with it
+    assert rows[0]["outcomes"] == {"R5": "error"}, rows
+    assert "harness error: the API refused the create of replicaset/" in rows[0]["error"]
     labels = [label for f in (run / "allure-results").glob("*-result.json")
               for label in json.loads(f.read_text()).get("labels", [])
               if label["name"] == "verdict"]

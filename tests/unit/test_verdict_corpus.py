@@ -5,12 +5,11 @@ again by `aftershock judge`: each must give its true status, and the matrix it r
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from aftershock import cli
 from tests.verdict_corpus import ABOUT, saved
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,14 +24,14 @@ def test_the_corpus_holds_every_wrong_verdict_found():
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run.name for run in RUNS])
-def test_aftershock_judge_gives_each_its_true_status(run: Path):
+def test_aftershock_judge_gives_each_its_true_status(run: Path, capsys, monkeypatch):
     about = json.loads((run / ABOUT).read_text())
-    result = subprocess.run([sys.executable, "-m", "aftershock.cli", "judge", str(run),
-                             "--check", "-v"], capture_output=True, text=True, cwd=REPO,
-                            timeout=120)
-    assert result.returncode == 0, (about, result.stdout + result.stderr)
-    assert "the same matrix as recorded in the run" in result.stdout
+    monkeypatch.chdir(REPO)
+    code = cli.main(["judge", str(run), "--check", "-v"])
+    out = capsys.readouterr().out
+    assert code == 0, (about, out)
+    assert "the same matrix as recorded in the run" in out
     for label, status in about["truth"].items():
-        assert f"  {label}: {status.upper()}: " in result.stdout, (label, status, result.stdout)
+        assert f"  {label}: {status.upper()}: " in out, (label, status, out)
     assert about["wrong"] not in {status for status in about["truth"].values()} or \
         len(about["truth"]) > 1, about
