@@ -198,9 +198,12 @@ def recycled_after_delay(entries: Iterable[Entry], gang: Gang, delay: float,
     found: dict[str | None, list[Breach]] = {}
     unsure: list[str] = []
     for run in runs:
+        if not (run.group or "").isdigit():
+            unsure.append(f"a recycle of gang {gang.name} at +{run.since - origin:.3f}s was of "
+                          "pods that carry no replica index to read its breach condition by")
+            continue
         if run.group not in found:
-            found[run.group] = (breaches(entries, gang, int(run.group))
-                                if (run.group or "").isdigit() else [])
+            found[run.group] = breaches(entries, gang, int(run.group))
         breach = breach_at(found[run.group], run.since)
         began = run.began.wall - (run.began.mono - run.since)  # on the API server's clock
         what = f"replica {run.group} of gang {gang.name}"
