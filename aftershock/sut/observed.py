@@ -30,7 +30,9 @@ class Observed:
 
     def __init__(self, faults: list[Anchored], workdir: Path,
                  on_fire: Callable[[str, float], None] | None = None):
-        self.faults, self.workdir = list(faults), workdir
+        # absolute: the implementation is handed the kubeconfig written here, and starts in
+        # its profile's own folder (a relative run dir would name no file there)
+        self.faults, self.workdir = list(faults), workdir.absolute()
         self.on_fire = on_fire  # e.g. a mark on the timeline when a fault fires
         self.proxy: WatchDelay | None = None
         self.kubeconfig: Path | None = None

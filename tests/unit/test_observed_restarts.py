@@ -89,3 +89,14 @@ def test_the_sidecars_log_marks_a_firing_and_a_kill_restarts_the_implementation(
     assert crashed.is_set() and restarted.wait(5)
     assert fired[-1] == ("kill after the 2nd pods create", 0.0)
     assert observed.log.read_text().count("\n") == 4  # every line, as the sidecar wrote it
+
+
+def test_the_kubeconfig_an_implementation_is_handed_is_absolute(tmp_path, monkeypatch):
+    """explore with a relative --out (or its default, reports/explore-<time>): a third-party
+    implementation starts in its profile's folder and was handed
+    'reports/.../observed/kubeconfig', a path that names no file there ("stat ...: no such file
+    or directory")."""
+    monkeypatch.chdir(tmp_path)
+    observed = Starting(Path("reports") / "run" / "observed", kill_during_start=False)
+    assert observed.workdir.is_absolute()
+    assert observed.workdir == tmp_path / "reports" / "run" / "observed"
