@@ -17,6 +17,7 @@ from aftershock.report import matrix
 
 RESULTS = "allure-results"
 UNPERTURBED = "flaky without a fault"  # explore.engine.UNPERTURBED (merge imports no engine)
+NOT_FIRED = "its fault never fired"  # explore.engine.NOT_FIRED
 SUMMARY = "summary.json"
 INDEX_FILES = {matrix.FILE, "matrix.md", "matrix.html", "junit.xml", SUMMARY, "plans.jsonl",
                "reference.json"}
@@ -130,6 +131,7 @@ def merge_explorations(runs: list[Path], out: Path) -> None:
         "flaky": sum(1 for f in findings if f["verdict"] == "flaky"),
         "unperturbed": sum(1 for f in findings if f["verdict"] == UNPERTURBED),
         "no_fault": sum(1 for f in findings if f["plan"] is None),
+        "not_fired": sum(1 for f in findings if f.get("kind") == NOT_FIRED),
         "not_enough_replays": sum(1 for f in findings if f["verdict"] == "not enough replays"),
         "first_bug_after": min((s["first_bug_after"] for s in summaries
                                 if s.get("first_bug_after")), default=None),
@@ -166,7 +168,8 @@ def fold(findings: list[dict]) -> list[dict]:
         signature = _signature(finding)
         first = None if signature is None else next(
             (k for k in kept if _signature(k) == signature and
-             (finding["plan"] is None or k["verdict"] == "bug")), None)
+             (finding["plan"] is None or (k["verdict"] == "bug" and
+                                          k.get("kind") != NOT_FIRED))), None)
         if first is not None:
             if finding["plan"] is not None:
                 first["same"] = [*first.get("same", []), finding.get("anchor") or
@@ -181,7 +184,7 @@ def _signature(finding: dict) -> tuple | None:
     kind); None when the finding was saved with no objects."""
     if finding.get("objects") is None:
         return None
-    return (finding.get("plan_kind"), finding["plan"] is None,
+    return (finding.get("kind") or finding.get("plan_kind"), finding["plan"] is None,
             frozenset(finding["violated"]), frozenset(finding["objects"]))
 
 

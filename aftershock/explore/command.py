@@ -209,7 +209,9 @@ def table(summary: dict) -> list[str]:
     for finding in summary["list"]:
         controlled = (f", {finding['controlled']}/{finding['controls']} with no fault"
                       if finding.get("controls") else "")
-        where = " (broken with no fault)" if finding["plan"] is None else ""
+        where = (" (broken with no fault)" if finding["plan"] is None else
+                 f" ({finding['kind']})" if finding.get("kind") == "its fault never fired"
+                 else "")
         lines.append(f"finding {finding['number']}{where}: "
                      f"{', '.join(sorted(finding['violated']))} "
                      f"{finding['verdict']} ({finding['reproduced']}/{finding['replayed']} "

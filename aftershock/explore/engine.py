@@ -25,7 +25,7 @@ from aftershock.explore.workload import Workload
 from aftershock.properties import get
 from aftershock.shards import Shard
 from aftershock.sut.observed import PROXY_LOG
-from aftershock.timeline.entry import SINGULAR, WATCH, Entry, singular_of
+from aftershock.timeline.entry import MARK, SINGULAR, WATCH, Entry, singular_of
 from aftershock.timeline.resources import spelled
 
 OBSERVED = "Given the implementation's watches and writes are observed"
@@ -61,6 +61,10 @@ class Outcome:
     # (`named_objects`): what tells two plans breaking one property on other objects apart
     objects: dict[str, list[str]] = field(default_factory=dict)
     failed: str = ""
+    # whether an anchored fault fired in it (the timeline's "fired:" marks): a plan's stall,
+    # miss or kill waits for an event or write that may never come (a node plan's fault is a
+    # step, and runs as the others do)
+    fired: bool = False
     report_dir: Path | None = None
     trace: trace.Trace | None = None
     step_seconds: dict[str, float] = field(default_factory=dict)  # line → seconds it took
@@ -87,8 +91,13 @@ class Finding:
 
     @property
     def kind(self) -> str:
-        """The plan's fault kind, or NO_FAULT: the reference runs' own finding."""
-        return NO_FAULT if self.plan is None else self.plan.kind
+        """The plan's fault kind; NO_FAULT for the reference runs' own finding, and NOT_FIRED
+        for a plan whose anchored fault never fired (the run had no fault: what it broke is
+        not that fault's doing)."""
+        if self.plan is None:
+            return NO_FAULT
+        return NOT_FIRED if self.plan.kind != "node" and not self.outcome.fired \
+            else self.plan.kind
 
     @property
     def objects(self) -> list[str]:
@@ -119,6 +128,10 @@ UNPERTURBED = "flaky without a fault"
 # The kind of the finding the reference runs make when one of them breaks a property: no plan,
 # reported in its own right and replayed, and no later plan is folded into it.
 NO_FAULT = "broken with no fault"
+FIRED = "fired: "  # the timeline mark of an anchored fault when it fires (bdd/steps/anchored)
+# The kind of a finding whose plan's anchored fault never fired (the event it waited for never
+# came): a run with no fault after all, reported as such and never credited to the fault.
+NOT_FIRED = "its fault never fired"
 
 
 def lines_for(workload: Workload, plan: Plan | None, judged: list[str],
@@ -194,6 +207,7 @@ class Explorer:
                 break
         # The history as the judgements saw it: the teardown's deletions are no end state.
         history = scenario.history()
+        outcome.fired = any(e.kind == MARK and e.detail.startswith(FIRED) for e in history)
         broken = [v for v in scenario.verdicts if v.status == VIOLATED]
         generated = generated_names(history) if broken else {}
         for verdict in broken:
@@ -314,7 +328,7 @@ class Explorer:
             self.generated.plans.index(plan)
 
     def _found(self, plan: Plan, outcome: Outcome, new: dict[str, str]) -> None:
-        if self.same_bug(plan, new, outcome.named(new)):
+        if self.same_bug(plan, new, outcome.named(new), outcome.fired):
             return
         outcome.violated = new
         finding = Finding(len(self.findings) + 1, plan, outcome)
@@ -327,16 +341,19 @@ class Explorer:
         not a property to hide from every later plan."""
         return {p: s for p, s in outcome.violated.items() if _counts(plan, p)}
 
-    def same_bug(self, plan: Plan, new: dict[str, str], objects: Iterable[str]) -> bool:
+    def same_bug(self, plan: Plan, new: dict[str, str], objects: Iterable[str],
+                 fired: bool = True) -> bool:
         """A plan is a bug already found, again (noted on it, not replayed), only when it is
         the same fault kind breaking the same properties as that bug, its violations naming
         the same objects (`named_objects`). Nothing else takes a plan in: not a flaky finding
         or one not replayed enough (the plan may be the bug the first one could not show), not
         one its control runs broke with no fault (a race there does not explain a plan that
-        breaks the same every time), not the reference runs' own finding."""
-        signature = (plan.kind, frozenset(new), frozenset(objects))
+        breaks the same every time), not the reference runs' own finding, not one whose fault
+        never fired; and a plan whose fault never fired is no fault's bug again."""
+        kind = NOT_FIRED if plan.kind != "node" and not fired else plan.kind
+        signature = (kind, frozenset(new), frozenset(objects))
         for finding in self.findings:
-            if finding.plan is not None and finding.verdict == "bug" and \
+            if finding.kind not in (NO_FAULT, NOT_FIRED) and finding.verdict == "bug" and \
                     finding.signature == signature:
                 finding.same.append(plan.anchor)
                 return True
@@ -421,8 +438,7 @@ class Explorer:
         for kind in plans.KINDS:
             ran = [o for p, o in self.outcomes if p.kind == kind]
             kinds[kind] = {"run": len(ran),
-                           "findings": sum(1 for f in self.findings
-                                           if f.plan is not None and f.plan.kind == kind),
+                           "findings": sum(1 for f in self.findings if f.kind == kind),
                            "errors": sum(1 for o in ran if o.failed)}
         generated = self.generated
         return {
@@ -436,6 +452,7 @@ class Explorer:
             "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
             "unperturbed": sum(1 for f in self.findings if f.verdict == UNPERTURBED),
             "no_fault": sum(1 for f in self.findings if f.plan is None),
+            "not_fired": sum(1 for f in self.findings if f.kind == NOT_FIRED),
             "not_enough_replays": sum(1 for f in self.findings
                                       if f.verdict == "not enough replays"),
             "reference_violations": sorted(self.reference_violations),

@@ -18,7 +18,7 @@ from aftershock.explore import oracles, plans, trace
 from aftershock.explore.command import budget_seconds, table
 from aftershock.explore.workload import RUNNING, load
 from aftershock.properties import Judgement
-from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, WATCH, Entry
+from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, MARK, WATCH, Entry
 
 NS = "ns-1"
 ACTOR = "system:serviceaccount:ns-1:impl"
@@ -459,8 +459,8 @@ def test_a_plan_like_a_flaky_finding_is_replayed_not_folded_into_it():
     from aftershock.explore.plans import Plan
 
     plan = Plan("stall", "When the pod watch stalls", 1, "pods#3")
-    flaky = Finding(1, plan, Outcome("a", [], 1.0, violated={"R1": "x"}), reproduced=1,
-                    replayed=3, wanted=3)
+    flaky = Finding(1, plan, Outcome("a", [], 1.0, violated={"R1": "x"}, fired=True),
+                    reproduced=1, replayed=3, wanted=3)
     explorer = _explorer_with([flaky])
     later = Plan("stall", "When the pod watch stalls", 1, "pods#5")
     assert not explorer.same_bug(later, {"R1": "x"}, [])
@@ -468,6 +468,38 @@ def test_a_plan_like_a_flaky_finding_is_replayed_not_folded_into_it():
     assert explorer.same_bug(later, {"R1": "x"}, []) and flaky.same == ["pods#5"]
     assert not explorer.same_bug(later, {"R1": "x", "R5": "y"}, [])
     assert not explorer.same_bug(later, {"R1": "x"}, ["pod/web-*"])  # on other objects
+    assert not explorer.same_bug(later, {"R1": "x"}, [], fired=False)  # no fault: no bug's
+
+
+def test_a_finding_whose_fault_never_fired_is_said_so_and_credited_to_no_fault():
+    """Argo Rollouts' plan 132 stalled its ReplicaSet watch at the 8th MODIFIED event, which
+    never came (the bug it found kept the ReplicaSet from changing): the run had no fault,
+    yet explore reported a stale-watch finding. Such a finding is "its fault never fired",
+    counted under no fault kind, and takes in no later plan."""
+    from aftershock.explore.engine import NOT_FIRED, Finding, Outcome
+    from aftershock.explore.plans import Plan
+
+    plan = Plan("stale", "When the replicaset watch stalls", 1, "replicasets-MODIFIED#8")
+    unfired = Finding(1, plan, Outcome("a", [], 1.0, violated={"R5": "x"}), reproduced=3,
+                      replayed=3, wanted=3)
+    assert unfired.kind == NOT_FIRED and unfired.verdict == "bug"
+    explorer = _explorer_with([unfired])
+    later = Plan("stale", "When the replicaset watch stalls", 1, "replicasets-MODIFIED#9")
+    assert not explorer.same_bug(later, {"R5": "x"}, [])
+    assert not explorer.same_bug(later, {"R5": "x"}, [], fired=False)
+    node = Finding(2, Plan("node", "When I drain node node-1", 1, "drain-node-1"),
+                   Outcome("b", [], 1.0, violated={"R5": "x"}))
+    assert node.kind == "node"  # a node plan's fault is a step: it always runs
+    import time as clock
+
+    from aftershock.explore.engine import Settings
+
+    explorer.outcomes, explorer.generated, explorer.began = [], None, clock.monotonic()
+    explorer.settings, explorer.first_bug_after = Settings(), None
+    explorer.reference_violations = set()
+    summary = explorer.summary()
+    assert summary["not_fired"] == 1 and summary["by_kind"]["stale"]["findings"] == 0
+    assert summary["list"][0]["kind"] == NOT_FIRED
 
 
 def test_a_property_a_reference_run_broke_still_judges_every_plan():
@@ -640,7 +672,9 @@ class _Played:
                 for label, witness in self.broken().items()]
 
     def history(self) -> list[Entry]:
-        return [entry for witness in self.broken().values() for entry in witness]
+        fired = [Entry(seq=-1, mono=0.5, wall=0.5, kind=MARK, detail="fired: a stall")
+                 for line in self.lines if STALLS.search(line) and "never fires" not in line]
+        return [*fired, *(entry for witness in self.broken().values() for entry in witness)]
 
 
 _made = iter(range(10**6))
