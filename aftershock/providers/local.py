@@ -40,6 +40,7 @@ NODE_MONITOR_GRACE = "5s"  # a node silent for this long turns NotReady (Unknown
 RENEWALS_PER_SECOND = 30
 SERVICE_RANGE = "10.96.0.0/12"
 REBINDABLE = ("kube-controller-manager", "kube-scheduler")  # nothing else knows their ports
+PORT_RETRIES = 3  # starts again on fresh ports, when one was taken before it was bound
 # kwok plays every node's kubelet, work that on a real cluster runs on other machines, so it runs
 # at nice 10. With the kernel's autogroups on, that counts only against its session mates, and it
 # leads its own session: against the API server it still takes a session's share. Setting the
@@ -173,7 +174,19 @@ class LocalCluster(Nodes):
 
     def start(self) -> LocalCluster:
         """Start every component and wait until the shape's nodes are Ready. On any failure
-        (or Ctrl-C) everything started so far is removed before the error propagates."""
+        (or Ctrl-C) everything started so far is removed before the error propagates. A port
+        chosen free and taken before its component bound it (another cluster starting beside
+        this one) starts the cluster again on fresh ports, at most PORT_RETRIES times."""
+        for attempt in range(PORT_RETRIES + 1):
+            try:
+                return self._start()
+            except ClusterError as exc:
+                if "address already in use" not in str(exc) or attempt == PORT_RETRIES:
+                    raise
+                self._rebinds.clear()
+        raise AssertionError("unreachable")
+
+    def _start(self) -> LocalCluster:
         if self.paths.workdir.exists():
             raise ClusterError(f"cluster '{self.name}' already exists ({self.paths.workdir})")
         began = time.monotonic()
