@@ -58,7 +58,7 @@ def _needs(prop: Property) -> str:
 
 
 def rows(features: Path | None) -> list[tuple[Property, str, list[str]]]:
-    """The families in CONFORMANCE.md's order (R, G, S, N, D), then the generic checks."""
+    """The families in the order of their incidents (R, G, S, N, D), then the generic checks."""
     used = uses(features) if features is not None and features.is_dir() else {}
     by_id = {p.id: p for p in all_properties()}
     order = list(FAMILIES)

@@ -1,4 +1,4 @@
-"""D: dynamic resource allocation (CONFORMANCE.md), on the real scheduler and resource-claim
+"""D: dynamic resource allocation (docs/properties.md), on the real scheduler and resource-claim
 controller, with the profile's driver (its prepare log travels with the judgement)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""G: gang workloads and termination delay (CONFORMANCE.md)."""
+"""G: gang workloads and termination delay (docs/properties.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""N: per-node bookkeeping outlives its node (CONFORMANCE.md), over the node_records concept
+"""N: per-node bookkeeping outlives its node (docs/properties.md), over the node_records concept
 and, in its Kubernetes form, pod GC, leases and ResourceSlice clean-up."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""R: replica groups under a stale cache (CONFORMANCE.md). Judged by the generic checks over the
+"""R: replica groups under a stale cache (docs/properties.md). Judged by the generic checks over the
 pods of the group, which the profile's replica_group concept selects."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""S: stateful storage scale-down (CONFORMANCE.md), over the storage_cluster concept and, in
+"""S: stateful storage scale-down (docs/properties.md), over the storage_cluster concept and, in
 its Kubernetes form, the real StatefulSet controller's retained claims."""
 
 from __future__ import annotations

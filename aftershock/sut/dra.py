@@ -1,4 +1,4 @@
-"""Dynamic resource allocation judged over the history (D1-D6 of CONFORMANCE.md):
+"""Dynamic resource allocation judged over the history (D1-D6 of docs/properties.md):
 ResourceClaims and pods from the recorder, the driver's prepare log joined by wall time."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The gang concept: gang replicas ("groups") whose breach condition and termination are judged
-over the history (G1-G9 of CONFORMANCE.md)."""
+over the history (G1-G9 of docs/properties.md)."""
 
 from __future__ import annotations
 

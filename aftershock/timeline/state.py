@@ -34,7 +34,7 @@ def selects(selector: Selector | None, obj: dict[str, Any]) -> bool:
 
 
 def is_live(obj: dict[str, Any]) -> bool:
-    """Exists and is not being deleted (CONFORMANCE.md: a *live* pod)."""
+    """Exists and is not being deleted (a *live* pod, as the properties use the word)."""
     return not (obj.get("metadata") or {}).get("deletionTimestamp")
 
 
