@@ -123,26 +123,26 @@ class Catalog:
     def field_problem(self, kind: Kind, path: str) -> str | None:
         """Why ``path`` is no field of ``kind`` by the schema the cluster publishes for it
         (OpenAPI v3), or None; None too where it publishes none (nothing to check against)."""
-        if (kind.group, kind.plural) in self.pending:  # not served yet: its CRD's schema
-            schema = self.pending[(kind.group, kind.plural)]
-            return paths.schema_problem(schema, path) if schema else None
-        found = self._schema(kind)
-        if found is None:
-            return None
-        schema, schemas = found
-        return paths.schema_problem(schema, path, lambda node: _resolved(node, schemas))
+        found = self._published(kind)
+        return paths.schema_problem(found[0], path, found[1]) if found else None
 
     def field_type(self, kind: Kind, path: str) -> str | None:
         """The type the published schema gives the field at ``path`` (``integer``,
         ``string``, ...), or None where it says none or publishes no schema."""
+        found = self._published(kind)
+        return paths.schema_type(found[0], path, found[1]) if found else None
+
+    def _published(self, kind: Kind) -> tuple[dict[str, Any], Any] | None:
+        """The schema of ``kind`` and how to follow its references: its CRD's, for a kind
+        not served yet, else the cluster's OpenAPI v3; None where there is none."""
         if (kind.group, kind.plural) in self.pending:
             schema = self.pending[(kind.group, kind.plural)]
-            return paths.schema_type(schema, path) if schema else None
+            return (schema, None) if schema else None
         found = self._schema(kind)
         if found is None:
             return None
         schema, schemas = found
-        return paths.schema_type(schema, path, lambda node: _resolved(node, schemas))
+        return schema, lambda node: _resolved(node, schemas)
 
     def _schema(self, kind: Kind) -> tuple[dict[str, Any], dict[str, Any]] | None:
         key = (kind.group, kind.version)

@@ -6,6 +6,7 @@ the door (``aftershock.writes``)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -102,20 +103,22 @@ def retire_other_profiles(api: client.ApiClient, profile: str, keep: set[str],
     for name in found:  # missing_ok: another run's profile may be retiring it too
         door.delete(extensions.delete_custom_resource_definition, name, missing_ok=True)
     deadline = time.monotonic() + timeout
+    lister = _cluster_scoped(extensions.list_custom_resource_definition)
     for name in found:
-        while True:
-            try:
-                extensions.read_custom_resource_definition(name)
-            except client.exceptions.ApiException as exc:
-                if exc.status == 404:
-                    break
-                raise
-            if time.monotonic() > deadline:
-                raise SetupFailed(f"customresourcedefinition/{name}, installed by an earlier "
-                                  f"profile, was not gone {timeout:.0f}s after it was deleted "
-                                  f"(profile {profile} starts from a cluster without it)")
-            time.sleep(0.2)  # deletion of a CRD: a one-off set-up step
+        left = max(1.0, deadline - time.monotonic())
+        if not kube.wait_named(lister, "", name, gone=True, timeout=left):
+            raise SetupFailed(f"customresourcedefinition/{name}, installed by an earlier "
+                              f"profile, was not gone {timeout:.0f}s after it was deleted "
+                              f"(profile {profile} starts from a cluster without it)")
     return found
+
+
+def _cluster_scoped(lister: Any) -> Any:
+    """A cluster-scoped list call in the form ``kube.wait_named`` calls (namespace first)."""
+    @functools.wraps(lister)
+    def listed(_namespace: str, **kwargs: Any) -> Any:
+        return lister(**kwargs)
+    return listed
 
 
 class SetupFailed(RuntimeError):
