@@ -206,10 +206,14 @@ def cluster_option(argv: list[str]) -> str | None:
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
+    from aftershock import versions
+
     if cluster_option([*extra, *args.paths]) == "kind":
         from aftershock.providers import engine
 
         engine.require()  # at once: no engine, no kind
+    if versions.listed(option_value(extra, versions.OPTION)) is not None:
+        return run_versions(args, extra)
     if args.workers != 1:
         return run_workers(args, extra)
     progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
@@ -252,6 +256,31 @@ def run_workers(args: argparse.Namespace, extra: list[str]) -> int:
         print(line)
     print(f"aftershock: reports in {run} (HTML: aftershock report {run})")
     ran = [code for code in codes if code != 5]  # a shard no scenario fell in ran nothing
+    return max(ran, default=5)
+
+
+def run_versions(args: argparse.Namespace, extra: list[str]) -> int:
+    """`aftershock run --kubernetes-version A,B,C`: the run on each version in turn, each on a
+    cluster of its own, merged into one matrix with the version as a column."""
+    from aftershock import versions, workers
+    from aftershock.report import matrix
+
+    wanted = versions.listed(option_value(extra, versions.OPTION)) or []
+    versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
+    given = option_value(extra, "--run-dir")
+    run = Path(given) if given else Path("reports") / (
+        time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}")
+    passed = workers.without(extra, "--run-dir", versions.OPTION)
+    more = ["--workers", str(args.workers)] if args.workers != 1 else []
+    _say(f"aftershock: {len(wanted)} Kubernetes versions ({', '.join(wanted)}), one after "
+         f"another, each on a cluster of its own; reports in {run}")
+    codes = versions.run_across(wanted, lambda version, where: workers.aftershock_command(
+        "run", *args.paths, *passed, *more, versions.OPTION, version, "--run-dir", str(where)),
+        run, _say)
+    for line in matrix.text(matrix.load(run)):
+        print(line)
+    print(f"aftershock: reports in {run} (HTML: aftershock report {run})")
+    ran = [code for code in codes if code != 5]
     return max(ran, default=5)
 
 

@@ -43,6 +43,11 @@ def api_client(kubeconfig: Path | str, context: str | None = None) -> client.Api
     return client.ApiClient(configuration)
 
 
+def server_version(api: client.ApiClient) -> str:
+    """The version the API server reports (its gitVersion, e.g. 'v1.37.2')."""
+    return client.VersionApi(api).get_code().git_version
+
+
 def core(api: client.ApiClient) -> client.CoreV1Api:
     return client.CoreV1Api(api)
 
@@ -62,6 +67,18 @@ def served_version(api: client.ApiClient, group: str, versions: tuple[str, ...])
             served = {v.version for v in found.versions}
             return next((f"{group}/{v}" for v in versions if v in served), None)
     return None
+
+
+def unserved(kubeconfig: Path | str, context: str | None,
+             wanted: list[str]) -> tuple[list[str], str]:
+    """Which of ``wanted`` ("group/version", "v1" for the core group) the cluster does not
+    serve, and the version it reports."""
+    with api_client(kubeconfig, context) as api:
+        served = {f"{group.name}/{v.version}"
+                  for group in client.ApisApi(api).get_api_versions().groups or ()
+                  for v in group.versions}
+        served |= set(client.CoreApi(api).get_api_versions().versions or ())
+        return [gv for gv in wanted if gv not in served], server_version(api)
 
 
 def dra_api_version(api: client.ApiClient) -> str:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import types
@@ -65,6 +66,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "aftershock_concept(name): the scenario needs a profile with this concept")
     config.addinivalue_line(
         "markers", "aftershock_records(*kinds): more kinds ((group, plural)) to record")
+    config.addinivalue_line(
+        "markers", "aftershock_api(*group_versions): APIs the scenario needs; skipped where "
+        "the cluster's Kubernetes does not serve one")
     config.addinivalue_line(
         "markers", "cluster: needs a running cluster (every feature's scenarios do)")
     config.addinivalue_line(
@@ -154,6 +158,14 @@ def pytest_bdd_apply_tag(tag: str, function):
                             "commas (@records:roles.rbac.authorization.k8s.io,services)")
         pytest.mark.aftershock_records(*kinds)(function)
         return True
+    if tag.startswith("api:"):
+        wanted = [part for part in tag.split(":", 1)[1].split(",") if part]
+        if not wanted or not all(re.fullmatch(r"[a-z0-9.-]+/v[0-9]+[a-z0-9]*", part)
+                                 for part in wanted):
+            raise UserError(f"'@{tag}': expected API group/versions separated by commas "
+                            "(@api:scheduling.k8s.io/v1alpha2,resource.k8s.io/v1)")
+        pytest.mark.aftershock_api(*wanted)(function)
+        return True
     if tag.startswith("shape:"):
         from aftershock.session_cluster import shape_file
 
@@ -208,6 +220,51 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if why is None:
                 continue
         item.add_marker(pytest.mark.skip(reason=why))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The control-plane binaries of every version the session's embedded clusters run, built
+    now if this machine has not built them (once, cached), with progress shown, after the
+    inputs were checked and the scenarios collected, before any cluster starts."""
+    config = session.config
+    if config.option.aftershock_cluster != "local" or hasattr(config, "workerinput") or \
+            config.option.collectonly:
+        return
+    from aftershock.providers import toolchain
+
+    wanted = _versions(config, [item for item in session.items
+                                if "aftershock_scenario" in getattr(item, "fixturenames", ())
+                                and not item.get_closest_marker("skip")])
+    capture = config.pluginmanager.getplugin("capturemanager")
+    try:
+        for version in wanted:
+            if toolchain.find(version) is None:
+                with capture.global_and_fixture_disabled():
+                    toolchain.build(version)
+    except UserError as exc:
+        pytest.exit(f"aftershock: error: {exc}", returncode=2)
+
+
+def _versions(config: pytest.Config, items: list[pytest.Item]) -> list[str | None]:
+    """The Kubernetes versions these scenarios' clusters run (None: the default): a shape's
+    kubernetesVersion, else --kubernetes-version."""
+    from aftershock.session_cluster import shape_file
+    from aftershock.shape import default_shape, load_shape
+
+    given = config.option.aftershock_kubernetes_version
+    shapes: dict[str | None, object] = {}
+    found: list[str | None] = []
+    for item in items:
+        tagged = item.get_closest_marker("aftershock_shape")
+        name = tagged.args[0] if tagged else None
+        if name not in shapes:
+            shapes[name] = load_shape(shape_file(name, PROJECT[0])) if name else \
+                load_shape(config.option.aftershock_shape) if config.option.aftershock_shape \
+                else default_shape(PROJECT[0])
+        version = getattr(shapes[name], "kubernetes_version", None) or given
+        if version not in found:
+            found.append(version)
+    return found
 
 
 def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:

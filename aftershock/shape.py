@@ -18,7 +18,12 @@ VERSION = re.compile(r"^v?1\.[0-9]+\.[0-9]+$")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 DEFAULT_CAPACITY = {"cpu": "32", "memory": "256Gi", "pods": "110"}
 
-SHAPE_FIELDS = ("name", "kubernetesVersion", "nodes", "nodeFailure")
+SHAPE_FIELDS = ("name", "kubernetesVersion", "nodes", "nodeFailure", "gangScheduling",
+                "scheduler")
+SCHEDULER_FIELDS = ("clientQPS", "clientBurst")
+# kube-scheduler's own defaults for its client's rate (KubeSchedulerConfiguration
+# clientConnection); a shape may raise them to schedule as fast as the API server allows
+SCHEDULER_QPS, SCHEDULER_BURST, MAX_CLIENT_RATE = 50, 100, 100_000
 NODES_FIELDS = ("count", "namePrefix", "template")
 NODE_FIELDS = ("name", "labels", "taints", "capacity", "devices")
 TEMPLATE_FIELDS = ("labels", "taints", "capacity", "devices")
@@ -59,6 +64,11 @@ class Shape:
     not_ready_toleration_seconds: int = 300
     unreachable_toleration_seconds: int = 300
     source: str = "<inline>"
+    # kube-scheduler's built-in gang scheduling (the Workload and PodGroup API, KEP-4671, behind
+    # its feature gates: Kubernetes 1.35 and later)
+    gang_scheduling: bool = False
+    scheduler_qps: int = SCHEDULER_QPS  # kube-scheduler's --kube-api-qps
+    scheduler_burst: int = SCHEDULER_BURST  # its --kube-api-burst
 
     @property
     def node_names(self) -> list[str]:
@@ -202,8 +212,20 @@ def parse(doc: Located) -> Shape:
     version = raw.get("kubernetesVersion")
     if version is not None and not VERSION.match(str(version)):
         raise doc.error(
-            f"field 'kubernetesVersion' must look like 1.34.4, got '{version}'", "kubernetesVersion"
+            f"field 'kubernetesVersion' must look like 1.37.2, got '{version}'", "kubernetesVersion"
         )
+    gang = raw.get("gangScheduling", False)
+    if not isinstance(gang, bool):
+        raise doc.error(f"field 'gangScheduling' must be true or false, got '{gang}'",
+                        "gangScheduling")
+    scheduler = _mapping(doc, raw.get("scheduler", {}), "scheduler")
+    _unknown(doc, scheduler, SCHEDULER_FIELDS, "scheduler")
+    rates = {key: _positive_int(doc, scheduler.get(key, default), "scheduler", key)
+             for key, default in (("clientQPS", SCHEDULER_QPS), ("clientBurst", SCHEDULER_BURST))}
+    for key, rate in rates.items():
+        if rate > MAX_CLIENT_RATE:
+            raise doc.error(f"field 'scheduler.{key}' must be at most {MAX_CLIENT_RATE}, got "
+                            f"{rate}", "scheduler", key)
     failure = _mapping(doc, raw.get("nodeFailure", {}), "nodeFailure")
     _unknown(doc, failure, FAILURE_FIELDS, "nodeFailure")
     return Shape(
@@ -219,6 +241,9 @@ def parse(doc: Located) -> Shape:
             "unreachableTolerationSeconds", minimum=0,
         ),
         source=doc.path,
+        gang_scheduling=gang,
+        scheduler_qps=rates["clientQPS"],
+        scheduler_burst=rates["clientBurst"],
     )
 
 

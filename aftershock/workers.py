@@ -20,7 +20,7 @@ from aftershock.shards import Shard
 PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
@@ -36,8 +36,8 @@ def run_shards(count: int, command_for: Callable[[Shard], list[str]],
             shard = Shard(index, count)
             child = subprocess.Popen(
                 command_for(shard), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, text=True, bufsize=1, preexec_fn=_die_with_parent,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                stdin=subprocess.DEVNULL, text=True, bufsize=1, preexec_fn=die_with_parent,
+                env=child_environment())
             children.append(child)
             reader = threading.Thread(target=_relay, args=(child, f"[{shard}] ", say),
                                       daemon=True)
@@ -49,6 +49,10 @@ def run_shards(count: int, command_for: Callable[[Shard], list[str]],
     for reader in readers:
         reader.join(timeout=5)
     return codes
+
+
+def child_environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONUNBUFFERED": "1"}
 
 
 def _wait(child: subprocess.Popen, children: list[subprocess.Popen]) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 from aftershock import door, kube
 from aftershock.providers.base import Cluster
 from aftershock.scenario import Scenario, namespace_for
-from aftershock.timeline.entry import SCHEDULERS
+from aftershock.timeline.entry import KUBERNETES, SCHEDULERS
 from aftershock.timeline.recorder import Recorder
 
 
@@ -23,16 +23,19 @@ def begin(cluster: Cluster, name: str, report_dir: Path | None = None, profile: 
     recorded from the start, and once more when the implementation has installed its own."""
     info = cluster.info
     api = kube.api_client(info.kubeconfig, info.context)
+    version = kube.server_version(api)  # the Kubernetes its verdicts are reached on
     reset = getattr(cluster, "reset_nodes", None)
     if reset is not None:
         reset()
     namespace = namespace_for(name)
     scenario = Scenario(cluster, api, namespace, name=name, report_dir=report_dir,
                         expected_violations=set(expected))
+    scenario.remember(KUBERNETES, version)
     if profile is not None:
         scenario.remember("profile", profile)
     scenario.recorder = Recorder(scenario.timeline, info.kubeconfig, info.context,
                                  audit_log=getattr(cluster, "audit_log", None)).start()
+    scenario.timeline.mark(f"kubernetes: {version}", **{KUBERNETES: version})
     schedulers = getattr(cluster, "schedulers", None)
     if schedulers:  # what the provider started: a fact for judges that excuse a recycle
         scenario.timeline.mark("schedulers: " + ", ".join(

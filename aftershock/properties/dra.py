@@ -16,6 +16,7 @@ from aftershock.sut.dra import (
     Device,
     allocated_devices,
     claim_names,
+    held_alone,
     kubelet_consumers,
     kubelet_prepared,
     reserved_for,
@@ -163,7 +164,7 @@ def _holders(state: State) -> dict[Device, set[str]]:
     holders: dict[Device, set[str]] = {}
     for claim in state.select("resourceclaims"):
         meta = claim.get("metadata") or {}
-        for device in allocated_devices(claim):
+        for device in held_alone(claim):
             holders.setdefault(device, set()).add(f"{meta.get('namespace')}/{meta.get('name')}")
     return holders
 

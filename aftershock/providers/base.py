@@ -37,14 +37,16 @@ class Cluster(Protocol):
     def down(self) -> None: ...
 
 
-def kube_scheduler(version: str, provider: str) -> list[dict[str, Any]]:
+def kube_scheduler(version: str, provider: str, gang: bool = False) -> list[dict[str, Any]]:
     """What a provider that starts the cluster's one scheduler itself knows of it: kube-scheduler
-    with its default profile, which binds pod by pod (no gang scheduling), as the user its
-    certificate names. A fact the harness established, recorded on every scenario's timeline
-    (judges excuse a gang recycle only on it, never on a profile's word)."""
-    return [{"name": "default-scheduler", "user": "system:kube-scheduler", "gang": False,
-             "by": f"kube-scheduler {version} with its default profile (no gang scheduling), "
-                   f"started by the {provider} provider"}]
+    with its default profile, as the user its certificate names; it binds pod by pod unless the
+    shape turned its built-in gang scheduling on (the Workload API's gates). A fact the harness
+    established, recorded on every scenario's timeline (judges excuse a gang recycle only on
+    it, never on a profile's word)."""
+    mode = "its gang scheduling on (Workload API)" if gang else \
+        "its default profile (no gang scheduling)"
+    return [{"name": "default-scheduler", "user": "system:kube-scheduler", "gang": gang,
+             "by": f"kube-scheduler {version} with {mode}, started by the {provider} provider"}]
 
 
 @runtime_checkable

@@ -30,7 +30,7 @@ from aftershock.capabilities import Capability, MissingCapability
 from aftershock.errors import ClusterError
 from aftershock.manifests import apply_manifest
 from aftershock.providers import engine as engines
-from aftershock.providers import kind_binary, toolchain
+from aftershock.providers import gates, kind_binary, toolchain
 from aftershock.providers import kind_commands as cmd
 from aftershock.providers import pki as pkimod
 from aftershock.providers import processes as procs
@@ -99,6 +99,8 @@ class KindCluster:
         self._loaded: dict[str, str] = {}  # image → the ID this cluster's nodes hold
         self.name = name or default_name()
         self.kubernetes_version = kubernetes_version
+        # what the shape asks of this version, refused before anything starts if it lacks it
+        gates.for_cluster(kubernetes_version, shape.gang_scheduling, shape.source)
         self.engine = engine
         self.kind = kind
         self.paths = KindPaths(procs.clusters_root() / self.name)
@@ -124,7 +126,8 @@ class KindCluster:
     @property
     def schedulers(self) -> list[dict[str, Any]]:
         """kubeadm's kube-scheduler in the node image, as it configures it."""
-        return kube_scheduler(self.kubernetes_version, self.provider)
+        return kube_scheduler(self.kubernetes_version, self.provider,
+                              self.shape.gang_scheduling)
 
     @property
     def control_plane(self) -> str:

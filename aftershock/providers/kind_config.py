@@ -17,8 +17,9 @@ from typing import Any
 import yaml
 
 from aftershock.errors import UserError
+from aftershock.providers import gates
 from aftershock.providers.kindimage import registry
-from aftershock.providers.local import NODE_LEASE_SECONDS, NODE_MONITOR_GRACE
+from aftershock.providers.local import NODE_LEASE_SECONDS, NODE_MONITOR_GRACE, scheduler_rate
 from aftershock.shape import DEVICES_LABEL, NodeSpec, Shape
 
 API_VERSION = "kind.x-k8s.io/v1alpha4"
@@ -133,7 +134,14 @@ def cluster_patch(shape: Shape) -> str:
             "node-monitor-period": "1s",
             "node-monitor-grace-period": NODE_MONITOR_GRACE,
         }},
+        **scheduler_args(shape),
     })
+
+
+def scheduler_args(shape: Shape) -> dict[str, Any]:
+    """The same client rate for kube-scheduler as on the local provider (scheduler_rate)."""
+    flags = dict(flag.lstrip("-").split("=", 1) for flag in scheduler_rate(shape))
+    return {"scheduler": {"extraArgs": flags}} if flags else {}
 
 
 def kubelet_patch() -> str:
@@ -141,13 +149,15 @@ def kubelet_patch() -> str:
                   "nodeLeaseDurationSeconds": NODE_LEASE_SECONDS})
 
 
-def dra_settings(kubernetes_version: str) -> dict[str, Any]:
-    """As on the local provider: before 1.34 DRA is a beta behind a feature gate."""
-    if int(kubernetes_version.lstrip("v").split(".")[1]) >= 34:
-        return {}
-    return {"featureGates": {"DynamicResourceAllocation": True},
-            "runtimeConfig": {"resource.k8s.io/v1beta1": "true",
-                              "resource.k8s.io/v1beta2": "true"}}
+def gate_settings(shape: Shape, kubernetes_version: str) -> dict[str, Any]:
+    """The same gates and API versions as the local provider's (providers/gates.py)."""
+    chosen = gates.for_cluster(kubernetes_version, shape.gang_scheduling, shape.source)
+    settings: dict[str, Any] = {}
+    if chosen.feature_gates:
+        settings["featureGates"] = dict(chosen.feature_gates)
+    if chosen.runtime_config:
+        settings["runtimeConfig"] = dict(chosen.runtime_config)
+    return settings
 
 
 def control_plane(image: str, host: HostPaths, ports: Sequence[PortMapping]) -> dict[str, Any]:
@@ -186,7 +196,7 @@ def kind_config(shape: Shape, name: str, kubernetes_version: str, host: HostPath
         "kind": "Cluster",
         "apiVersion": API_VERSION,
         "name": name,
-        **dra_settings(kubernetes_version),
+        **gate_settings(shape, kubernetes_version),
         "containerdConfigPatches": [registry.CONTAINERD_PATCH],
         "kubeadmConfigPatches": [cluster_patch(shape), kubelet_patch()],
         "nodes": [control_plane(image, host, ports),

@@ -25,12 +25,12 @@ from typing import Any
 
 from aftershock.capabilities import Capability
 from aftershock.errors import ClusterError
+from aftershock.providers import gates, toolchain
 from aftershock.providers import pki as pkimod
 from aftershock.providers import processes as procs
-from aftershock.providers import toolchain
 from aftershock.providers.base import ClusterInfo, kube_scheduler
 from aftershock.providers.local_nodes import KUBELET, KUBELET_LABEL, RUNNING, START_TIMEOUT, Nodes
-from aftershock.shape import NodeSpec, Shape
+from aftershock.shape import SCHEDULER_BURST, SCHEDULER_QPS, NodeSpec, Shape
 
 DATA = Path(__file__).parent / "data"
 NODE_LEASE_SECONDS = 4  # kwok renews every second; see NODE_MONITOR_GRACE
@@ -56,18 +56,11 @@ KCM_PACE = ("--kube-api-qps=50", "--kube-api-burst=100")
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 
 
-def dra_flags(version: str, component: str) -> list[str]:
-    """Dynamic resource allocation is GA (resource.k8s.io/v1, on by default) from 1.34; before,
-    a beta behind a feature gate, served as v1beta1/v1beta2 only when asked for. From 1.34
-    v1beta2 is served beside v1 (it is v1's shape), so one manifest runs on 1.33 and after."""
-    minor = int(version.split(".")[1])
-    if minor >= 34:
-        return ["--runtime-config=resource.k8s.io/v1beta2=true"] \
-            if component == "kube-apiserver" else []
-    flags = ["--feature-gates=DynamicResourceAllocation=true"]
-    if component == "kube-apiserver":
-        flags.append("--runtime-config=resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
-    return flags
+def scheduler_rate(shape: Shape) -> list[str]:
+    """kube-scheduler's client rate when the shape raises it from the scheduler's defaults."""
+    if (shape.scheduler_qps, shape.scheduler_burst) == (SCHEDULER_QPS, SCHEDULER_BURST):
+        return []
+    return [f"--kube-api-qps={shape.scheduler_qps}", f"--kube-api-burst={shape.scheduler_burst}"]
 
 
 def heartbeat(nodes: int) -> tuple[int, int]:
@@ -145,6 +138,8 @@ class LocalCluster(Nodes):
             created=time.time(), workdir=str(self.paths.workdir), shape=shape.source,
             kubernetes_version=self.binaries.versions.kubernetes,
         )
+        self._gates = gates.for_cluster(self.binaries.versions.kubernetes,
+                                        shape.gang_scheduling, shape.source)
         self._pki: pkimod.Pki | None = None
         self.extra_nodes: dict[str, NodeSpec] = {}
         self.timings: dict[str, float] = {}
@@ -161,7 +156,8 @@ class LocalCluster(Nodes):
 
     @property
     def schedulers(self) -> list[dict[str, Any]]:
-        return kube_scheduler(self.binaries.versions.kubernetes, self.provider)
+        return kube_scheduler(self.binaries.versions.kubernetes, self.provider,
+                              self.shape.gang_scheduling)
 
     @property
     def audit_log(self) -> Path:
@@ -299,7 +295,7 @@ class LocalCluster(Nodes):
                     f"{self.shape.not_ready_toleration_seconds}",
                     "--default-unreachable-toleration-seconds="
                     f"{self.shape.unreachable_toleration_seconds}",
-                    *dra_flags(self.binaries.versions.kubernetes, component)]
+                    *self._gates.flags(component)]
         served = [f"--kubeconfig={kubeconfig}", f"--authentication-kubeconfig={kubeconfig}",
                   f"--authorization-kubeconfig={kubeconfig}", "--bind-address=127.0.0.1",
                   f"--secure-port={ports.get(component, 0)}", "--leader-elect=false"]
@@ -312,9 +308,10 @@ class LocalCluster(Nodes):
                     "--node-monitor-period=1s",
                     f"--node-monitor-grace-period={heartbeat(self.node_count)[1]}s",
                     *KCM_PACE,
-                    *dra_flags(self.binaries.versions.kubernetes, component)]
+                    *self._gates.flags(component)]
         if component == "kube-scheduler":
-            return [binary, *served, *dra_flags(self.binaries.versions.kubernetes, component)]
+            return [binary, *served, *self._gates.flags(component),
+                    *scheduler_rate(self.shape)]
         raise ValueError(f"unknown component {component}")
 
     def _kubelet_command(self, kubeconfig: Path | None) -> list[str]:

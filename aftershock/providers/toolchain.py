@@ -46,12 +46,15 @@ def pinned_kubernetes() -> str:
 
 
 def normalise_kubernetes(version: str | None) -> str:
-    """'1.34.4' or 'v1.34.4' → '1.34.4'; None → the pinned version."""
+    """'1.37.2' or 'v1.37.2' → '1.37.2'; None → the pinned version."""
     if version is None:
         return pinned_kubernetes()
     match = VERSION_RE.match(version.strip())
+    if not match and "," in version:
+        raise UserError(f"--kubernetes-version {version}: a list of versions is for 'aftershock "
+                        "run', which runs the features on each version in turn")
     if not match:
-        raise UserError(f"--kubernetes-version must look like 1.34.4, got '{version}'")
+        raise UserError(f"--kubernetes-version must look like 1.37.2, got '{version}'")
     return ".".join(match.groups())
 
 

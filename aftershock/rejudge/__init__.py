@@ -98,7 +98,12 @@ def differences(before: list[matrix.Row], after: list[matrix.Row]) -> list[str]:
     """Cells of the matrix that changed: (profile, property) recorded → re-judged."""
     _, _, old = matrix.cells(before)
     _, _, new = matrix.cells(after)
-    return [f"{profile} {prop}: recorded {old.get((profile, prop), '-')}, judged now "
-            f"{new.get((profile, prop), '-')}"
-            for profile, prop in sorted(set(old) | set(new))
-            if old.get((profile, prop)) != new.get((profile, prop))]
+    return [f"{_named(line)} {prop}: recorded {old.get((line, prop), '-')}, judged now "
+            f"{new.get((line, prop), '-')}"
+            for line, prop in sorted(set(old) | set(new))
+            if old.get((line, prop)) != new.get((line, prop))]
+
+
+def _named(line: matrix.Line) -> str:
+    implementation, version = line
+    return implementation if version == matrix.UNRECORDED else f"{implementation} ({version})"

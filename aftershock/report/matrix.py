@@ -28,6 +28,7 @@ COLOURS = {PASS: "#c8e6c9", VIOLATED: "#ef9a9a", CAUGHT: "#b3e5fc", MISSED: "#ff
            UNKNOWN: "#eeeeee", ERROR: "#ce93d8", SKIPPED: "#fafafa"}
 LABEL = re.compile(r"^[A-Z]+[0-9]+$")
 NO_PROFILE = "(harness)"
+UNRECORDED = "-"  # a row saved before rows named their Kubernetes version
 FILE = "matrix.jsonl"
 
 
@@ -45,6 +46,7 @@ class Row:
     # What stopped it before it judged what it names (a set-up or harness failure): those
     # labels are errors, not verdicts
     error: str | None = None
+    kubernetes: str | None = None  # the version its API server reported (e.g. v1.37.2)
 
     @property
     def implementation(self) -> str:
@@ -52,6 +54,12 @@ class Row:
         run shows the same profile on local and on kind side by side."""
         return f"{self.profile} on {self.provider}" if self.provider not in (None, "local") \
             else self.profile
+
+
+    @property
+    def line(self) -> tuple[str, str]:
+        """Its line of the matrix: the implementation and the Kubernetes it ran on."""
+        return self.implementation, self.kubernetes or UNRECORDED
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -90,7 +98,8 @@ def scenario_outcomes(verdicts: Iterable[tuple[str, str]], expected: set[str],
 
 def errors(rows: Iterable[Row]) -> list[str]:
     """One line per scenario that stopped on a set-up or harness failure: its cause."""
-    return [f"{row.implementation}: {row.scenario.split('::')[-1]}: {row.error}"
+    return [f"{row.implementation}{f' on Kubernetes {row.kubernetes}' if row.kubernetes else ''}: "
+            f"{row.scenario.split('::')[-1]}: {row.error}"
             for row in rows if row.error]
 
 
@@ -114,28 +123,36 @@ def _natural(label: str) -> tuple[str, int]:
     return (found.group(1), int(found.group(2))) if found else (label, 0)
 
 
-def cells(rows: Iterable[Row]) -> tuple[list[str], list[str], dict[tuple[str, str], str]]:
-    """(profiles, properties, (profile, property) -> outcome), only rows that judge labels."""
-    grid: dict[tuple[str, str], str] = {}
+Line = tuple[str, str]  # (implementation, Kubernetes version)
+
+
+def cells(rows: Iterable[Row]) -> tuple[list[Line], list[str], dict[tuple[Line, str], str]]:
+    """(lines, properties, (line, property) -> outcome), only rows that judge labels. A line
+    is an implementation on one Kubernetes version: a run across versions keeps them apart."""
+    grid: dict[tuple[Line, str], str] = {}
     for row in rows:
         for label, outcome in row.outcomes.items():
-            key = (row.implementation, label)
+            key = (row.line, label)
             grid[key] = _worse(grid.get(key), outcome)
-    profiles = sorted({profile for profile, _ in grid})
+    lines = sorted({line for line, _ in grid}, key=lambda line: (line[0], _version(line[1])))
     properties = sorted({label for _, label in grid}, key=_natural)
-    return profiles, properties, grid
+    return lines, properties, grid
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"[0-9]+", text)[:3])
 
 
 def markdown(rows: Iterable[Row]) -> str:
     rows = list(rows)
-    profiles, properties, grid = cells(rows)
+    lines_, properties, grid = cells(rows)
     if not grid:
         return "no property was judged in this run\n"
-    lines = ["| profile | " + " | ".join(properties) + " |",
-             "|---|" + "---|" * len(properties)]
-    for profile in profiles:
-        lines.append(f"| {profile} | "
-                     + " | ".join(grid.get((profile, p), "") for p in properties) + " |")
+    lines = ["| profile | kubernetes | " + " | ".join(properties) + " |",
+             "|---|---|" + "---|" * len(properties)]
+    for line in lines_:
+        lines.append(f"| {line[0]} | {line[1]} | "
+                     + " | ".join(grid.get((line, p), "") for p in properties) + " |")
     lines += ["", *(f"- **{key}**: {meaning}" for key, meaning in LEGEND.items())]
     failed = errors(rows)
     if failed:
@@ -144,42 +161,46 @@ def markdown(rows: Iterable[Row]) -> str:
 
 
 def text(rows: Iterable[Row]) -> list[str]:
-    """The matrix for a terminal: fixed-width columns, grouped by family letter."""
+    """The matrix for a terminal: fixed-width columns, grouped by family letter; each line an
+    implementation and the Kubernetes version it ran on."""
     rows = list(rows)
-    profiles, properties, grid = cells(rows)
+    lines_, properties, grid = cells(rows)
     if not grid:
         return []
-    width = max(len(p) for p in profiles)
+    width = max(len(line[0]) for line in lines_)
+    version = max(len("kubernetes"), *(len(line[1]) for line in lines_))
     families = sorted({_natural(p)[0] for p in properties})
-    lines = []
+    out = []
     for family in families:
         columns = [p for p in properties if _natural(p)[0] == family]
-        judged = [p for p in profiles if any((p, c) in grid for c in columns)]
-        lines.append(f"{'':<{width}}  " + " ".join(f"{c:<8}" for c in columns))
-        for profile in judged:
-            lines.append(f"{profile:<{width}}  "
-                         + " ".join(f"{grid.get((profile, c), '-'):<8}" for c in columns))
-        lines.append("")
+        judged = [line for line in lines_ if any((line, c) in grid for c in columns)]
+        out.append(f"{'':<{width}}  {'kubernetes':<{version}}  "
+                   + " ".join(f"{c:<8}" for c in columns))
+        for line in judged:
+            out.append(f"{line[0]:<{width}}  {line[1]:<{version}}  "
+                       + " ".join(f"{grid.get((line, c), '-'):<8}" for c in columns))
+        out.append("")
     failed = errors(rows)
     if failed:
-        lines += ["errors (no verdict):", *(f"  {line}" for line in failed), ""]
-    return lines
+        out += ["errors (no verdict):", *(f"  {line}" for line in failed), ""]
+    return out
 
 
 def to_html(rows: Iterable[Row], title: str = "aftershock conformance matrix") -> str:
     rows = list(rows)
-    profiles, properties, grid = cells(rows)
+    lines, properties, grid = cells(rows)
     head = "".join(f"<th>{html.escape(p)}</th>" for p in properties)
     body = []
-    for profile in profiles:
+    for line in lines:
         tds = []
         for prop in properties:
-            outcome = grid.get((profile, prop))
+            outcome = grid.get((line, prop))
             colour = COLOURS.get(outcome or "", "#ffffff")
             meaning = html.escape(LEGEND.get(outcome or "", "not judged"))
             tds.append(f'<td style="background:{colour}" title="{meaning}">'
                        f"{html.escape(outcome or '')}</td>")
-        body.append(f"<tr><th>{html.escape(profile)}</th>{''.join(tds)}</tr>")
+        body.append(f"<tr><th>{html.escape(line[0])}</th><td>{html.escape(line[1])}</td>"
+                    f"{''.join(tds)}</tr>")
     legend = "".join(f'<li><span style="background:{COLOURS[k]}">{k}</span>: {html.escape(v)}</li>'
                      for k, v in LEGEND.items())
     failed = "".join(f"<li>{html.escape(line)}</li>" for line in errors(rows))
@@ -189,8 +210,8 @@ def to_html(rows: Iterable[Row], title: str = "aftershock conformance matrix") -
             "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
             "td,th{border:1px solid #999;padding:4px 8px;text-align:center}"
             "span{padding:0 6px}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><table><tr><th>profile</th>{head}</tr>"
-            f"{''.join(body)}</table><ul>{legend}</ul></body></html>\n")
+            f"<h1>{html.escape(title)}</h1><table><tr><th>profile</th><th>kubernetes</th>{head}"
+            f"</tr>{''.join(body)}</table><ul>{legend}</ul></body></html>\n")
 
 
 def write(run_dir: Path) -> list[Path]:

@@ -24,6 +24,17 @@ def allocated_devices(claim: dict[str, Any]) -> list[Device]:
     return [(r.get("driver", ""), r.get("pool", ""), r.get("device", "")) for r in results]
 
 
+def held_alone(claim: dict[str, Any]) -> list[Device]:
+    """The devices a claim holds alone: an admin-access result shares its device by design,
+    and a result with a shareID holds a share of a device with consumable capacity (the share,
+    not the device, is its own, so it counts as the device and its share)."""
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    results = (allocation.get("devices") or {}).get("results") or []
+    return [(r.get("driver", ""), r.get("pool", ""),
+             r.get("device", "") + (f"#share-{r['shareID']}" if r.get("shareID") else ""))
+            for r in results if not r.get("adminAccess")]
+
+
 def reserved_for(claim: dict[str, Any]) -> set[str]:
     return {ref.get("uid", "") for ref in (claim.get("status") or {}).get("reservedFor") or []}
 

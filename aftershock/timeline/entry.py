@@ -28,6 +28,9 @@ AUDIT_LOG = "audit"
 # the user it binds as, whether it is a gang scheduler, and by what): a fact the harness
 # established about the cluster, for judges that excuse what only another scheduler prevents.
 SCHEDULERS = "schedulers"
+# The key of a MARK's extra that holds the version the API server reports (its gitVersion,
+# e.g. "v1.37.2"): the Kubernetes a scenario's verdicts were reached on.
+KUBERNETES = "kubernetes"
 # What judges of an end state read besides their resources: that the namespace had settled.
 QUIET = "quiet"
 

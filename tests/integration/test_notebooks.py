@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.notebook.execute import execute
-from aftershock.providers import processes
+from aftershock.providers import processes, toolchain
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -60,7 +60,8 @@ def test_stale_cache_shows_the_faulty_operator_double_creating(exports: Path):
 def test_conformance_matrix_explores_a_finished_run(exports: Path, finished_run: Path):
     executed, html = execute(NOTEBOOKS / "03-conformance-matrix.ipynb", exports,
                              {"run_dir": str(finished_run)}, cwd=REPO)
-    assert "| replicagroup-correct | violated |" in executed.read_text()
+    version = f"v{toolchain.pinned_kubernetes()}"  # the matrix names the version it ran on
+    assert f"| replicagroup-correct | {version} | violated |" in executed.read_text()
     assert _plots(html) >= 1
 
 

@@ -82,6 +82,27 @@ def test_a_device_in_two_allocations_is_caught():
     assert verdict.status == VIOLATED and "ns/a, ns/b" in verdict.summary
 
 
+def test_admin_access_and_distinct_shares_of_a_device_are_not_two_holders():
+    """An admin-access result sees a device another claim holds, by design; two shares of a
+    device with consumable capacity are two holdings. Two claims with the same share, or
+    one ordinary claim beside another, still break D2."""
+    history = History()
+    history.claim("a", "dev-0")
+    history.add("resourceclaims", "monitor", {"status": {"allocation": {"devices": {"results": [
+        {"driver": "gpu", "pool": "node-1", "device": "dev-0", "request": "r",
+         "adminAccess": True}]}}}})
+    for name, share in (("s1", "aaa"), ("s2", "bbb")):
+        history.add("resourceclaims", name, {"status": {"allocation": {"devices": {"results": [
+            {"driver": "gpu", "pool": "node-1", "device": "dev-9", "request": "r",
+             "shareID": share}]}}}})
+    assert exclusive_devices(history.entries).status == PASS
+    history.add("resourceclaims", "s3", {"status": {"allocation": {"devices": {"results": [
+        {"driver": "gpu", "pool": "node-1", "device": "dev-9", "request": "r",
+         "shareID": "aaa"}]}}}})
+    verdict = exclusive_devices(history.entries)
+    assert verdict.status == VIOLATED and "ns/s1, ns/s3" in verdict.summary
+
+
 def _log(time: float, action: str, claim: str) -> dict:
     return {"time": 1e9 + time, "action": action, "node": "node-1", "pool": "node-1",
             "device": "dev-0", "claim": f"ns/{claim}", "claim_uid": f"uid-{claim}",

@@ -2,6 +2,7 @@
 node under the shape's name, its labels and taints, the node image of the Kubernetes version,
 and the audit policy mounted into the control plane."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,8 @@ def test_a_two_node_shape_gives_exactly_this_config():
     image = "kindest/node:v1.34.4"
     assert config["kind"] == "Cluster" and config["apiVersion"] == "kind.x-k8s.io/v1alpha4"
     assert config["name"] == "as-1"
-    assert "featureGates" not in config and "runtimeConfig" not in config
+    assert "featureGates" not in config  # GA: only v1beta2 served beside v1, as on local
+    assert config["runtimeConfig"] == {"resource.k8s.io/v1beta2": "true"}
     assert config["nodes"] == [
         {"role": "control-plane", "image": image, "extraMounts": [
             {"hostPath": "/cache/clusters/as-1/audit-policy.yaml",
@@ -84,7 +86,16 @@ def test_before_1_34_dra_is_switched_on_as_on_the_local_provider():
     assert config["featureGates"] == {"DynamicResourceAllocation": True}
     assert config["runtimeConfig"] == {"resource.k8s.io/v1beta1": "true",
                                        "resource.k8s.io/v1beta2": "true"}
-    assert kc.dra_settings("1.34.4") == {} and kc.dra_settings("1.35.0") == {}
+    for version in ("1.34.4", "1.35.4", "1.37.2"):  # GA: v1beta2 served beside v1, as local
+        assert kc.gate_settings(TAINTED, version) == {
+            "runtimeConfig": {"resource.k8s.io/v1beta2": "true"}}
+
+
+def test_gang_scheduling_is_the_same_gates_as_on_the_local_provider():
+    gang = dataclasses.replace(TAINTED, gang_scheduling=True)
+    config = kc.kind_config(gang, "as-1", "1.36.3", HOST)
+    assert config["featureGates"] == {"GangScheduling": True, "GenericWorkload": True}
+    assert config["runtimeConfig"]["scheduling.k8s.io/v1alpha2"] == "true"
 
 
 def test_port_mappings_are_published_by_the_control_plane_only_when_asked():

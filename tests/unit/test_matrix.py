@@ -41,12 +41,12 @@ def test_a_cell_is_the_worst_outcome_and_properties_sort_naturally(tmp_path):
                 Row("correct", "s1", {"R1": PASS, "R2": PASS})):
         matrix.append(tmp_path, row)
     profiles, properties, grid = matrix.cells(matrix.load(tmp_path))
-    assert profiles == ["correct", "faulty"]
+    assert profiles == [("correct", "-"), ("faulty", "-")]
     assert properties == ["R1", "R2", "R10"]
-    assert grid[("faulty", "R1")] == VIOLATED
-    assert ("correct", "R10") not in grid
+    assert grid[(("faulty", "-"), "R1")] == VIOLATED
+    assert (("correct", "-"), "R10") not in grid
     md, page = matrix.write(tmp_path)
-    assert "| faulty | violated | skipped | pass |" in md.read_text()
+    assert "| faulty | - | violated | skipped | pass |" in md.read_text()
     assert "<th>faulty</th>" in page.read_text()
     assert any(line.startswith("faulty") and "violated" in line
                for line in matrix.text(matrix.load(tmp_path)))
@@ -62,6 +62,24 @@ def test_the_same_profile_on_kind_is_its_own_row():
             matrix.Row("storage-correct", "b", {"S2": matrix.VIOLATED}, provider="kind"),
             matrix.Row("storage-correct", "c", {"S2": matrix.PASS}, provider="local")]
     profiles, _, grid = matrix.cells(rows)
-    assert profiles == ["storage-correct", "storage-correct on kind"]
-    assert grid[("storage-correct", "S2")] == matrix.PASS
-    assert grid[("storage-correct on kind", "S2")] == matrix.VIOLATED
+    assert profiles == [("storage-correct", "-"), ("storage-correct on kind", "-")]
+    assert grid[(("storage-correct", "-"), "S2")] == matrix.PASS
+    assert grid[(("storage-correct on kind", "-"), "S2")] == matrix.VIOLATED
+
+
+def test_each_kubernetes_version_is_its_own_line_in_every_form(tmp_path):
+    """A run across versions: the same profile on 1.35 and 1.37 are two lines, ordered by
+    version (1.9 before 1.10), and the matrix in text, markdown and HTML names the version."""
+    for version, outcome in (("v1.37.2", PASS), ("v1.35.4", VIOLATED), ("v1.9.0", PASS)):
+        matrix.append(tmp_path, Row("faulty", f"s-{version}", {"R1": outcome},
+                                    kubernetes=version))
+    rows = matrix.load(tmp_path)
+    lines, _, grid = matrix.cells(rows)
+    assert lines == [("faulty", "v1.9.0"), ("faulty", "v1.35.4"), ("faulty", "v1.37.2")]
+    assert grid[(("faulty", "v1.35.4"), "R1")] == VIOLATED
+    assert grid[(("faulty", "v1.37.2"), "R1")] == PASS
+    assert "| faulty | v1.35.4 | violated |" in matrix.markdown(rows)
+    assert "<th>faulty</th><td>v1.37.2</td>" in matrix.to_html(rows)
+    text = matrix.text(rows)
+    assert "kubernetes" in text[0]
+    assert any(line.split()[:3] == ["faulty", "v1.35.4", "violated"] for line in text)

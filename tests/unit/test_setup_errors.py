@@ -82,7 +82,7 @@ def test_the_matrix_shows_an_error_row_with_its_cause(tmp_path):
     assert "Errors (no verdict)" in matrix.markdown(rows)
     assert "gadgets" in matrix.to_html(rows)
     worst = matrix.cells([row, matrix.Row("conflict-b", "y", {"R5": matrix.UNKNOWN})])[2]
-    assert worst[("conflict-b", "R5")] == matrix.ERROR
+    assert worst[(("conflict-b", "-"), "R5")] == matrix.ERROR
 
 
 def test_a_run_that_stopped_on_a_set_up_failure_is_judged_again_as_an_error():

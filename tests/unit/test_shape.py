@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.providers.local import dra_flags
+from aftershock.providers.gates import for_cluster
 from aftershock.providers.local_nodes import node_manifest
 from aftershock.shape import DEVICES_LABEL, default_shape, load_shape
 
@@ -62,7 +62,7 @@ def test_ten_small_nodes_fit_exactly_one_80mi_pod_each():
         ("nodes:\n  - name: a\n    taints:\n      - key: k\n        effect: Sometimes\n", 5,
          "effect' must be one of NoSchedule"),
         ("nodes: [\n  count: 3\n", 3, "not valid YAML"),
-        ("kubernetesVersion: latest\nnodes: {count: 1}\n", 1, "must look like 1.34.4"),
+        ("kubernetesVersion: latest\nnodes: {count: 1}\n", 1, "must look like 1.37.2"),
         ("nodes:\n  - name: a\n    devices: -1\n", 3,
          "field 'nodes.0.devices' must be a whole number ≥ 0"),
     ],
@@ -83,15 +83,55 @@ def test_missing_shape_file_is_a_user_error(tmp_path):
         load_shape(tmp_path / "absent.yaml")
 
 
+def dra_flags(version: str, component: str) -> list[str]:
+    return for_cluster(version).flags(component)
+
+
 def test_dra_is_switched_on_before_1_34_and_v1beta2_served_after():
-    assert dra_flags("1.34.4", "kube-apiserver") == [
-        "--runtime-config=resource.k8s.io/v1beta2=true"]
-    assert dra_flags("1.34.4", "kube-controller-manager") == []
+    for version in ("1.34.4", "1.35.4", "1.36.3", "1.37.2"):
+        assert dra_flags(version, "kube-apiserver") == [
+            "--runtime-config=resource.k8s.io/v1beta2=true"]
+        assert dra_flags(version, "kube-controller-manager") == []
     apiserver = dra_flags("1.33.13", "kube-apiserver")
     assert "--feature-gates=DynamicResourceAllocation=true" in apiserver
     assert any("resource.k8s.io/v1beta2=true" in flag for flag in apiserver)
     assert dra_flags("1.33.13", "kube-scheduler") == [
         "--feature-gates=DynamicResourceAllocation=true"]
+
+
+@pytest.mark.parametrize(("version", "api", "gates"), [
+    ("1.35.4", "v1alpha1", "GangScheduling=true,GenericWorkload=true"),
+    ("1.36.3", "v1alpha2", "GangScheduling=true,GenericWorkload=true"),
+    ("1.37.2", "v1beta1", "GenericWorkload=true"),
+])
+def test_gang_scheduling_turns_on_each_version_s_gates_and_workload_api(version, api, gates):
+    """The gates and API version move with each minor (1.37 folds GangScheduling into
+    GenericWorkload, beta and still off by default): every component gets the gates, the API
+    server the Workload API's version."""
+    on = for_cluster(version, gang_scheduling=True)
+    for component in ("kube-apiserver", "kube-controller-manager", "kube-scheduler"):
+        assert f"--feature-gates={gates}" in on.flags(component)
+    assert f"--runtime-config=resource.k8s.io/v1beta2=true,scheduling.k8s.io/{api}=true" in \
+        on.flags("kube-apiserver")
+    assert not any("scheduling.k8s.io" in flag for flag in for_cluster(version).flags(
+        "kube-apiserver"))
+
+
+def test_gang_scheduling_before_1_35_is_refused_naming_the_shape(tmp_path):
+    path = tmp_path / "gang.yaml"
+    path.write_text("kubernetesVersion: 1.34.4\ngangScheduling: true\nnodes: {count: 1}\n")
+    shape = load_shape(path)
+    assert shape.gang_scheduling
+    with pytest.raises(UserError, match=r"gang\.yaml: gangScheduling needs Kubernetes 1\.35 "
+                       r"or later .* this cluster is v1\.34\.4"):
+        for_cluster("1.34.4", shape.gang_scheduling, shape.source)
+
+
+def test_gang_scheduling_must_be_a_boolean(tmp_path):
+    path = tmp_path / "gang.yaml"
+    path.write_text("nodes: {count: 1}\ngangScheduling: yes please\n")
+    with pytest.raises(UserError, match=r"gang\.yaml:2.*'gangScheduling' must be true or false"):
+        load_shape(path)
 
 
 def test_the_default_shape_is_the_project_s_three_nodes_file(tmp_path):
@@ -100,3 +140,26 @@ def test_the_default_shape_is_the_project_s_three_nodes_file(tmp_path):
     (tmp_path / "clusters" / "three-nodes.yaml").write_text("nodes: [{name: only}]\n")
     assert [node.name for node in default_shape(tmp_path).nodes] == ["only"]
     assert len(default_shape(tmp_path / "elsewhere").nodes) == 3  # built in, with no file
+
+
+def test_a_shape_may_raise_the_scheduler_s_client_rate_on_both_providers(tmp_path):
+    """kube-scheduler writes at 50 requests a second by default; a shape that schedules as
+    fast as the API server allows says so, and both providers pass it on the same way."""
+    from aftershock.providers.kind_config import scheduler_args
+    from aftershock.providers.local import scheduler_rate
+
+    fast = load_shape(REPO / "clusters/one-node-fast-scheduler.yaml")
+    assert (fast.scheduler_qps, fast.scheduler_burst) == (1000, 10000)
+    assert scheduler_rate(fast) == ["--kube-api-qps=1000", "--kube-api-burst=10000"]
+    assert scheduler_args(fast) == {"scheduler": {"extraArgs": {
+        "kube-api-qps": "1000", "kube-api-burst": "10000"}}}
+    plain = load_shape(REPO / "clusters/three-nodes.yaml")
+    assert scheduler_rate(plain) == [] and scheduler_args(plain) == {}
+    path = tmp_path / "s.yaml"
+    for body, message in (
+            ("scheduler: {clientQPS: 0}\n", "'scheduler.clientQPS' must be a whole number ≥ 1"),
+            ("scheduler: {clientBurst: 1000000}\n", "'scheduler.clientBurst' must be at most"),
+            ("scheduler: {qps: 5}\n", "unknown field 'scheduler.qps'")):
+        path.write_text("nodes: {count: 1}\n" + body)
+        with pytest.raises(UserError, match=message):
+            load_shape(path)

@@ -44,7 +44,7 @@ def test_consumer_module_replaces_each_staging_module_with_its_v0_tag():
 def test_committed_module_is_what_the_generator_makes():
     committed = (REPO / "aftershock/toolchain/kubernetes/go.mod").read_text()
     version = toolchain.pinned_kubernetes()
-    assert version.startswith("1.34.")
+    assert version.startswith("1.37.")
     replaces = _block(committed, "replace")
     assert replaces, "the committed module must replace the staging modules"
     _, minor, patch = version.split(".")
@@ -67,7 +67,7 @@ def test_kubernetes_version_flag_is_normalised(given):
 
 
 def test_bad_kubernetes_version_is_a_user_error():
-    with pytest.raises(UserError, match=r"must look like 1\.34\.4"):
+    with pytest.raises(UserError, match=r"must look like 1\.37\.2"):
         toolchain.normalise_kubernetes("1.34")
 
 

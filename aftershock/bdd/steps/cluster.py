@@ -23,6 +23,12 @@ def a_cluster_with_nodes(scenario: Scenario, count: int) -> None:
     scenario.remember("nodes", ready)
 
 
+@given("a cluster with 1 node")
+def a_cluster_with_one_node(scenario: Scenario) -> None:
+    """As 'a cluster with N nodes', in the words for one."""
+    a_cluster_with_nodes(scenario, 1)
+
+
 def _control_plane(node) -> bool:
     """A control-plane node that keeps workloads off (kind's); a single-node cluster's only
     node is labelled control-plane too, but runs workloads and counts."""

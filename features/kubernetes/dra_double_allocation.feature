@@ -1,0 +1,31 @@
+@shape:one-node-fast-scheduler
+Feature: kube-scheduler never allocates one device to two claims
+  kubernetes/kubernetes#136269: when many pods with claims are scheduled very fast,
+  kube-scheduler's DRA plugin could see a device as free for a moment while the allocation
+  that took it moved from its in-flight map into its cache of claims (the two were read one
+  after the other, and the cache delivered events from two goroutines at once), and allocate
+  it to a second claim. In 1.35.0 and 1.34.3; fixed in 1.35.1 and 1.34.4 (and 1.36.0).
+
+  Written only with the steps for any resource: the devices are published as a driver would
+  publish them (one ResourceSlice, no driver running), the claims come from a template, and
+  the allocations are the real scheduler's, with its client as fast as the API server allows
+  (the shape). On one node every missed device is the first free one the next pod gets.
+  Judged from the ResourceClaims' status as the API server recorded it. A race: a burst
+  catches it now and then, so run it repeated (--repeat 20) to tell the versions apart.
+
+  Scenario: Two bursts of 120 claiming pods never share a device
+    Given a cluster with 1 node
+    And I apply the manifest manifests/one-node-128-devices.yaml
+    When I apply the manifest manifests/claiming-pods.yaml
+    Then within 120 seconds 120 pods of burst are Running
+    When I patch deployment/burst:
+      """
+      spec: {replicas: 0}
+      """
+    Then within 120 seconds 0 pods of burst are live
+    When I patch deployment/burst:
+      """
+      spec: {replicas: 120}
+      """
+    Then within 120 seconds 120 pods of burst are Running
+    And no device was ever allocated to two claims at once (D2)

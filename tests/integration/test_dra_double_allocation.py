@@ -1,0 +1,72 @@
+"""kubernetes/kubernetes#136269 with the steps for any resource
+(features/kubernetes/dra_double_allocation.feature): kube-scheduler 1.35.0 now and then gives
+one device to two claims when it schedules many claiming pods fast; 1.35.1 and later do not.
+On the default version the feature passes over every claim it made; the two versions side by
+side, repeated until the race shows, run when asked (AFTERSHOCK_TEST_136269=1) on a machine
+that has built both."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aftershock.providers import toolchain
+from aftershock.timeline import load
+from aftershock.timeline.entry import KUBERNETES, MARK
+
+REPO = Path(__file__).resolve().parents[2]
+FEATURE = "features/kubernetes/dra_double_allocation.feature"
+BUGGY, FIXED = "1.35.0", "1.35.4"
+pytestmark = pytest.mark.cluster
+
+
+def _run(run: Path, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", FEATURE, "-p", "no:cacheprovider",
+         "--run-dir", str(run), *arguments], capture_output=True, text=True, cwd=REPO,
+        timeout=3600)
+
+
+def _d2(run: Path) -> list[tuple[str, str, str]]:
+    """(Kubernetes version, status, summary) of every D2 judgement in the run."""
+    found = []
+    for path in sorted(run.glob("**/judgements.jsonl")):
+        version = next((entry.extra[KUBERNETES] for entry in load(path.parent)
+                        if entry.kind == MARK and KUBERNETES in (entry.extra or {})), "?")
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if record["ids"] == ["D2"]:
+                found.append((version, record["status"], record["summary"]))
+    return found
+
+
+def test_the_default_version_never_shares_a_device(tmp_path):
+    result = _run(tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    [(version, status, summary)] = _d2(tmp_path)
+    assert version == f"v{toolchain.pinned_kubernetes()}"
+    assert (status, summary) == ("pass", "no device was ever in two allocations (240 claims)")
+
+
+@pytest.mark.skipif(os.environ.get("AFTERSHOCK_TEST_136269") != "1",
+                    reason="about 15 minutes: AFTERSHOCK_TEST_136269=1 runs it")
+def test_1_35_0_shares_a_device_and_1_35_4_never_does(tmp_path):
+    for version in (BUGGY, FIXED):
+        if toolchain.find(version) is None:
+            pytest.skip(f"Kubernetes {version} is not built here: aftershock toolchain build "
+                        f"--kubernetes-version {version}")
+    result = _run(tmp_path, "--kubernetes-version", f"{BUGGY},{FIXED}", "--repeat", "10")
+    verdicts = _d2(tmp_path)
+    buggy = [v for v in verdicts if v[0] == f"v{BUGGY}"]
+    fixed = [v for v in verdicts if v[0] == f"v{FIXED}"]
+    assert len(buggy) == len(fixed) == 10, verdicts
+    assert all(status == "pass" for _, status, _ in fixed), fixed
+    caught = [summary for _, status, summary in buggy if status == "violated"]
+    assert caught, buggy
+    assert "is allocated to 2 claims at once" in caught[0]
+    assert result.returncode == 1  # a property was violated
