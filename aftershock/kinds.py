@@ -46,7 +46,9 @@ class UnknownKind(LookupError):
 
 
 class Catalog:
-    """Every kind the cluster serves at its preferred version."""
+    """Every kind the cluster serves: at its group's preferred version, or, for a kind that
+    version lacks (scheduling.k8s.io's Workload beside v1's PriorityClass), at the first other
+    version the group lists that serves it, as kubectl api-resources shows it."""
 
     def __init__(self, kinds: Iterable[Kind], api: Any = None):
         self.kinds = list(kinds)
@@ -82,12 +84,7 @@ class Catalog:
         """By discovery, through an ApiClient-like ``api.get(path) -> dict``."""
         found = [_kind("", "v1", item) for item in api.get("/api/v1").get("resources") or ()]
         for group in api.get("/apis").get("groups") or ():
-            version = (group.get("preferredVersion") or {}).get("version")
-            if not version:
-                continue
-            with contextlib.suppress(Exception):  # a group that stopped answering: left out
-                found += [_kind(group["name"], version, item) for item in
-                          api.get(f"/apis/{group['name']}/{version}").get("resources") or ()]
+            found += _group_kinds(api, group)
         return cls((kind for kind in found if "/" not in kind.plural), api)  # no subresources
 
     def resolve(self, word: str) -> Kind:
@@ -186,3 +183,16 @@ def _kind(group: str, version: str, item: dict[str, Any]) -> Kind:
     return Kind(group, version, item.get("name", ""), item.get("kind", ""),
                 bool(item.get("namespaced")), item.get("singularName") or "",
                 tuple(item.get("shortNames") or ()), frozenset(item.get("verbs") or ()))
+
+
+def _group_kinds(api: Any, group: dict[str, Any]) -> list[Kind]:
+    preferred = (group.get("preferredVersion") or {}).get("version")
+    listed = [v.get("version") for v in group.get("versions") or () if v.get("version")]
+    kinds: list[Kind] = []
+    for version in [preferred, *(v for v in listed if v != preferred)] if preferred else listed:
+        with contextlib.suppress(Exception):  # a version that stopped answering: left out
+            seen = {k.plural for k in kinds}
+            kinds += [kind for item in api.get(f"/apis/{group['name']}/{version}").get(
+                "resources") or () if (kind := _kind(group["name"], version, item)).plural
+                not in seen]
+    return kinds

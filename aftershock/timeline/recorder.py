@@ -172,7 +172,8 @@ class Recorder:
         self.errors: list[str] = []
         self._fence = OutOfCollector()
         self._unwatchable: set[str] = set()  # plurals asked for that cannot be recorded
-        self._preferred: dict[str, str] | None = None  # API group → preferred version
+        # API group → its versions, the preferred one first
+        self._preferred: dict[str, list[str]] | None = None
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -226,7 +227,8 @@ class Recorder:
 
     def record(self, kinds: Iterable[tuple[str, str]]) -> list[str]:
         """Record these kinds too ((API group, plural): every kind an implementation may
-        write), from now on, each at the version the cluster prefers. A plural already
+        write), from now on, each at the version the cluster prefers (or the first other version
+        of its group that serves it). A plural already
         recorded is left as it is. Returns the kinds that cannot be recorded, noted on the
         timeline apart: those this cluster does not serve, and those it serves with no list
         and watch (a create-only kind such as selfsubjectreviews): a judge that needs one says
@@ -257,27 +259,31 @@ class Recorder:
         groups = [group] if group != "*" else ["", *self._group_versions()]
         served = False
         for name in groups:
-            version = "v1" if name == "" else self._group_versions().get(name)
-            if version is None:
-                continue
-            path = "/api/v1" if name == "" else f"/apis/{name}/{version}"
-            with contextlib.suppress(Exception):  # not served: the next group, or none
-                for item in self.api.get(path).get("resources") or ():
-                    if item.get("name") != plural:
-                        continue
-                    if {"list", "watch"} <= set(item.get("verbs") or ()):
-                        return Resource(plural, "v1" if name == "" else f"{name}/{version}")
-                    served = True
+            for version in ["v1"] if name == "" else self._group_versions().get(name, []):
+                path = "/api/v1" if name == "" else f"/apis/{name}/{version}"
+                with contextlib.suppress(Exception):  # not served: the next version, or none
+                    for item in self.api.get(path).get("resources") or ():
+                        if item.get("name") != plural:
+                            continue
+                        if {"list", "watch"} <= set(item.get("verbs") or ()):
+                            return Resource(plural, "v1" if name == "" else f"{name}/{version}")
+                        served = True
+                if served:
+                    break
         return UNLISTABLE if served else None
 
-    def _group_versions(self) -> dict[str, str]:
+    def _group_versions(self) -> dict[str, list[str]]:
+        """Each group's versions, the preferred one first: a kind only another version serves
+        (scheduling.k8s.io's Workload beside v1's PriorityClass) is recorded there."""
         if self._preferred is None:
             self._preferred = {}
             with contextlib.suppress(Exception):  # no discovery: nothing more is recorded
                 for group in self.api.get("/apis").get("groups") or ():
                     preferred = (group.get("preferredVersion") or {}).get("version")
-                    if preferred:
-                        self._preferred[group["name"]] = preferred
+                    listed = [v.get("version") for v in group.get("versions") or ()
+                              if v.get("version") and v.get("version") != preferred]
+                    self._preferred[group["name"]] = [*([preferred] if preferred else []),
+                                                      *listed]
         return self._preferred
 
     def stop(self) -> None:

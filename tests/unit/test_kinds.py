@@ -18,6 +18,8 @@ DISCOVERY = {
         {"name": "events.k8s.io", "preferredVersion": {"version": "v1"}},
         {"name": "ray.io", "preferredVersion": {"version": "v1"}},
         {"name": "resource.k8s.io", "preferredVersion": {"version": "v1"}},
+        {"name": "scheduling.k8s.io", "preferredVersion": {"version": "v1"},
+         "versions": [{"version": "v1"}, {"version": "v1beta1"}]},
         {"name": "other.io", "preferredVersion": {"version": "v1alpha1"}}]},
     "/apis/events.k8s.io/v1": {"resources": [
         {"name": "events", "singularName": "event", "kind": "Event", "namespaced": True}]},
@@ -29,6 +31,14 @@ DISCOVERY = {
          "namespaced": True},
         {"name": "deviceclasses", "singularName": "deviceclass", "kind": "DeviceClass",
          "namespaced": False}]},
+    "/apis/scheduling.k8s.io/v1": {"resources": [
+        {"name": "priorityclasses", "singularName": "priorityclass", "kind": "PriorityClass",
+         "namespaced": False, "shortNames": ["pc"]}]},
+    "/apis/scheduling.k8s.io/v1beta1": {"resources": [
+        {"name": "priorityclasses", "singularName": "priorityclass", "kind": "PriorityClass",
+         "namespaced": False},
+        {"name": "workloads", "singularName": "workload", "kind": "Workload",
+         "namespaced": True}]},
     "/apis/other.io/v1alpha1": {"resources": [
         {"name": "rayclusters", "singularName": "raycluster", "kind": "RayCluster",
          "namespaced": True}]},
@@ -143,3 +153,15 @@ def test_a_kind_the_implementation_will_install_is_known_before_it_is_served():
     catalog.add_crds([{**CRD, "spec": {**CRD["spec"], "group": "ray.io",
                                         "names": {"plural": "rayclusters", "kind": "RayCluster"}}}])
     assert ("ray.io", "rayclusters") not in catalog.pending  # served already: discovery's
+
+
+def test_a_kind_only_a_non_preferred_version_serves_is_found_there():
+    """Kubernetes 1.37 serves Workload only at scheduling.k8s.io/v1beta1, beside v1's
+    PriorityClass (the preferred version): a step names it, kubectl api-resources lists it.
+    PriorityClass stays at the preferred version."""
+    workload = CATALOG.resolve("workload")
+    assert workload.api_version == "scheduling.k8s.io/v1beta1" and workload.namespaced
+    assert CATALOG.of_manifest("scheduling.k8s.io/v1beta1", "Workload") == workload
+    assert CATALOG.resolve("pc").api_version == "scheduling.k8s.io/v1"
+    assert [k.api_version for k in CATALOG.kinds if k.kind == "PriorityClass"] == [
+        "scheduling.k8s.io/v1"]
