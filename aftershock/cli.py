@@ -325,7 +325,7 @@ def parser() -> argparse.ArgumentParser:
     tool = sub.add_parser("toolchain", help="build or inspect the control-plane binaries")
     tool_sub = tool.add_subparsers(dest="action", required=True)
     build = tool_sub.add_parser("build")
-    build.add_argument("--kubernetes-version", help="e.g. 1.33.6 (default: the pinned one)")
+    build.add_argument("--kubernetes-version", help="e.g. 1.35.4 (default: the pinned one, 1.37.2)")
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
     build.set_defaults(func=cmd_toolchain_build)
     stat = tool_sub.add_parser("status")

@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     build = actions.add_parser(
         "build-image", help="build a kind node image from Debian packages and Go modules "
                             "(needs an engine: `aftershock engine up`); prints its tag")
-    build.add_argument("--kubernetes-version", help="e.g. 1.34.4 (default: the pinned one)")
+    build.add_argument("--kubernetes-version", help="e.g. 1.35.4 (default: the pinned one)")
     build.add_argument("--force", action="store_true", help="rebuild even if cached")
     build.set_defaults(func=cmd_build_image)
     chaos = actions.add_parser(

@@ -32,8 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cluster shape file for the local and kind providers (default: three "
                          "nodes)")
     group.addoption("--kubernetes-version", dest="aftershock_kubernetes_version", default=None,
-                    help="Kubernetes version of the local cluster (must be built) or of the kind "
-                         "node image (kindest/node:v<version>)")
+                    help="Kubernetes version of the local cluster (built the first time) or of "
+                         "the kind node image (default 1.37.2); `aftershock run` takes a list, "
+                         "1.35.4,1.36.3,1.37.2, and runs each")
     group.addoption("--profile", dest="aftershock_profile", action="append", default=[],
                     help="profile of the implementation under test (profiles/*.yaml); given "
                          "more than once, each scenario runs against each profile")

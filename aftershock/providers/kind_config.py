@@ -145,8 +145,10 @@ def scheduler_args(shape: Shape) -> dict[str, Any]:
 
 
 def kubelet_patch() -> str:
+    # From 1.35 the kubelet refuses to start on a cgroup v1 host unless told (failCgroupV1
+    # defaults to true; this machine's engine runs on cgroup v1, see the node image's base)
     return _yaml({"kind": "KubeletConfiguration",
-                  "nodeLeaseDurationSeconds": NODE_LEASE_SECONDS})
+                  "nodeLeaseDurationSeconds": NODE_LEASE_SECONDS, "failCgroupV1": False})
 
 
 def gate_settings(shape: Shape, kubernetes_version: str) -> dict[str, Any]:

@@ -68,7 +68,8 @@ def test_the_apiserver_writes_the_audit_log_into_the_mounted_directory():
          "mountPath": "/var/log/kubernetes/aftershock", "pathType": "DirectoryOrCreate"}]
     assert patch["controllerManager"]["extraArgs"] == {
         "node-monitor-period": "1s", "node-monitor-grace-period": "5s"}
-    assert _patch(kubelet) == {"kind": "KubeletConfiguration", "nodeLeaseDurationSeconds": 4}
+    assert _patch(kubelet) == {"kind": "KubeletConfiguration", "nodeLeaseDurationSeconds": 4,
+                               "failCgroupV1": False}  # 1.35 refuses cgroup v1 hosts otherwise
     assert HOST.audit_log == Path("/cache/clusters/as-1/audit/audit.log")
 
 

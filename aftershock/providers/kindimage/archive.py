@@ -35,7 +35,7 @@ class Entry:
 
 @dataclass(frozen=True)
 class Image:
-    tag: str  # e.g. registry.k8s.io/kube-apiserver:v1.34.4
+    tag: str  # e.g. registry.k8s.io/kube-apiserver:v1.37.2
     entries: tuple[Entry, ...]
     entrypoint: tuple[str, ...] = ()
     env: tuple[str, ...] = (f"PATH={PATH}",)
