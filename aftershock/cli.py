@@ -267,6 +267,11 @@ def run_versions(args: argparse.Namespace, extra: list[str]) -> int:
 
     wanted = versions.listed(option_value(extra, versions.OPTION)) or []
     versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
+    shape = option_value(extra, "--shape")
+    if shape:  # once, here, rather than once by each version's run
+        from aftershock.shape import load_shape
+
+        load_shape(shape)
     given = option_value(extra, "--run-dir")
     run = Path(given) if given else Path("reports") / (
         time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}")

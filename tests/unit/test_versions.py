@@ -38,7 +38,13 @@ def test_a_bad_list_or_one_for_an_existing_cluster_is_one_line_and_starts_nothin
                     "--kubernetes-version", "1.35.4,1.37.2", "--run-dir", str(tmp_path / "b"))
     assert existing.returncode == 2 and "an existing cluster runs the version it runs" in \
         existing.stderr
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    shape = tmp_path / "bad.yaml"
+    shape.write_text("nodes:\n  count: 3\n  tempalte: {}\n")
+    bad_shape = _run("features/harness/smoke.feature", "--shape", str(shape),
+                     "--kubernetes-version", "1.35.4,1.37.2", "--run-dir", str(tmp_path / "c"))
+    assert bad_shape.returncode == 2 and bad_shape.stderr.count("\n") == 1, bad_shape.stderr
+    assert f"{shape}:3: unknown field 'nodes.tempalte'" in bad_shape.stderr
+    assert not any((tmp_path / name).exists() for name in "abc")
 
 
 def test_a_list_given_to_pytest_itself_says_where_lists_are_taken():
