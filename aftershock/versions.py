@@ -60,10 +60,8 @@ def _run_one(argv: list[str], prefix: str, say: Callable[[str], None]) -> int:
                              stdin=subprocess.DEVNULL, text=True, bufsize=1,
                              preexec_fn=workers.die_with_parent,
                              env=workers.child_environment())
-    assert child.stdout is not None
     try:
-        for line in child.stdout:
-            say(prefix + line.rstrip("\n"))
+        workers.relay(child, prefix, say)
         return child.wait()
     except KeyboardInterrupt:  # the terminal's Ctrl-C reached the child too: let it clean up
         child.wait()

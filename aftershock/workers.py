@@ -39,7 +39,7 @@ def run_shards(count: int, command_for: Callable[[Shard], list[str]],
                 stdin=subprocess.DEVNULL, text=True, bufsize=1, preexec_fn=die_with_parent,
                 env=child_environment())
             children.append(child)
-            reader = threading.Thread(target=_relay, args=(child, f"[{shard}] ", say),
+            reader = threading.Thread(target=relay, args=(child, f"[{shard}] ", say),
                                       daemon=True)
             reader.start()
             readers.append(reader)
@@ -71,7 +71,7 @@ def _forward(children: list[subprocess.Popen], sig: int) -> None:
             child.send_signal(sig)
 
 
-def _relay(child: subprocess.Popen, prefix: str, say: Callable[[str], None]) -> None:
+def relay(child: subprocess.Popen, prefix: str, say: Callable[[str], None]) -> None:
     assert child.stdout is not None
     for line in child.stdout:
         say(prefix + line.rstrip("\n"))
