@@ -6,7 +6,7 @@ shapes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ class ClusterRequest:
     kubeconfig: str | None = None  # existing
     context: str | None = None  # existing
     allow_faults_on: Any = None  # existing
+    gang_scheduling: bool = False  # a profile's need, on top of the shape's own fields
 
     @classmethod
     def from_options(cls, option: Any, shape: str | Path | None = None) -> ClusterRequest:
@@ -57,6 +58,8 @@ def open_cluster(request: ClusterRequest, project: Path):
     if request.provider == "existing":
         return open_existing(request.kubeconfig, request.context, request.allow_faults_on)
     chosen = load_shape(request.shape) if request.shape else default_shape(project)
+    if request.gang_scheduling and not chosen.gang_scheduling:
+        chosen = replace(chosen, gang_scheduling=True)
     if request.provider == "kind":
         return KindProvider(request.kubernetes_version).up(chosen, request.name)
     return LocalProvider(request.kubernetes_version).up(chosen, request.name,
@@ -73,14 +76,17 @@ class ClusterPool:
         self._clusters: dict[str, Any] = {}
         self.used: list[str] = []  # described when opened: still there after down()
 
-    def get(self, shape: str | None = None):
+    def get(self, shape: str | None = None, gang_scheduling: bool = False):
+        """The cluster of ``shape``; one a profile needs kube-scheduler's gangs on is a
+        cluster of its own."""
         if self.config.option.aftershock_cluster == "existing":
-            shape = None
-        key = shape or "default"
+            shape, gang_scheduling = None, False
+        key = (shape or "default") + (" with gang scheduling" if gang_scheduling else "")
         if key not in self._clusters:
             path = shape_file(shape, self.project) if shape else None
-            cluster = open_cluster(ClusterRequest.from_options(self.config.option, path),
-                                   self.project)
+            request = replace(ClusterRequest.from_options(self.config.option, path),
+                              gang_scheduling=gang_scheduling)
+            cluster = open_cluster(request, self.project)
             self._clusters[key] = cluster
             self.used.append(self.describe(cluster))
             info = cluster.info

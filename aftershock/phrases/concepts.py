@@ -8,6 +8,7 @@ from aftershock.phrases.base import Condition, condition
 from aftershock.sut.concepts import replica_group_selector
 from aftershock.sut.dra import departed_released
 from aftershock.sut.gang import Gang
+from aftershock.sut.gang_scheduler import PodGroup
 from aftershock.sut.records import NodeRecords
 from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.state import Query, exists, is_live, is_ready, node_of
@@ -137,6 +138,23 @@ def gang_ready(ctx, name: str, count: int) -> Condition:
                      lambda s: sum(1 for p in gang.live_pods(s) if is_ready(p)) == count,
                      frozenset({"pods"}),
                      lambda s: s.count("pods", gang.namespace, gang.selector(), exists))
+
+
+@condition("the pod group {name:Name} has {count:d} bound pods")
+def pod_group_bound(ctx, name: str, count: int) -> Condition:
+    group = PodGroup.of(ctx, name)
+    return Condition(f"{group.ref} has {count} bound pods",
+                     lambda s: len(group.bound(s)) == count, frozenset({"pods"}),
+                     lambda s: len(group.pods(s)))
+
+
+@condition("the pod group {name:Name} has {count:d} Succeeded pods")
+def pod_group_succeeded(ctx, name: str, count: int) -> Condition:
+    group = PodGroup.of(ctx, name)
+    return Condition(f"{group.ref} has {count} Succeeded pods",
+                     lambda s: sum(1 for p in group.pods(s)
+                                   if (p.get("status") or {}).get("phase") == "Succeeded")
+                     == count, frozenset({"pods"}), lambda s: len(group.pods(s)))
 
 
 @condition("every claim of a departed pod is released")

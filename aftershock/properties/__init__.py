@@ -1,4 +1,4 @@
-"""The property registry: R1..D7, E1-E3 and the generic checks, each judged through one rule.
+"""The property registry: R1..D7, B1-B4, E1-E3 and the generic checks, each judged through one rule.
 
 Importing this package registers every family: the list below is the whole registry. A family
 is one module: its judges beside the ``prop(...)`` lines that name them. The registry judges a
@@ -8,6 +8,7 @@ notebook (``make lint`` holds it to that).
 
 # Every family, in one visible list (importing one registers its checks and properties).
 from aftershock.properties import (  # noqa: F401
+    binding,
     dra,
     explore,
     gang,

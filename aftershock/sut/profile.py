@@ -104,6 +104,7 @@ class Profile:
     in_cluster: InCluster | None = None
     build: Build | None = None
     rbac_from: tuple[str, ...] = ()
+    gang_scheduling: bool = False  # the cluster it runs on needs kube-scheduler's gangs on
 
     @property
     def in_cluster_only(self) -> bool:
@@ -182,6 +183,7 @@ def load_profile(path: str | Path) -> Profile:
         in_cluster=in_cluster,
         build=_build(doc, raw.get("build")),
         rbac_from=tuple(raw.get("rbac_from") or ()),
+        gang_scheduling=bool((raw.get("cluster") or {}).get("gangScheduling", False)),
     )
 
 

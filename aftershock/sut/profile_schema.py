@@ -89,6 +89,21 @@ CONCEPTS = {
                                   "implementation leaves binding a replica whole to a gang "
                                   "scheduler"),
     }),
+    "gang_scheduler": Field("map", schema={
+        "scheduler_name": Field(str, required=True,
+                                expected="the schedulerName a pod names to be scheduled by it"),
+        "resource": RESOURCE,
+        "min_member_path": Field(str, required=True,
+                                 expected="a dotted path to the group's minimum in its object"),
+        "manifest": Field(str, required=True,
+                          expected="a YAML file for the group's object ({name}, {namespace}, "
+                                   "{min_member}, {size})"),
+        "pod_manifest": Field(str, required=True,
+                              expected="a YAML file for one of its pods ({name} the group's, "
+                                       "{pod}, {namespace}, {scheduler_name}, {cpu})"),
+        "pod_selector": Field("map", required=True, items=Field(str),
+                              expected="labels its pod manifest sets; {name} is the group's"),
+    }),
     "device_driver": Field("map", schema={
         "driver": Field(str, required=True),
         "device_class": Field(str, required=True),
@@ -208,6 +223,10 @@ SCHEMA = {
         "ready_timeout_seconds": Field((int, float)),
     }),
     "actor": Field(str, expected="the username its API calls carry (built-in controllers)"),
+    "cluster": Field("map", schema={
+        "gangScheduling": Field(bool, expected="true: kube-scheduler's own gang scheduling on "
+                                               "(the shape field of that name)"),
+    }, expected="what the cluster must have for it: a shape's switches"),
     "watch_delay_target": Field(str, choices=("kube-controller-manager", "kube-scheduler"),
                                 expected="the component a watch delay restarts"),
     "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),

@@ -1,10 +1,11 @@
 """The scheduler and driver features catch their seed bugs, run as a user would: the faulty
-gang operator never breaches a partial regression (G1), the faulty DRA driver prepares a
-device for two claims (D5); the correct ones pass. (`-k` keeps CI short; `make demo` and
-`aftershock run` without it run everything.)"""
+gang operator never breaches a partial regression (G1), the faulty gang scheduler breaks each
+of B1-B4, the faulty DRA driver prepares a device for two claims (D5); the correct ones pass.
+(`-k` keeps CI short; `make demo` and `aftershock run` without it run everything.)"""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,24 +23,37 @@ def _run(where: str, profile: str, *selection: str) -> subprocess.CompletedProce
         capture_output=True, text=True, cwd=REPO, timeout=900)
 
 
-def test_the_faulty_gang_operator_hides_a_partial_regression():
-    result = _run("features/scheduler", "gang-faulty", "-k", "partial")
-    assert result.returncode == 1, result.stdout[-3000:]
+GANG_PROFILES = ("gang-faulty", "gang-correct", "gangscheduler-faulty", "gangscheduler-correct")
+
+
+def test_gang_operators_and_gang_schedulers_faulty_caught_correct_passing():
+    """One run, one ten-node cluster: the gang operators on G's partial regression, the gang
+    schedulers on B1-B4 (each scenario skips the profiles without its concept)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", "features/scheduler",
+         "-p", "no:cacheprovider", "-k", "partial or group or cordoned",
+         *[arg for p in GANG_PROFILES for arg in ("--profile", f"profiles/{p}.yaml")]],
+        capture_output=True, text=True, cwd=REPO, timeout=1200)
+    out = result.stdout
+    assert result.returncode == 1, out[-3000:] + result.stderr[-2000:]
     assert "G1: VIOLATED: group 0 of gang train has MinAvailableBreached=True did not " \
-           "happen within 10s" in result.stdout
+           "happen within 10s" in out
     # G2 judges what follows a breach; with none, its precondition never held: G1 is the
     # property that blames the missing breach, and G2 does not blame it twice. G3 forbids only
     # early or unwarranted recycles, and there was none.
     assert "G2: UNKNOWN: the precondition never held: group 0 of gang train never had " \
-           "its breach" in result.stdout
-    assert "G3: VIOLATED" not in result.stdout
-    assert "shape ten-small-nodes" in result.stdout
-
-
-def test_the_correct_gang_operator_passes():
-    result = _run("features/scheduler", "gang-correct", "-k", "partial")
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "1 passed" in result.stdout
+           "its breach" in out
+    assert "G3: VIOLATED" not in out
+    assert "shape ten-small-nodes" in out
+    for expected in (  # each of the faulty gang scheduler's four bugs, named
+            "B1: VIOLATED: pod/", "kept at most 3 pods (bound or Succeeded) in the 5s after",
+            "B2: VIOLATED: pod/", "cordoned for",
+            "B3: VIOLATED: ", "was still bound to node/",
+            "B4: VIOLATED: ", "(2 Succeeded: g-0, g-1)"):
+        assert expected in out, f"{expected!r} not in\n{out[-6000:]}"
+    failed = set(re.findall(r"^FAILED \S+\[([\w-]+)\]", out, re.M))
+    assert failed == {"gang-faulty", "gangscheduler-faulty"}, out[-3000:]
+    assert re.search(r"\b5 failed, 5 passed, 10 skipped\b", out), out[-3000:]
 
 
 def test_the_faulty_driver_prepares_a_device_twice():

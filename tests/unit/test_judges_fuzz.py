@@ -29,6 +29,7 @@ from aftershock.checks.verdict import describe
 from aftershock.properties import Judgement
 from aftershock.properties.context import Context
 from aftershock.sut.gang import Gang
+from aftershock.sut.gang_scheduler import PodGroup
 from aftershock.sut.records import NodeRecords
 from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import (
@@ -112,6 +113,8 @@ def _object(resource: str, name: str, draw) -> dict:
         if draw(st.booleans()):
             obj["status"]["conditions"] = [{"type": "Available", "status": status}]
         return obj
+    if resource == "podgroups":
+        return {"metadata": meta, "spec": {"minMember": draw(st.integers(1, 3))}}
     if resource == "noderecords":
         return {"metadata": meta, "spec": {"index": draw(st.integers(0, 2)),
                                            "node": draw(st.sampled_from(NODES))},
@@ -123,7 +126,7 @@ NAMES = {"pods": PODS, "nodes": NODES, "resourceclaims": ("c0", "c1"), "gangs": 
          "events": ("e0", "e1"), "statefulsets": ("data",), "storageclusters": ("data",),
          "noderecords": ("r0", "r1"), "persistentvolumeclaims": ("data-data-0", "data-data-2"),
          "persistentvolumes": ("pv-0",), "deployments": ("web",),
-         "resourceslices": ("n1-d", "n2-d")}
+         "resourceslices": ("n1-d", "n2-d"), "podgroups": ("web",)}
 
 
 @st.composite
@@ -303,8 +306,15 @@ def _storage() -> dict:
 
 LEDGER = {"written": [{"object": "o", "member": 2}]}
 WEB_0 = {"resource": "pods", "namespace": NS, "name": "web-0", "shown": "pod/web-0"}
+POD_GROUP = asdict(PodGroup("web", NS, {
+    "scheduler_name": "s", "min_member_path": "spec.minMember", "pod_selector": {"app": "{name}"},
+    "resource": {"group": "g", "version": "v1", "plural": "podgroups", "kind": "PodGroup"}}))
 # check: (params, what it reads: its own table, not the check's word)
 JUDGEMENTS = {
+    "all_or_nothing": ({"group": POD_GROUP, "window": 2}, {"pods", "podgroups"}),
+    "bound_onto_fit_nodes": ({"group": POD_GROUP, "grace": 1.0}, {"pods", "nodes"}),
+    "evicted_whole": ({"group": POD_GROUP, "actor": "ctl", "window": 2}, {"pods", "audit"}),
+    "kept_not_evicted": ({"group": POD_GROUP, "actor": "ctl"}, {"pods", "podgroups", "audit"}),
     "never_more_than": ({"namespace": NS, "selector": {"app": "web"}, "limit": 2}, {"pods"}),
     "always": ({"condition": "at most 2 pods of web are live", "context": CONTEXT}, {"pods"}),
     "eventually": ({"condition": "2 pods of web are Running", "context": CONTEXT, "start": 5,
@@ -417,6 +427,8 @@ WEB, TRAIN = ("pods", "web-"), ("gangs", "train")
 # What each check judges, counted here from the history (not from the check's own count):
 # (resource, name prefix) pairs; "audit" pairs name the actor; () is external data.
 SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "all_or_nothing": (WEB,), "bound_onto_fit_nodes": (WEB,),
+    "evicted_whole": (("audit", "ctl"),), "kept_not_evicted": (WEB,),
     "never_more_than": (WEB,), "always": (WEB,), "eventually": (WEB,),
     "stays_for": (("nodes", "n1"),), "happened_before": (WEB, ("pods", "db-0")),
     "no_earlier_than": (WEB,), "exactly": (WEB,), "deleted_by": (WEB,), "created_by": (WEB,),

@@ -1,0 +1,117 @@
+"""Steps about gang schedulers (the gang_scheduler concept): pod groups and B1-B4."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from aftershock import door, kube, writes, yamlsrc
+from aftershock.bdd.steps.implementation import dynamic_resource, implementation_actor
+from aftershock.properties import Judgement
+from aftershock.scenario import Scenario, StepFailed, given, then, when
+from aftershock.sut.concepts import concept
+from aftershock.sut.gang_scheduler import PodGroup
+from aftershock.sut.placeholders import fill
+
+SUCCEED_AFTER = "aftershock.io/succeed-after"  # the embedded cluster's kwok ends such a pod
+
+
+def _manifest(scenario: Scenario, key: str, values: dict[str, object]) -> dict:
+    path = scenario.facts["profile"].resolve(concept(scenario, "gang_scheduler")[key])
+    return yamlsrc.manifests(path, fill(path.read_text(), {
+        "namespace": scenario.namespace, **values}))[0]
+
+
+def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: int = 0,
+                after: int = 0) -> None:
+    mapping = concept(scenario, "gang_scheduler")
+    resource = mapping["resource"]
+    scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
+                           f"{size} pods, minMember {minimum}")
+    body = _manifest(scenario, "manifest", {"name": name, "min_member": minimum, "size": size})
+    writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
+                  fields={mapping["min_member_path"]: minimum})
+    pods = dynamic_resource(scenario, {"group": "", "version": "v1", "kind": "Pod"})
+    for index in range(size):
+        pod = _manifest(scenario, "pod_manifest", {
+            "name": name, "pod": f"{name}-{index}", "scheduler_name": mapping["scheduler_name"],
+            "cpu": "100m"})
+        if index < done:
+            pod["metadata"].setdefault("annotations", {})[SUCCEED_AFTER] = f"{after}s"
+        writes.apply(pods, pod, scenario.namespace)  # every field read back: a gated field
+        # the API server drops (a pod's schedulingGroup without GenericWorkload) is an error
+
+
+@given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}")
+def a_pod_group(scenario: Scenario, name: str, size: int, minimum: int) -> None:
+    _make_group(scenario, name, size, minimum)
+
+
+@given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, {done:d} of which "
+       "succeed {after:d} seconds after they run")
+def a_completing_pod_group(scenario: Scenario, name: str, size: int, minimum: int, done: int,
+                           after: int) -> None:
+    """Pods that finish: the embedded cluster's kwok turns a Running pod annotated
+    aftershock.io/succeed-after Succeeded that long after."""
+    if done > size:
+        raise StepFailed(f"{done} of {size} pods cannot succeed")
+    _make_group(scenario, name, size, minimum, done, after)
+
+
+@when("I delete {count:d} bound pods of the pod group {name:Name}")
+def delete_bound(scenario: Scenario, count: int, name: str) -> None:
+    group = PodGroup.of(scenario, name)
+    bound = sorted(group.bound(scenario.timeline.state()), key=lambda p: p["metadata"]["name"])
+    if len(bound) < count:
+        raise StepFailed(f"{group.ref} has {len(bound)} bound pods, not {count}")
+    corev1 = kube.core(scenario.api)
+    for pod in bound[:count]:
+        scenario.timeline.mark(f"delete pod/{scenario.namespace}/{pod['metadata']['name']}")
+        door.delete(corev1.delete_namespaced_pod, pod["metadata"]["name"], scenario.namespace)
+
+
+@when("I delete the pod group {name:Name}")
+def delete_group(scenario: Scenario, name: str) -> None:
+    """Its pods, then its object."""
+    group = PodGroup.of(scenario, name)
+    corev1 = kube.core(scenario.api)
+    for pod in group.pods(scenario.timeline.state()):
+        if not pod["metadata"].get("deletionTimestamp"):
+            door.delete(corev1.delete_namespaced_pod, pod["metadata"]["name"],
+                        scenario.namespace, missing_ok=True)
+    resource = concept(scenario, "gang_scheduler")["resource"]
+    scenario.timeline.mark(f"delete {group.ref}")
+    writes.delete(dynamic_resource(scenario, resource), name, scenario.namespace)
+
+
+def _group(scenario: Scenario, name: str) -> dict:
+    return asdict(PodGroup.of(scenario, name))
+
+
+@then("the gang scheduler bound the pod group {name:Name} all or nothing within {window:d} "
+      "seconds", check="all_or_nothing")
+def all_or_nothing(scenario: Scenario, name: str, window: int) -> None:
+    scenario.judge(Judgement("all_or_nothing", {"group": _group(scenario, name),
+                                                "window": window}))
+
+
+@then("the gang scheduler bound no pod of the pod group {name:Name} onto a cordoned, tainted "
+      "or NotReady node", check="bound_onto_fit_nodes")
+def onto_fit_nodes(scenario: Scenario, name: str) -> None:
+    scenario.judge(Judgement("bound_onto_fit_nodes", {"group": _group(scenario, name),
+                                                      "grace": 2.0}))
+
+
+@then("once the gang scheduler evicted a pod of the pod group {name:Name}, the whole group was "
+      "gone within {window:d} seconds", check="evicted_whole")
+def evicted_whole(scenario: Scenario, name: str, window: int) -> None:
+    scenario.judge(Judgement("evicted_whole", {"group": _group(scenario, name),
+                                               "actor": implementation_actor(scenario),
+                                               "window": window}))
+
+
+@then("the gang scheduler evicted no pod of the pod group {name:Name} while it kept its "
+      "minimum", check="kept_not_evicted")
+def kept_not_evicted(scenario: Scenario, name: str) -> None:
+    scenario.judge(Judgement("kept_not_evicted", {"group": _group(scenario, name),
+                                                  "actor": implementation_actor(scenario)}))
+

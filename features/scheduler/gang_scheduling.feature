@@ -1,0 +1,45 @@
+@shape:ten-small-nodes @concept:gang_scheduler
+Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, and evicts it whole
+  A gang scheduler binds a group's pods only when its minimum (minMember) can be bound at once,
+  never onto a cordoned, tainted or NotReady node; it evicts a group that fell below its minimum
+  whole, and never evicts a group that keeps it, its Succeeded pods counted (KAI-scheduler #1968
+  evicted gangs that were completing: its informer dropped their Succeeded pods). One pod fits
+  a node, so capacity is counted in nodes. Runs against any profile with the gang_scheduler
+  concept (aftershock run features/scheduler --profile profiles/gangscheduler-correct.yaml).
+
+  Background:
+    Given a cluster with 10 nodes
+    And the implementation under test is running
+
+  Scenario: A group that cannot have its minimum waits, and is then bound whole
+    Given a pod group filler of 7 pods with minMember 7
+    And within 30 seconds the pod group filler has 7 bound pods
+    And a pod group big of 4 pods with minMember 4
+    When 8 seconds pass
+    And I delete the pod group filler
+    Then within 30 seconds the pod group big has 4 bound pods
+    And the gang scheduler bound the pod group big all or nothing within 5 seconds (B1)
+    And the gang scheduler bound the pod group filler all or nothing within 5 seconds (B1)
+
+  Scenario: Nothing is bound onto a cordoned node
+    Given I cordon every node
+    And 3 seconds pass
+    And a pod group g of 2 pods with minMember 2
+    When 5 seconds pass
+    And I uncordon every node
+    Then within 30 seconds the pod group g has 2 bound pods
+    And the gang scheduler bound no pod of the pod group g onto a cordoned, tainted or NotReady node (B2)
+
+  Scenario: A group that fell below its minimum is evicted whole
+    Given a pod group g of 3 pods with minMember 3
+    And within 30 seconds the pod group g has 3 bound pods
+    And 3 seconds pass
+    When I delete 1 bound pods of the pod group g
+    And 12 seconds pass
+    Then once the gang scheduler evicted a pod of the pod group g, the whole group was gone within 5 seconds (B3)
+
+  Scenario: A group whose pods are completing is not evicted as stale
+    Given a pod group g of 3 pods with minMember 3, 2 of which succeed 3 seconds after they run
+    And within 30 seconds the pod group g has 2 Succeeded pods
+    When 9 seconds pass
+    Then the gang scheduler evicted no pod of the pod group g while it kept its minimum (B4)

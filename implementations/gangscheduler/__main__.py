@@ -1,0 +1,114 @@
+"""python -m implementations.gangscheduler --variant faulty|correct --kubeconfig K --namespace N"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import threading
+import time
+from typing import Any
+
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from implementations import load_config
+from implementations.gangscheduler import decisions
+from implementations.gangscheduler.decisions import GROUP_LABEL, SCHEDULER_NAME, Obj
+
+GROUP, VERSION, PLURAL = "aftershock.io", "v1", "podgroups"
+POLL = 0.2
+log = logging.getLogger("gang-scheduler")
+
+
+def _items(response: Any) -> list[Obj]:
+    return json.loads(response.data)["items"]
+
+
+class Scheduler:
+    def __init__(self, api: client.ApiClient, namespace: str, variant: str):
+        self.core = client.CoreV1Api(api)
+        self.objects = client.CustomObjectsApi(api)
+        self.namespace, self.variant = namespace, variant
+        self.whole: set[str] = set()  # groups that have had their minimum since last evicted
+        self.below: dict[str, float] = {}  # group uid -> when it fell below its minimum
+
+    def run(self) -> None:
+        while True:
+            try:
+                self.once()
+            except ApiException as exc:
+                log.warning("pass failed: %s %s", exc.status, exc.reason)
+            time.sleep(POLL)  # a polling scheduler: each pass reads everything afresh
+
+    def once(self) -> None:
+        nodes = _items(self.core.list_node(_preload_content=False))
+        pods = _items(self.core.list_pod_for_all_namespaces(_preload_content=False))
+        groups = self.objects.list_namespaced_custom_object(
+            GROUP, VERSION, self.namespace, PLURAL)["items"]
+        left = decisions.room(nodes, pods)
+        for group in sorted(groups, key=decisions.name):
+            members = [p for p in pods if p["metadata"].get("namespace") == self.namespace
+                       and (p["metadata"].get("labels") or {}).get(GROUP_LABEL)
+                       == decisions.name(group)
+                       and p["spec"].get("schedulerName") == SCHEDULER_NAME]
+            for pod, node in decisions.bindings(group, members, nodes, left, self.variant):
+                self._bind(pod, node)
+            self._stale(group, members)
+
+    def _stale(self, group: Obj, members: list[Obj]) -> None:
+        uid, now = group["metadata"]["uid"], time.monotonic()
+        if decisions.kept(members, self.variant) >= decisions.minimum(group):
+            self.whole.add(uid)
+            self.below.pop(uid, None)
+            return
+        if uid not in self.whole:
+            return
+        since = self.below.setdefault(uid, now)
+        if now - since < float(group["spec"].get("staleSeconds", 5)):
+            return
+        log.info("podgroup/%s/%s is stale: below minMember %d for %.1fs", self.namespace,
+                 decisions.name(group), decisions.minimum(group), now - since)
+        for pod in decisions.evictions(members, self.variant):
+            self._evict(pod)
+        self.whole.discard(uid)
+        self.below.pop(uid, None)
+
+    def _bind(self, pod: Obj, node: str) -> None:
+        body = client.V1Binding(metadata=client.V1ObjectMeta(name=decisions.name(pod)),
+                                target=client.V1ObjectReference(api_version="v1", kind="Node",
+                                                                name=node))
+        try:
+            self.core.create_namespaced_pod_binding(decisions.name(pod), self.namespace, body,
+                                                    _preload_content=False)
+            log.info("bound pod/%s/%s to node/%s", self.namespace, decisions.name(pod), node)
+        except ApiException as exc:
+            log.warning("binding pod/%s/%s to node/%s failed: %s", self.namespace,
+                        decisions.name(pod), node, exc.reason)
+
+    def _evict(self, pod: Obj) -> None:
+        try:
+            self.core.delete_namespaced_pod(decisions.name(pod), self.namespace)
+            log.info("evicted pod/%s/%s", self.namespace, decisions.name(pod))
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--variant", choices=decisions.VARIANTS, required=True)
+    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--namespace", required=True)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    scheduler = Scheduler(client.ApiClient(load_config(args.kubeconfig)), args.namespace,
+                          args.variant)
+    scheduler.once()
+    log.info("started gang-scheduler (%s) in namespace %s", args.variant, args.namespace)
+    threading.Thread(target=scheduler.run, name="schedule", daemon=True).start()
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

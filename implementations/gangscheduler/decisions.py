@@ -1,0 +1,143 @@
+"""What the gang scheduler decides, as pure functions of pods, nodes and groups (plain dicts,
+as the API serves them)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+VARIANTS = ("correct", "faulty")
+SCHEDULER_NAME = "aftershock-gang-scheduler"
+GROUP_LABEL = "aftershock.io/pod-group"
+TERMINAL = ("Succeeded", "Failed")
+UNITS = {"": 1, "m": 0.001, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+         "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40}
+Obj = dict[str, Any]
+
+
+def quantity(text: str | int | float) -> float:
+    found = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", str(text).strip())
+    if not found or found.group(2) not in UNITS:
+        raise ValueError(f"not a quantity: {text!r}")
+    return float(found.group(1)) * UNITS[found.group(2)]
+
+
+def name(obj: Obj) -> str:
+    return obj["metadata"]["name"]
+
+
+def node_of(pod: Obj) -> str:
+    return (pod.get("spec") or {}).get("nodeName") or ""
+
+
+def deleting(obj: Obj) -> bool:
+    return bool(obj["metadata"].get("deletionTimestamp"))
+
+
+def phase(pod: Obj) -> str:
+    return (pod.get("status") or {}).get("phase", "")
+
+
+def holds_place(pod: Obj) -> bool:
+    """Bound and not finished: it uses its node's room (while being deleted too)."""
+    return bool(node_of(pod)) and phase(pod) not in TERMINAL
+
+
+def requests(pod: Obj) -> dict[str, float]:
+    total: dict[str, float] = {}
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        for key, value in ((container.get("resources") or {}).get("requests") or {}).items():
+            total[key] = total.get(key, 0.0) + quantity(value)
+    return total
+
+
+def takes(node: Obj, pod: Obj, variant: str) -> bool:
+    """Whether the node would take the pod at all (its room aside)."""
+    ready = [c for c in (node.get("status") or {}).get("conditions") or []
+             if c.get("type") == "Ready"]
+    if not ready or ready[0].get("status") != "True":
+        return False
+    if variant == "faulty":
+        return True  # the bug: cordons and taints are not looked at
+    spec = node.get("spec") or {}
+    if spec.get("unschedulable"):
+        return False
+    tolerated = (pod.get("spec") or {}).get("tolerations") or []
+    return not any(t.get("effect") in ("NoSchedule", "NoExecute") and
+                   not any(_tolerates(tol, t) for tol in tolerated)
+                   for t in spec.get("taints") or [])
+
+
+def _tolerates(toleration: Obj, taint: Obj) -> bool:
+    if toleration.get("effect") and toleration["effect"] != taint.get("effect"):
+        return False
+    if toleration.get("operator") == "Exists":
+        return not toleration.get("key") or toleration["key"] == taint.get("key")
+    return (toleration.get("key") == taint.get("key")
+            and toleration.get("value", "") == taint.get("value", ""))
+
+
+def room(nodes: list[Obj], pods: list[Obj]) -> dict[str, dict[str, float]]:
+    """What each node has left of its allocatable resources (pods counted as one each)."""
+    left = {}
+    for node in nodes:
+        allocatable = (node.get("status") or {}).get("allocatable") or {}
+        left[name(node)] = {key: quantity(value) for key, value in allocatable.items()}
+    for pod in pods:
+        if holds_place(pod) and node_of(pod) in left:
+            have = left[node_of(pod)]
+            for key, value in {**requests(pod), "pods": 1}.items():
+                if key in have:
+                    have[key] -= value
+    return left
+
+
+def place(pods: list[Obj], nodes: list[Obj], left: dict[str, dict[str, float]],
+          variant: str) -> list[tuple[Obj, str]]:
+    """First fit, in name order; ``left`` is updated by every placement."""
+    placed = []
+    for pod in sorted(pods, key=name):
+        need = {**requests(pod), "pods": 1}
+        for node in sorted(nodes, key=name):
+            have = left.get(name(node), {})
+            if takes(node, pod, variant) and all(have.get(k, 0) >= v for k, v in need.items()
+                                                 if k in have):
+                for key, value in need.items():
+                    if key in have:
+                        have[key] -= value
+                placed.append((pod, name(node)))
+                break
+    return placed
+
+
+def minimum(group: Obj) -> int:
+    return int((group.get("spec") or {}).get("minMember", 1))
+
+
+def kept(pods: list[Obj], variant: str) -> int:
+    """How many pods count towards the group's minimum: bound and alive, and (the correct
+    variant) those that Succeeded."""
+    alive = [p for p in pods if holds_place(p) and not deleting(p)]
+    done = [p for p in pods if phase(p) == "Succeeded"] if variant == "correct" else []
+    return len(alive) + len(done)
+
+
+def bindings(group: Obj, pods: list[Obj], nodes: list[Obj], left: dict[str, dict[str, float]],
+             variant: str) -> list[tuple[Obj, str]]:
+    """The bindings to make for one group now: all of its waiting pods that fit, when they
+    bring it to its minimum (the faulty variant: whatever fits)."""
+    waiting = [p for p in pods if not node_of(p) and not deleting(p)]
+    if not waiting:
+        return []
+    trial = {node: dict(have) for node, have in left.items()}
+    placed = place(waiting, nodes, trial, variant)
+    if variant == "correct" and kept(pods, variant) + len(placed) < minimum(group):
+        return []
+    left.update(trial)
+    return placed
+
+
+def evictions(pods: list[Obj], variant: str) -> list[Obj]:
+    """The pods a stale group loses: all of them alive (the faulty variant: one)."""
+    alive = sorted((p for p in pods if not deleting(p) and phase(p) not in TERMINAL), key=name)
+    return alive[:1] if variant == "faulty" else alive

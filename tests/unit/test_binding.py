@@ -1,0 +1,207 @@
+"""B1-B4 over synthetic histories: each passes on what a correct gang scheduler does and is
+violated on the bug it guards (the faulty reference scheduler's four), through the one rule."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.sut.gang_scheduler import PodGroup
+from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, WATCH, Entry
+
+NS, SCHEDULER = "ns", "system:serviceaccount:ns:gang"
+GROUP = PodGroup("g", NS, {
+    "scheduler_name": "s", "min_member_path": "spec.minMember",
+    "resource": {"group": "aftershock.io", "version": "v1", "plural": "podgroups",
+                 "kind": "PodGroup"},
+    "pod_selector": {"aftershock.io/pod-group": "{name}"}})
+
+
+class History:
+    def __init__(self, minimum: int = 3) -> None:
+        self.entries: list[Entry] = []
+        self._add(0.0, WATCH, resource="podgroups", namespace=NS, name="g", type="ADDED",
+                  object={"metadata": {"name": "g", "namespace": NS},
+                          "spec": {"minMember": minimum}})
+
+    def _add(self, at: float, kind: str, **fields) -> Entry:
+        entry = Entry(seq=len(self.entries), mono=at, wall=1e9 + at, kind=kind,
+                      rv=str(len(self.entries) + 1), **fields)
+        self.entries.append(entry)
+        return entry
+
+    def pod(self, at: float, name: str, node: str = "", phase: str = "Pending",
+            type: str = "MODIFIED", deleting: bool = False) -> Entry:
+        meta = {"name": name, "namespace": NS, "uid": f"uid-{name}",
+                "labels": {"aftershock.io/pod-group": "g"}}
+        if deleting:
+            meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        return self._add(at, WATCH, resource="pods", namespace=NS, name=name, uid=meta["uid"],
+                         type=type, object={"metadata": meta, "spec": {"nodeName": node},
+                                            "status": {"phase": phase}})
+
+    def node(self, at: float, name: str, cordoned: bool = False, ready: bool = True) -> None:
+        self._add(at, WATCH, resource="nodes", name=name, type="MODIFIED", object={
+            "metadata": {"name": name}, "spec": {"unschedulable": cordoned},
+            "status": {"conditions": [{"type": "Ready", "status": str(ready)}]}})
+
+    def evict(self, at: float, name: str, actor: str = SCHEDULER) -> Entry:
+        return self._add(at, AUDIT, resource="pods", namespace=NS, name=name, verb="delete",
+                         actor=actor, code=200)
+
+    def gap(self, at: float, until: float) -> None:
+        self._add(at, GAP_START, resource="pods", detail="410 Gone")
+        self._add(until, GAP_END, resource="pods", detail="re-listed")
+
+    def created(self, names: list[str], at: float = 0.1) -> None:
+        for name in names:
+            self.pod(at, name, type="ADDED")
+
+
+def judge(check: str, history: History, ids: list[str], **params):
+    return properties.judge(ids, Judgement(check, {"group": asdict(GROUP), **params}),
+                            history.entries)
+
+
+def test_b1_passes_when_the_group_is_bound_whole_at_once():
+    h = History()
+    h.created(["a", "b", "c"])
+    for i, name in enumerate("abc"):
+        h.pod(1 + i * 0.01, name, f"n{i}", "Running")
+    verdict = judge("all_or_nothing", h, ["B1"], window=5)
+    assert verdict.status == PASS, verdict.explain()
+    assert "3 bindings" in verdict.summary
+
+
+def test_b1_is_violated_by_a_binding_in_part_that_stands_past_the_window():
+    h = History(minimum=4)
+    h.created(["a", "b", "c", "d"])
+    for i, name in enumerate("abc"):
+        h.pod(1, name, f"n{i}", "Running")
+    h.pod(12, "d", "n3", "Running")  # the fourth only once room was made, 11 s later
+    verdict = judge("all_or_nothing", h, ["B1"], window=5)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/a was bound to node/n0" in verdict.summary and "at most 3" in verdict.summary
+
+
+def test_b1_counts_succeeded_pods_towards_the_minimum():
+    h = History()
+    h.created(["a", "b", "c"])
+    for name in "abc":
+        h.pod(1, name, "n1", "Running")
+    h.pod(3, "a", "n1", "Succeeded")
+    h.pod(4, "d", type="ADDED")
+    verdict = judge("all_or_nothing", h, ["B1"], window=5)
+    assert verdict.status == PASS, verdict.explain()
+
+
+def test_b1_is_unknown_when_the_window_is_not_over():
+    h = History(minimum=4)
+    h.created(["a", "b", "c", "d"])
+    h.pod(1, "a", "n0", "Running")
+    h.pod(2, "b", type="MODIFIED")
+    assert judge("all_or_nothing", h, ["B1"], window=5).status == UNKNOWN
+
+
+def test_b1_violation_needs_its_window_recorded():
+    h = History(minimum=4)
+    h.created(["a", "b", "c", "d"])
+    h.pod(1, "a", "n0", "Running")
+    h.gap(3, 4)
+    h.pod(12, "b", "n1", "Running")
+    verdict = judge("all_or_nothing", h, ["B1"], window=5)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+
+
+def test_b2_is_violated_by_a_binding_onto_a_node_cordoned_long_before():
+    h = History(minimum=1)
+    h.node(0.5, "n1", cordoned=True)
+    h.created(["a"], at=1)
+    h.pod(4, "a", "n1", "Running")
+    verdict = judge("bound_onto_fit_nodes", h, ["B2"], grace=2.0)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "node/n1, cordoned for 3.50s" in verdict.summary
+
+
+def test_b2_passes_a_binding_made_before_the_cordon_was_old_and_one_onto_a_fit_node():
+    h = History(minimum=1)
+    h.node(0.1, "n2")
+    h.node(3.5, "n1", cordoned=True)
+    h.created(["a", "b"], at=1)
+    h.pod(4, "a", "n1", "Running")  # a scheduler's snapshot may be 0.5 s old
+    h.pod(4, "b", "n2", "Running")
+    verdict = judge("bound_onto_fit_nodes", h, ["B2"], grace=2.0)
+    assert verdict.status == PASS, verdict.explain()
+
+
+def test_b2_is_violated_by_a_not_ready_node():
+    h = History(minimum=1)
+    h.node(0.1, "n1", ready=False)
+    h.created(["a"], at=1)
+    h.pod(4, "a", "n1", "Running")
+    assert judge("bound_onto_fit_nodes", h, ["B2"]).status == VIOLATED
+
+
+def _bound_three(h: History) -> None:
+    h.created(["a", "b", "c"])
+    for name in "abc":
+        h.pod(1, name, "n1", "Running")
+
+
+def test_b3_passes_when_an_eviction_takes_the_whole_group():
+    h = History()
+    _bound_three(h)
+    h.pod(2, "a", "n1", "Running", deleting=True)  # the harness took one away
+    h.evict(8, "b")
+    h.evict(8, "c")
+    h.pod(8.1, "b", "n1", "Running", deleting=True)
+    h.pod(8.1, "c", "n1", "Running", deleting=True)
+    h.pod(20, "b", "n1", "Running", type="DELETED")
+    verdict = judge("evicted_whole", h, ["B3"], actor=SCHEDULER, window=5)
+    assert verdict.status == PASS, verdict.explain()
+
+
+def test_b3_is_violated_by_an_eviction_that_leaves_a_remnant():
+    h = History()
+    _bound_three(h)
+    h.pod(2, "a", "n1", "Running", deleting=True)
+    h.evict(8, "b")
+    h.pod(8.1, "b", "n1", "Running", deleting=True)
+    h.pod(20, "b", "n1", "Running", type="DELETED")
+    verdict = judge("evicted_whole", h, ["B3"], actor=SCHEDULER, window=5)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/c of it was still bound to node/n1" in verdict.summary
+
+
+def test_b3_without_an_eviction_is_unknown_naming_it():
+    h = History()
+    _bound_three(h)
+    h.evict(5, "a", actor="aftershock")  # the harness's, not the scheduler's
+    verdict = judge("evicted_whole", h, ["B3"], actor=SCHEDULER, window=5)
+    assert verdict.status == UNKNOWN and "nothing to judge" in verdict.summary
+    assert "evicted no pod" in verdict.summary
+
+
+def test_b4_is_violated_by_evicting_a_group_that_is_completing():
+    h = History()
+    _bound_three(h)
+    h.pod(4, "a", "n1", "Succeeded")
+    h.pod(4, "b", "n1", "Succeeded")
+    h.evict(10, "c")
+    verdict = judge("kept_not_evicted", h, ["B4"], actor=SCHEDULER)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "2 Succeeded: a, b" in verdict.summary
+
+
+def test_b4_passes_an_eviction_of_a_group_below_its_minimum_and_no_eviction():
+    h = History()
+    _bound_three(h)
+    h.pod(2, "a", "n1", "Running", deleting=True)
+    h.evict(8, "b")
+    assert judge("kept_not_evicted", h, ["B4"], actor=SCHEDULER).status == PASS
+    quiet = History()
+    _bound_three(quiet)
+    verdict = judge("kept_not_evicted", quiet, ["B4"], actor=SCHEDULER)
+    assert verdict.status == PASS and "evicted none of the 3 pods" in verdict.summary
