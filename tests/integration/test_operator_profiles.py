@@ -14,15 +14,19 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.cluster
 
 
-def _run(tmp: Path, profile: str, *selection: str, where: str = "features/operator"):
+def _run(tmp: Path, profiles: str | tuple[str, ...], *selection: str,
+         where: str = "features/operator"):
     """Run as a user would, into pytest's tmp dir (which pytest prunes, unlike mkdtemp's, of
     which every CI run left seven in /tmp); then judge the saved run again (`aftershock judge
-    --check`): the matrix from its recorded judgements must be the one the run printed."""
-    run = tmp / profile
+    --check`): the matrix from its recorded judgements must be the one the run printed. A
+    faulty profile and its correct twin run together, on one cluster."""
+    profiles = (profiles,) if isinstance(profiles, str) else profiles
+    run = tmp / "-".join(profiles)
     result = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "run", where, "--profile",
-         f"profiles/{profile}.yaml", "-p", "no:cacheprovider", "--run-dir", str(run),
-         *selection], capture_output=True, text=True, cwd=REPO, timeout=900)
+        [sys.executable, "-m", "aftershock.cli", "run", where,
+         *[arg for p in profiles for arg in ("--profile", f"profiles/{p}.yaml")],
+         "-p", "no:cacheprovider", "--run-dir", str(run), *selection],
+        capture_output=True, text=True, cwd=REPO, timeout=900)
     again = subprocess.run([sys.executable, "-m", "aftershock.cli", "judge", str(run),
                             "--check"], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert again.returncode == 0 and "the same matrix as recorded" in again.stdout, \
@@ -31,25 +35,31 @@ def _run(tmp: Path, profile: str, *selection: str, where: str = "features/operat
     return result
 
 
+def _failed(result) -> set[str]:
+    """The profiles whose scenarios failed (pytest's FAILED lines end in [<profile>...])."""
+    return {profile for line in result.stdout.splitlines() if line.startswith("FAILED ")
+            for profile in PROFILE_IDS if f"[{profile}" in line}
+
+
+PROFILE_IDS = ("replicagroup-faulty", "replicagroup-correct", "storage-faulty",
+               "storage-correct", "noderecords-faulty", "noderecords-correct")
+
+
 N_FEATURE = "features/operator/node_record_reclaim.feature"
 INDEX_0_AND_HIGHEST = "0-N1 or 0-N3 or highest"  # ids: [index 0-N1, N5], [the highest index-N1]
 
 
-def test_the_faulty_replicagroup_violates_r1_with_a_witness(tmp_path: Path):
-    result = _run(tmp_path, "replicagroup-faulty", "-k", "2-5")
+def test_the_faulty_replicagroup_violates_r1_with_a_witness_and_the_correct_passes(
+        tmp_path: Path):
+    result = _run(tmp_path, ("replicagroup-faulty", "replicagroup-correct"), "-k",
+                  "2-5 and (replicagroup-faulty or overcreation or churn or marks)")
     assert result.returncode == 1, result.stdout[-3000:]
     assert "R1: VIOLATED" in result.stdout
     assert "live pods of replica group web at once, more than 5" in result.stdout
     assert "witness (6 events" in result.stdout
     for also in ("R2", "R3", "R4", "R6"):
         assert f"{also}: VIOLATED" in result.stdout, also
-
-
-def test_the_correct_replicagroup_passes(tmp_path: Path):
-    result = _run(tmp_path, "replicagroup-correct", "-k",
-                  "2-5 and (overcreation or churn or marks)")
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "3 passed" in result.stdout
+    assert _failed(result) == {"replicagroup-faulty"}, result.stdout[-3000:]
 
 
 def test_the_replicaset_controller_passes_r1_under_a_5s_delay(tmp_path: Path):
@@ -58,34 +68,29 @@ def test_the_replicaset_controller_passes_r1_under_a_5s_delay(tmp_path: Path):
     assert "1 passed" in result.stdout
 
 
-def test_the_faulty_storage_operator_wipes_and_serves_errors(tmp_path: Path):
-    result = _run(tmp_path, "storage-faulty", "-k", "retain and not service")
+def test_the_faulty_storage_operator_wipes_and_serves_errors_and_the_correct_passes(
+        tmp_path: Path):
+    result = _run(tmp_path, ("storage-faulty", "storage-correct"), "-k",
+                  "retain and not service")
     assert result.returncode == 1, result.stdout[-3000:]
     for name in ("S2", "S3", "S5"):
         assert f"{name}: VIOLATED" in result.stdout, name
     assert "server errors" in result.stdout and "DataWiped on pod/data-2" in result.stdout
     # S1 (the wipe reaching member 0 on the freed node) needs member 0 Ready there before the
     # faulty wipe starts, ~3 s after the scale-down: usual, but a loaded machine may miss it.
+    assert _failed(result) == {"storage-faulty"}, result.stdout[-3000:]
+    assert "2 failed, 2 passed" in result.stdout, result.stdout[-3000:]
 
 
-def test_the_correct_storage_operator_passes(tmp_path: Path):
-    result = _run(tmp_path, "storage-correct", "-k", "retain and not service")
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "2 passed" in result.stdout
-
-
-def test_the_faulty_noderecords_never_reclaims_index_0(tmp_path: Path):
-    result = _run(tmp_path, "noderecords-faulty", "-k", INDEX_0_AND_HIGHEST, where=N_FEATURE)
+def test_the_faulty_noderecords_never_reclaims_index_0_and_the_correct_does(tmp_path: Path):
+    result = _run(tmp_path, ("noderecords-faulty", "noderecords-correct"), "-k",
+                  INDEX_0_AND_HIGHEST, where=N_FEATURE)
     assert result.returncode == 1, result.stdout[-3000:]
     assert "N1, N5: VIOLATED: index 0 no longer held by" in result.stdout
     assert "N3, N5: VIOLATED" in result.stdout
-    assert "2 failed, 2 passed" in result.stdout, "only index 0 is mishandled"
-
-
-def test_the_correct_noderecords_passes(tmp_path: Path):
-    result = _run(tmp_path, "noderecords-correct", "-k", INDEX_0_AND_HIGHEST, where=N_FEATURE)
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "4 passed" in result.stdout
+    # only index 0 is mishandled: the faulty one's other two pass, and all of the correct's
+    assert "2 failed, 6 passed" in result.stdout, result.stdout[-3000:]
+    assert _failed(result) == {"noderecords-faulty"}, result.stdout[-3000:]
 
 
 def test_the_statefulset_controller_and_node_cleanup_pass_the_kubernetes_forms(tmp_path: Path):
