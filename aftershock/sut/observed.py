@@ -131,12 +131,10 @@ class ObservedImplementation(Observed):
         self.implementation.start(self.kubeconfig)
 
     def crash(self) -> None:
-        if self.implementation.record is not None:
-            processes.kill([self.implementation.record])
+        processes.kill(self.implementation.records)
 
     def start_again(self) -> None:
-        if self.implementation.process is not None:
-            self.implementation.process.wait(timeout=10)
+        self.implementation.stop()  # reaps what the crash killed, companions too
         self.implementation.start(self.kubeconfig)
 
     def go_back(self) -> None:

@@ -39,6 +39,16 @@ class Start:
     serving_certificate: bool = False  # {tls_dir} and {ca_bundle}
     files: dict[str, str] = field(default_factory=dict)  # name → template, into {files}
     manifests: tuple[str, ...] = ()  # applied once it is ready, removed at the end
+    companions: tuple[Companion, ...] = ()  # more processes, started before it
+
+
+@dataclass(frozen=True)
+class Companion:
+    """One more process of an implementation (KAI-scheduler's binder beside its scheduler)."""
+
+    name: str
+    command: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,7 @@ class Profile:
     actor: str | None = None
     in_cluster: InCluster | None = None
     build: Build | None = None
+    more_builds: dict[str, Build] = field(default_factory=dict)  # {binary_<name>}
     rbac_from: tuple[str, ...] = ()
     gang_scheduling: bool = False  # the cluster it runs on needs kube-scheduler's gangs on
 
@@ -174,6 +185,9 @@ def load_profile(path: str | Path) -> Profile:
             serving_certificate=bool(start.get("serving_certificate", False)),
             files=dict(start.get("files") or {}),
             manifests=tuple(start.get("manifests") or ()),
+            companions=tuple(Companion(c["name"], tuple(c["command"]),
+                                       {k: str(v) for k, v in (c.get("env") or {}).items()})
+                             for c in start.get("companions") or ()),
         ) if start else None,
         rbac=tuple(raw.get("rbac") or ()),
         cluster_rbac=tuple(raw.get("cluster_rbac") or ()),
@@ -182,6 +196,7 @@ def load_profile(path: str | Path) -> Profile:
         actor=raw.get("actor"),
         in_cluster=in_cluster,
         build=_build(doc, raw.get("build")),
+        more_builds=profile_paths.more_builds(doc, raw.get("build")),
         rbac_from=tuple(raw.get("rbac_from") or ()),
         gang_scheduling=bool((raw.get("cluster") or {}).get("gangScheduling", False)),
     )

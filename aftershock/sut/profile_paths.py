@@ -5,6 +5,8 @@ one the CRD's schema can address. A wrong one is a UserError naming file:line.""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +102,24 @@ def build_of(doc: Located, raw: dict[str, Any] | None) -> Build | None:
     except ValueError as exc:
         field, why = exc.args
         raise doc.error(f"field 'build.{field}': {why}", "build", field) from None
+
+
+def more_builds(doc: Located, raw: dict[str, Any] | None) -> dict[str, Build]:
+    """The build's other programs of the same source tree, by name."""
+    more = (raw or {}).get("more") or {}
+    if not more:
+        return {}
+    if "git" not in (raw or {}):
+        raise doc.error("field 'build.more' goes with 'git': more programs of one source tree",
+                        "build", "more")
+    main = SourceBuild.parse(raw)
+    found = {}
+    for name, package in more.items():
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise doc.error(f"field 'build.more': '{name}' is not a name for a placeholder "
+                            "(lower case letters, digits and _)", "build", "more")
+        found[name] = replace(main, package=str(package), binary=name)
+    return found
 
 
 def crd_schemas(files: list[Path]) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:

@@ -140,6 +140,9 @@ SCHEMA = {
         "binary": Field(str, expected="the program it makes (default: the package's name)"),
         "own_module": Field(bool, expected="true to build a published module in its own "
                                            "directory, where its replace lines hold"),
+        "more": Field("map", items=Field(str),
+                      expected="more programs of the same source tree, name: package (each "
+                               "filled in as {binary_<name>})"),
     }),
     "rbac_from": Field("list", items=Field(str),
                        expected="RBAC manifests (ClusterRole or Role) whose rules it is granted "
@@ -178,6 +181,13 @@ SCHEMA = {
                            expected="manifests applied once it is ready, with its placeholders "
                                     "filled (webhook configurations pointing at it); removed "
                                     "when the scenario ends"),
+        "companions": Field("list", items=Field("map", schema={
+            "name": Field(str, required=True, expected="a name for its log lines"),
+            "command": Field("list", required=True, items=Field(str),
+                             expected="a list of strings (the command and its arguments)"),
+            "env": STRING_MAP,
+        }), expected="more processes of the implementation (a gang scheduler's binder), "
+                     "started before it with its placeholders and identity, stopped with it"),
     }),
     "install_in_cluster": Field("map", schema={
         "image": Field(str, required=True,

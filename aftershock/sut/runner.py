@@ -40,6 +40,8 @@ class Implementation:
     token: str = ""
     process: subprocess.Popen | None = None
     record: processes.ProcessRecord | None = None
+    companions: list[tuple[str, subprocess.Popen, processes.ProcessRecord]] = field(
+        default_factory=list)
     starts: list[float] = field(default_factory=list)
     # What it is given at its first start and keeps across restarts: {port_<name>}, {tls_dir},
     # {ca_bundle}, {files}; and the manifests applied once it was ready.
@@ -123,18 +125,32 @@ class Implementation:
                   "node_data": str(self.node_data), **self.profile.module_values()}
         if self.profile.build is not None:
             values["binary"] = str(ensure(self.profile.build))
+        for name, build in self.profile.more_builds.items():
+            values[f"binary_{name}"] = str(ensure(build))
         values.update(self._given(values))
-        command = fill_all(start.command, values)
         cwd = self.profile.resolve(start.cwd)
         offset = self.log.stat().st_size if self.log.exists() else 0
-        env = {key: fill_all([value], values)[0] for key, value in start.env.items()}
-        self.process, self.record = processes.spawn(self.profile.name, command, self.log,
-                                                    env=env, cwd=cwd)
-        if self.state is not None:
-            processes.adopt(self.state, self.key, self.record)
+        for companion in start.companions:
+            self._spawn(f"{self.profile.name}-{companion.name}", companion.command,
+                        companion.env, values, cwd)
+        self.process, self.record = self._spawn(self.profile.name, start.command, start.env,
+                                                values, cwd)
         self.starts.append(time.monotonic())
         self._wait_ready(offset, values)
         self._apply_start_manifests(values)
+
+    def _spawn(self, name: str, command: tuple[str, ...], env: dict[str, str],
+               values: dict[str, str], cwd: Path):
+        """One of its processes, its output in the implementation's log, recorded with the
+        cluster (a companion under its own key) so `cluster gc` ends it after a SIGKILL."""
+        started = processes.spawn(name, fill_all(command, values), self.log, cwd=cwd,
+                                  env={k: fill_all([v], values)[0] for k, v in env.items()})
+        key = self.key if name == self.profile.name else f"{self.key}/{name}"
+        if name != self.profile.name:
+            self.companions.append((key, *started))
+        if self.state is not None:
+            processes.adopt(self.state, key, started[1])
+        return started
 
     def _given(self, values: dict[str, str]) -> dict[str, str]:
         """Free ports and a serving key pair, made at the first start and kept across restarts;
@@ -176,9 +192,12 @@ class Implementation:
         deadline = time.monotonic() + start.ready_timeout
         missing = ["a first look"]
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.profile.name} exited with {self.process.returncode}: "
-                                   + self.log.read_text()[-2000:])
+            for name, process in [(self.profile.name, self.process),
+                                  *[(key.rsplit("/", 1)[-1], p)
+                                    for key, p, _ in self.companions]]:
+                if process.poll() is not None:
+                    raise RuntimeError(f"{name} exited with {process.returncode}: "
+                                       + self.log.read_text()[-2000:])
             missing = readiness.waiting_for(start, self.log, offset, self.api, self.namespace,
                                             values)
             if not missing:
@@ -187,14 +206,22 @@ class Implementation:
         raise RuntimeError(f"{self.profile.name} was not ready within "
                            f"{start.ready_timeout:.0f}s: no {'; no '.join(missing)}")
 
+    @property
+    def records(self) -> list[processes.ProcessRecord]:
+        """Its processes: the main one and its companions."""
+        return [r for r in [self.record, *[r for _, _, r in self.companions]] if r]
+
     def stop(self) -> None:
-        if self.record is not None:
-            processes.terminate([self.record], grace=self.profile.start.stop_grace)
-        if self.process is not None:
-            self.process.wait(timeout=10)
+        if self.records:
+            processes.terminate(self.records, grace=self.profile.start.stop_grace)
+        for process in [self.process, *[p for _, p, _ in self.companions]]:
+            if process is not None:
+                process.wait(timeout=10)
         if self.state is not None:
-            processes.release(self.state, self.key)
+            for key in [self.key, *[k for k, _, _ in self.companions]]:
+                processes.release(self.state, key)
         self.process = self.record = None
+        self.companions = []
 
 
 def free_port() -> int:

@@ -101,6 +101,26 @@ def test_a_profile_built_from_a_source_tree_fills_module_dir(repository, tmp_pat
     assert profile.resolve("{module_dir}/crds/crd.yaml").is_file()
 
 
+def test_more_programs_of_a_source_tree_build_each_beside_the_first(repository, tmp_path):
+    """KAI-scheduler needs its scheduler and its binder: ``build.more`` names more packages of
+    the same tree, each built (and cached) as the program of that name."""
+    repo, _ = repository
+    (repo / "operator" / "cmd" / "binder").mkdir()
+    (repo / "operator" / "cmd" / "binder" / "main.go").write_text(
+        'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("binder") }\n')
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "binder")
+    path = tmp_path / "p.yaml"
+    path.write_text(PROFILE.format(url=URL, commit=_git(repo, "rev-parse", "HEAD")).replace(
+        "  package: ./cmd\n", "  package: ./cmd\n  more: {binder: ./cmd/binder}\n"))
+    profile = load_profile(path)
+    [(name, build)] = profile.more_builds.items()
+    assert (name, build.package, build.binary) == ("binder", "./cmd/binder", "binder")
+    made = gobuild.ensure(build, progress=lambda _: None)
+    assert made.name == "binder"
+    assert subprocess.run([made], capture_output=True, text=True).stdout == "binder\n"
+
+
 PROFILE = """name: acme
 build:
   git: {url}
@@ -144,6 +164,10 @@ concepts:
      "field 'build.dir': '../up' is not a folder inside the repository"),
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  own_module: true\n", 5,
      "field 'build.own_module' goes with 'go'"),
+    ("  go: x.io/a/cmd@v1.0.0\n  more: {binder: ./cmd/binder}\n", 4,
+     "field 'build.more' goes with 'git'"),
+    ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  more: {Binder-2: ./b}\n", 5,
+     "field 'build.more': 'Binder-2' is not a name for a placeholder"),
 ])
 def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     path = tmp_path / "p.yaml"
