@@ -4,8 +4,10 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
   never onto a cordoned, tainted or NotReady node; it evicts a group that fell below its minimum
   whole, and never evicts a group that keeps it, its Succeeded pods counted (KAI-scheduler #1968
   evicted gangs that were completing: its informer dropped their Succeeded pods). One pod fits
-  a node, so capacity is counted in nodes. Runs against any profile with the gang_scheduler
-  concept (aftershock run features/scheduler --profile profiles/gangscheduler-correct.yaml).
+  a node, so capacity is counted in nodes. The last two scenarios do the same under faults on
+  the scheduler: killed between two bindings of a gang, and its pod watch delayed. Runs against
+  any profile with the gang_scheduler concept (aftershock run features/scheduler --profile
+  profiles/gangscheduler-correct.yaml).
 
   Background:
     Given a cluster with 10 nodes
@@ -41,5 +43,22 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
   Scenario: A group whose pods are completing is not evicted as stale
     Given a pod group g of 3 pods with minMember 3, 2 of which succeed 3 seconds after they run
     And within 30 seconds the pod group g has 2 Succeeded pods
-    When 9 seconds pass
+    When 12 seconds pass
     Then the gang scheduler evicted no pod of the pod group g while it kept its minimum (B4)
+
+  Scenario: A restart between two bindings leaves the gang bound whole
+    Given the implementation is killed and restarted right after its 2nd pod create
+    And a pod group g of 4 pods with minMember 4
+    Then within 30 seconds the pod group g has 4 bound pods
+    And the gang scheduler bound the pod group g all or nothing within 10 seconds (B1)
+
+  Scenario: Under a delayed pod watch a gang waits for room and is then bound whole
+    Given the pod watch of the implementation is delayed by 3 seconds
+    And a pod group filler of 7 pods with minMember 7
+    And within 60 seconds the pod group filler has 7 bound pods
+    And a pod group big of 4 pods with minMember 4
+    When 12 seconds pass
+    And I delete the pod group filler
+    Then within 60 seconds the pod group big has 4 bound pods
+    And the gang scheduler bound the pod group big all or nothing within 10 seconds (B1)
+    And the gang scheduler bound no pod of the pod group big onto a cordoned, tainted or NotReady node (B2)

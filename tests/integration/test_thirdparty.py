@@ -117,3 +117,35 @@ def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it(tmp_pa
         assert "after the scheduler bound a replica in part" in result.stdout, \
             result.stdout[-3000:]
     assert result.returncode == 1  # both scenarios failed: violations, not errors
+
+
+KAI_BUGGY, KAI_FIXED = "kai-v0.17.0", "kai-3767c11e"
+
+
+@pytest.mark.cluster
+def test_kai_scheduler_at_v0_17_0_evicts_a_completing_gang_and_at_its_fix_does_not(
+        tmp_path: Path):
+    """KAI-scheduler #1968, built from its source: at v0.17.0 its pod informer drops Succeeded
+    pods, so a gang whose pods are completing looks short and is evicted as stale (B4 violated,
+    the Succeeded pods named); at 3767c11e, the fix, it is not. The other gang properties hold
+    at both."""
+    try:
+        for name in (KAI_BUGGY, KAI_FIXED):
+            load_profile(THIRDPARTY / f"{name}.yaml")
+    except SourceUnreachable as exc:
+        pytest.skip(str(exc))
+    run = tmp_path / "kai"
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run",
+         "features/scheduler/gang_scheduling.feature", "--profile",
+         f"profiles/thirdparty/{KAI_BUGGY}.yaml", "--profile",
+         f"profiles/thirdparty/{KAI_FIXED}.yaml", "-p", "no:cacheprovider", "--run-dir",
+         str(run)], capture_output=True, text=True, cwd=REPO, timeout=1800)
+    outcomes = {row["profile"]: row["outcomes"] for row in map(
+        json.loads, (run / "matrix.jsonl").read_text().splitlines())}
+    assert outcomes[KAI_BUGGY]["B4"] == "violated", result.stdout[-3000:]
+    assert "(2 Succeeded: g-0, g-1)" in result.stdout, result.stdout[-3000:]
+    assert outcomes[KAI_FIXED]["B4"] == "pass", (outcomes, result.stdout[-3000:])
+    for profile in (KAI_BUGGY, KAI_FIXED):
+        assert all(outcomes[profile][b] == "pass" for b in ("B1", "B2", "B3")), \
+            (outcomes, result.stdout[-3000:])
