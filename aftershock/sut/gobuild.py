@@ -133,7 +133,10 @@ def cache_dir() -> Path:
 
 
 def _slug(build: Build) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", build.pinned) + f"_{go_version()}"
+    """One cache folder per program: a source tree's package built under two names (two
+    profiles' placeholders) is two programs, or each build would remove the other's."""
+    named = f"_{build.binary}" if isinstance(build, SourceBuild) else ""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", build.pinned) + named + f"_{go_version()}"
 
 
 def source_root() -> Path:

@@ -141,11 +141,13 @@ def test_kai_scheduler_at_v0_17_0_evicts_a_completing_gang_and_at_its_fix_does_n
          f"profiles/thirdparty/{KAI_BUGGY}.yaml", "--profile",
          f"profiles/thirdparty/{KAI_FIXED}.yaml", "-p", "no:cacheprovider", "--run-dir",
          str(run)], capture_output=True, text=True, cwd=REPO, timeout=1800)
-    outcomes = {row["profile"]: row["outcomes"] for row in map(
-        json.loads, (run / "matrix.jsonl").read_text().splitlines())}
-    assert outcomes[KAI_BUGGY]["B4"] == "violated", result.stdout[-3000:]
+    outcomes: dict[str, dict[str, set[str]]] = {}  # profile → property → every outcome
+    for row in map(json.loads, (run / "matrix.jsonl").read_text().splitlines()):
+        for label, outcome in row["outcomes"].items():
+            outcomes.setdefault(row["profile"], {}).setdefault(label, set()).add(outcome)
+    assert outcomes[KAI_BUGGY]["B4"] == {"violated"}, result.stdout[-3000:]
     assert "(2 Succeeded: g-0, g-1)" in result.stdout, result.stdout[-3000:]
-    assert outcomes[KAI_FIXED]["B4"] == "pass", (outcomes, result.stdout[-3000:])
-    for profile in (KAI_BUGGY, KAI_FIXED):
-        assert all(outcomes[profile][b] == "pass" for b in ("B1", "B2", "B3")), \
+    assert outcomes[KAI_FIXED]["B4"] == {"pass"}, (outcomes, result.stdout[-3000:])
+    for profile in (KAI_BUGGY, KAI_FIXED):  # and under faults on the scheduler
+        assert all(outcomes[profile][b] == {"pass"} for b in ("B1", "B2", "B3")), \
             (outcomes, result.stdout[-3000:])
