@@ -146,7 +146,14 @@ class Profile:
         return (self.path.parent / fill(relative, self.module_values())).resolve()
 
     def module_values(self) -> dict[str, str]:
-        return values(self.build)
+        """{module_dir} and {source_dir} of its build; {source_dir_<name>} of a program it
+        builds from another tree."""
+        found = values(self.build)
+        for name, build in self.more_builds.items():
+            if build.git != getattr(self.build, "git", None) or \
+                    build.commit != getattr(self.build, "commit", None):
+                found[f"source_dir_{name}"] = values(build)["source_dir"]
+        return found
 
     @property
     def workdir(self) -> Path:

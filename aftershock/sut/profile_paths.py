@@ -70,9 +70,13 @@ def _module_values(doc: Located) -> dict[str, str]:
     checked = [*((doc.data.get("install") or {}).get("manifests") or []),
                *((doc.data.get("start") or {}).get("manifests") or []),
                *((doc.data.get("start") or {}).get("files") or {}).values()]
-    if not any("{module_dir}" in str(p) or "{source_dir}" in str(p) for p in checked):
-        return {}
-    return values(build)
+    found: dict[str, str] = {}
+    if any("{module_dir}" in str(p) or "{source_dir}" in str(p) for p in checked):
+        found.update(values(build))
+    for name, other in more_builds(doc, doc.data.get("build")).items():
+        if any(f"{{source_dir_{name}}}" in str(p) for p in checked):
+            found[f"source_dir_{name}"] = values(other)["source_dir"]
+    return found
 
 
 def build_of(doc: Located, raw: dict[str, Any] | None) -> Build | None:
@@ -114,11 +118,23 @@ def more_builds(doc: Located, raw: dict[str, Any] | None) -> dict[str, Build]:
                         "build", "more")
     main = SourceBuild.parse(raw)
     found = {}
-    for name, package in more.items():
+    for name, what in more.items():
         if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
             raise doc.error(f"field 'build.more': '{name}' is not a name for a placeholder "
                             "(lower case letters, digits and _)", "build", "more")
-        found[name] = replace(main, package=str(package), binary=name)
+        if isinstance(what, str):
+            found[name] = replace(main, package=what, binary=name)
+            continue
+        if not isinstance(what, dict) or "git" not in what or "commit" not in what:
+            raise doc.error(f"field 'build.more.{name}' must be a package of the same tree or "
+                            "a map with git and commit (and dir, package)", "build", "more",
+                            name)
+        try:
+            found[name] = SourceBuild.parse({**what, "binary": name})
+        except ValueError as exc:
+            field, why = exc.args
+            raise doc.error(f"field 'build.more.{name}.{field}': {why}", "build", "more",
+                            name) from None
     return found
 
 

@@ -140,9 +140,10 @@ SCHEMA = {
         "binary": Field(str, expected="the program it makes (default: the package's name)"),
         "own_module": Field(bool, expected="true to build a published module in its own "
                                            "directory, where its replace lines hold"),
-        "more": Field("map", items=Field(str),
-                      expected="more programs of the same source tree, name: package (each "
-                               "filled in as {binary_<name>})"),
+        "more": Field("map", items=None,
+                      expected="more programs, name: a package of the same source tree, or "
+                               "{git, commit, dir, package} of another (each filled in as "
+                               "{binary_<name>}, another tree's as {source_dir_<name>})"),
     }),
     "rbac_from": Field("list", items=Field(str),
                        expected="RBAC manifests (ClusterRole or Role) whose rules it is granted "

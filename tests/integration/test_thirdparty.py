@@ -151,3 +151,30 @@ def test_kai_scheduler_at_v0_17_0_evicts_a_completing_gang_and_at_its_fix_does_n
     for profile in (KAI_BUGGY, KAI_FIXED):  # and under faults on the scheduler
         assert all(outcomes[profile][b] == {"pass"} for b in ("B1", "B2", "B3")), \
             (outcomes, result.stdout[-3000:])
+
+
+@pytest.mark.cluster
+def test_grove_under_kai_is_judged_without_the_binding_excuse(tmp_path: Path):
+    """Grove as its chart runs with KAI-scheduler (KAI's scheduler, binder and podgrouper as
+    companions): a replica is bound whole or not at all, so nothing is excused. At cd742f07 G1
+    is violated as under kube-scheduler; at d5afd169 G6 and G8 are judged (pass), and no verdict
+    speaks of a binding in part."""
+    try:
+        for name in (f"{GROVE_FIX}-kai", f"{GROVE_PARENT}-kai"):
+            load_profile(THIRDPARTY / f"{name}.yaml")
+    except SourceUnreachable as exc:
+        pytest.skip(str(exc))
+    run = tmp_path / "grove-kai"
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run",
+         "features/scheduler/gang_termination.feature", "--profile",
+         f"profiles/thirdparty/{GROVE_FIX}-kai.yaml", "--profile",
+         f"profiles/thirdparty/{GROVE_PARENT}-kai.yaml", "-p", "no:cacheprovider",
+         "--run-dir", str(run), "-k", "partial"], capture_output=True, text=True, cwd=REPO,
+        timeout=1800)
+    outcomes = {row["profile"]: row["outcomes"] for row in map(
+        json.loads, (run / "matrix.jsonl").read_text().splitlines())}
+    assert outcomes[f"{GROVE_PARENT}-kai"]["G1"] == "violated", result.stdout[-3000:]
+    assert all(outcomes[f"{GROVE_FIX}-kai"][g] == "pass" for g in ("G1", "G4", "G6", "G8")), \
+        (outcomes, result.stdout[-3000:])
+    assert "in part" not in result.stdout and "all_or_nothing" not in result.stdout
