@@ -168,6 +168,11 @@ concepts:
      "field 'build.more' goes with 'git'"),
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  more: {Binder-2: ./b}\n", 5,
      "field 'build.more': 'Binder-2' is not a name for a placeholder"),
+    ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  more: {b: {git: https://y}}\n",
+     5, "field 'build.more.b' must be a package of the same tree or a map with git and commit"),
+    ("  git: https://x.invalid/a\n  commit: " + "a" * 40 +
+     "\n  more: {b: {git: https://y, commit: main}}\n", 5,
+     "field 'build.more.b.commit': 'main' is not a full commit id"),
 ])
 def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     path = tmp_path / "p.yaml"
