@@ -69,6 +69,7 @@ def takes(node: Obj, pod: Obj, variant: str) -> bool:
 
 
 def _tolerates(toleration: Obj, taint: Obj) -> bool:
+    # its own, as B2's judge has its own: what is judged shares no code with what judges it
     if toleration.get("effect") and toleration["effect"] != taint.get("effect"):
         return False
     if toleration.get("operator") == "Exists":
