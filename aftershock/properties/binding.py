@@ -50,8 +50,14 @@ def all_or_nothing(entries: Iterable[Entry], group: PodGroup, window: float,
     judged = 0
     bindings = {id(e) for e in _bindings(entries, group)}
     most: dict[int, int] = {}
+    known: set[int] = set()  # bindings whose window saw the group's minimum
     for entry, state in replay(entries):
         late = [b for b in pending if entry.mono > b.mono + window]
+        if late and not any(id(b) in known for b in late):
+            return Verdict(name, UNKNOWN, f"{late[0].ref} was bound, and no minimum of "
+                           f"{group.ref} was recorded in the {window:g}s after (no object, or "
+                           f"no number at {group.mapping['min_member_path']})", [], origin,
+                           reads=reads)
         if late:
             first = late[0]
             return Verdict(name, VIOLATED, _partial(group, first, most.get(id(first), 0),
@@ -66,6 +72,8 @@ def all_or_nothing(entries: Iterable[Entry], group: PodGroup, window: float,
         kept = len(group.kept(state))
         for binding in pending:
             most[id(binding)] = max(most.get(id(binding), 0), kept)
+            if minimum is not None:
+                known.add(id(binding))
         if minimum is not None and kept >= minimum:
             judged += len(pending)
             pending = []

@@ -10,6 +10,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.sut.gang_scheduler import PodGroup
 from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, WATCH, Entry
+from tests.verdict_corpus import keep
 
 NS, SCHEDULER = "ns", "system:serviceaccount:ns:gang"
 GROUP = PodGroup("g", NS, {
@@ -205,3 +206,20 @@ def test_b4_passes_an_eviction_of_a_group_below_its_minimum_and_no_eviction():
     _bound_three(quiet)
     verdict = judge("kept_not_evicted", quiet, ["B4"], actor=SCHEDULER)
     assert verdict.status == PASS and "evicted none of the 3 pods" in verdict.summary
+
+
+def test_b1_without_the_groups_minimum_on_record_is_unknown_never_violated():
+    h = History(minimum=4)
+    h.entries[0].object["spec"] = {}  # a group object with no minMember
+    h.created(["a", "b"])
+    h.pod(1, "a", "n0", "Running")
+    h.pod(12, "b", "n1", "Running")
+    verdict = judge("all_or_nothing", h, ["B1"], window=5)
+    assert verdict.status == UNKNOWN and "no minimum of podgroup/ns/g" in verdict.summary
+    keep("b1-without-the-groups-minimum", h.entries,
+         Judgement("all_or_nothing", {"group": asdict(GROUP), "window": 5}), ["B1"],
+         {"B1": "unknown"},
+         wrong="B1: VIOLATED: pod/ns/a was bound to node/n0 and podgroup/ns/g kept at most 1 "
+               "pods (bound or Succeeded) in the 5s after, below its minimum: a binding in part",
+         found="issue 45, on a read of B1 before stopping: a group whose minimum was never "
+               "recorded could not be below it")
