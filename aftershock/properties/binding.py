@@ -230,7 +230,11 @@ def kept_not_evicted(entries: Iterable[Entry], group: PodGroup, who: str,
         then = _state_at(entries, eviction.mono)
         minimum = group.min_member(then)
         kept = group.kept(then)
-        if minimum is not None and len(kept) >= minimum:
+        if minimum is None:
+            return Verdict(name, UNKNOWN, f"{who} evicted pod/{eviction.namespace}/"
+                           f"{eviction.name} when no minimum of {group.ref} was on record",
+                           [], origin, reads=reads)
+        if len(kept) >= minimum:
             done = [p["metadata"]["name"] for p in kept if phase(p) == "Succeeded"]
             shown = [e for e in (_last_entry(entries, p, eviction.mono) for p in kept) if e]
             return Verdict(name, VIOLATED, f"{who} evicted "

@@ -223,3 +223,19 @@ def test_b1_without_the_groups_minimum_on_record_is_unknown_never_violated():
                "pods (bound or Succeeded) in the 5s after, below its minimum: a binding in part",
          found="issue 45, on a read of B1 before stopping: a group whose minimum was never "
                "recorded could not be below it")
+
+
+def test_b4_judges_no_eviction_against_a_minimum_it_never_saw():
+    h = History()
+    h.entries[0].object["spec"] = {}
+    _bound_three(h)
+    h.evict(10, "c")
+    verdict = judge("kept_not_evicted", h, ["B4"], actor=SCHEDULER)
+    assert verdict.status == UNKNOWN and "no minimum of podgroup/ns/g" in verdict.summary
+    keep("b4-without-the-groups-minimum", h.entries,
+         Judgement("kept_not_evicted", {"group": asdict(GROUP), "actor": SCHEDULER}), ["B4"],
+         {"B4": "unknown"},
+         wrong="B4: PASS: 1 evictions of podgroup/ns/g's pods by "
+               "system:serviceaccount:ns:gang, none while it kept its minimum",
+         found="issue 45, on a read of B4 before stopping: an eviction was passed against a "
+               "minimum never recorded")
