@@ -6,7 +6,6 @@ A few plans only here; benchmarks/bench_explore.py runs whole budgets."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -40,15 +39,13 @@ def test_explore_finds_the_stale_cache_bug_and_its_scenario_replays():
     text = feature.read_text()
     assert "of the implementation" in text and ("(R1)" in text or "(E2)" in text), text
 
-    # both profiles in one run, on one cluster: the faulty one fails, the correct one passes
-    both = _aftershock("run", str(feature), "--profile", "profiles/replicagroup-faulty.yaml",
-                       "--profile", "profiles/replicagroup-correct.yaml", "-p",
-                       "no:cacheprovider")
-    shown = both.stdout[-3000:] + both.stderr[-2000:]
-    assert both.returncode == 1 and "VIOLATED" in both.stdout, shown
-    failed = set(re.findall(r"^FAILED \S+\[([\w-]+)\]", both.stdout, re.M))
-    assert failed == {"replicagroup-faulty"}, shown
-    assert re.search(r"\b[1-9]\d* passed\b", both.stdout), shown
+    faulty = _aftershock("run", str(feature), "--profile", "profiles/replicagroup-faulty.yaml",
+                         "-p", "no:cacheprovider")
+    assert faulty.returncode == 1, faulty.stdout[-3000:]
+    assert "VIOLATED" in faulty.stdout + faulty.stderr, faulty.stdout[-3000:]
+    correct = _aftershock("run", str(feature), "--profile",
+                          "profiles/replicagroup-correct.yaml", "-p", "no:cacheprovider")
+    assert correct.returncode == 0, correct.stdout[-3000:] + correct.stderr[-2000:]
 
 
 def test_a_bad_workload_is_one_line_with_file_and_line_and_nothing_starts(tmp_path):
