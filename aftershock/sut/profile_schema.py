@@ -100,7 +100,7 @@ CONCEPTS = {
                                    "{min_member}, {size})"),
         "pod_manifest": Field(str, required=True,
                               expected="a YAML file for one of its pods ({name} the group's, "
-                                       "{pod}, {namespace}, {scheduler_name}, {cpu})"),
+                                       "{pod}, {namespace}, {scheduler_name})"),
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels its pod manifest sets; {name} is the group's"),
     }),

@@ -33,8 +33,7 @@ def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: in
     pods = dynamic_resource(scenario, {"group": "", "version": "v1", "kind": "Pod"})
     for index in range(size):
         pod = _manifest(scenario, "pod_manifest", {
-            "name": name, "pod": f"{name}-{index}", "scheduler_name": mapping["scheduler_name"],
-            "cpu": "100m"})
+            "name": name, "pod": f"{name}-{index}", "scheduler_name": mapping["scheduler_name"]})
         if index < done:
             pod["metadata"].setdefault("annotations", {})[SUCCEED_AFTER] = f"{after}s"
         writes.apply(pods, pod, scenario.namespace)  # every field read back: a gated field
