@@ -74,9 +74,12 @@ def never_reclaimed_early(entries: Iterable[Entry], records: NodeRecords,
         prior = earlier[1] if earlier else entry  # what it was released from, as last seen
         touched = records.touched(before)
         if node in records.nodes(state) and not _gone_by(entries, node, entry):
+            # "never deleted before the release" is a fact about the whole history up to it:
+            # a deletion and re-creation of the node inside a gap would make the release fair
             return Verdict(name, VIOLATED, f"{entry.ref} was released from node/{node} while "
                            f"node/{node} still existed", [prior, entry], origin,
-                           subjects=len(seen), reads=reads)
+                           subjects=len(seen), window=(origin, entry.mono), by_absence=True,
+                           reads=reads)
         if touched is None:
             return Verdict(name, UNKNOWN, f"{entry.ref} was released but carries no "
                            f"{records.touched_path}: its freshness cannot be judged", [entry],
