@@ -15,7 +15,8 @@ from aftershock.properties.base import CHECKS, Property, all_properties, sorted_
 FAMILIES = {
     "R": "replica groups under a stale cache",
     "G": "gang workloads and termination delay",
-    "B": "gang schedulers: a pod group bound whole, onto nodes that take it, evicted whole",
+    "B": "gang schedulers: a pod group bound whole, onto nodes that take it, evicted whole, "
+         "a queue within its limit",
     "S": "stateful storage scale-down",
     "N": "per-node bookkeeping outlives its node",
     "D": "dynamic resource allocation",

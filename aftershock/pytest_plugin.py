@@ -143,10 +143,10 @@ def pytest_bdd_apply_tag(tag: str, function):
         pytest.mark.expect_violation(tag.split(":", 1)[1])(function)
         return True
     if tag.startswith("concept:"):
-        from aftershock.sut.profile import CONCEPTS
+        from aftershock.sut.profile import CONCEPTS, known_concept
 
         name = tag.split(":", 1)[1]
-        if name not in CONCEPTS:
+        if not known_concept(name):
             raise UserError(f"unknown concept '@{tag}'; known: {', '.join(sorted(CONCEPTS))}")
         pytest.mark.aftershock_concept(name)(function)
         return True

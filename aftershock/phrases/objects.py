@@ -186,6 +186,11 @@ def node_not_ready(ctx, name: str) -> Condition:
                      _one(ctx, "node", name))
 
 
+@condition("the failed node is NotReady")
+def failed_node_not_ready(ctx) -> Condition:
+    return node_not_ready(ctx, ctx.recall("failed node"))
+
+
 @condition("{kind:w}/{name:Name} exists")
 def exists_phrase(ctx, kind: str, name: str) -> Condition:
     return Condition(f"{kind}/{name} exists",

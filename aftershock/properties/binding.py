@@ -1,10 +1,12 @@
 """B: gang schedulers (docs/properties.md): a pod group bound all or nothing, onto nodes that
-take it, evicted whole, and never evicted while it keeps its minimum. Judged from the API
-server's record: the pods' and nodes' watched history and, for who evicted, the audit log."""
+take it, evicted whole, never evicted while it keeps its minimum, and a queue's pods within its
+limit. Judged from the API server's record: the pods', nodes', groups' and queues' watched
+history and, for who evicted, the audit log."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 from aftershock.checks.attribution import actor, pod_deleted
@@ -12,7 +14,7 @@ from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
 from aftershock.sut.dra import revision
-from aftershock.sut.gang_scheduler import PodGroup, deleting, newly_bound
+from aftershock.sut.gang_scheduler import PodGroup, Queue, cpu_of, deleting, newly_bound
 from aftershock.timeline.entry import AUDIT, WATCH, Entry
 from aftershock.timeline.state import State, node_of, phase, replay, selects
 
@@ -252,6 +254,58 @@ def kept_not_evicted(entries: Iterable[Entry], group: PodGroup, who: str,
     return Verdict(name, PASS, summary, [], origin, subjects=len(pods), reads=reads)
 
 
+def within_queue_limit(entries: Iterable[Entry], queue: Queue,
+                       name: str = "within_queue_limit") -> Verdict:
+    """B5: at no recorded moment do the pods bound through a queue (bound, not finished, not
+    being deleted, of the groups that name it) request more CPU than the queue's limit then."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    group_resource = queue.mapping["resource"]["plural"]
+    reads = frozenset({"pods", group_resource, queue.resource})
+    last: dict[str, Entry] = {}
+    judged: set[str] = set()
+    limits: set[str] = set()
+    for entry, state in replay(entries):
+        if entry.kind != WATCH or entry.resource not in reads:
+            continue
+        if entry.resource == "pods":
+            last[entry.name] = entry
+        pods = queue.bound(state)
+        if not pods:
+            continue
+        limit = queue.limit(state)
+        if limit is None:
+            limits.add("none")
+            continue
+        if limit < 0:
+            limits.add("unlimited")
+            continue
+        judged.update(p["metadata"]["name"] for p in pods)
+        used = sum((cpu_of(p) for p in pods), Decimal(0))
+        if used > limit:
+            names = sorted(p["metadata"]["name"] for p in pods)
+            shown = sorted({id(last[n]): last[n] for n in names if n in last}.values(),
+                           key=lambda e: e.mono)
+            return Verdict(name, VIOLATED, f"the pods bound through {queue.ref} requested "
+                           f"{_cores(used)} CPU, over its limit of {_cores(limit)}: "
+                           + ", ".join(f"pod/{queue.namespace}/{n}" for n in names),
+                           shown, origin, subjects=len(judged), reads=reads)
+    if not judged:
+        why = {"none": f"no CPU limit of {queue.ref} was on record (no object, or no quantity "
+                       f"at {queue.part['cpu_limit_path']}) while pods were bound through it",
+               "unlimited": f"{queue.ref} has no CPU limit (a negative one)"}
+        reason = why[sorted(limits)[0]] if limits else \
+            f"no pod was bound through {queue.ref}"
+        return Verdict(name, UNKNOWN, reason, [], origin, reads=reads)
+    return Verdict(name, PASS, f"the {len(judged)} pods bound through {queue.ref} never "
+                   "requested more CPU than its limit", [], origin, subjects=len(judged),
+                   reads=reads)
+
+
+def _cores(value: Decimal) -> str:
+    return f"{(value * 1000).normalize():f}m"
+
+
 def _group(p: Params) -> PodGroup:
     return PodGroup(**p["group"])
 
@@ -280,6 +334,12 @@ def _kept_not_evicted(history: History, p: Params) -> Verdict:
     return kept_not_evicted(history.entries, _group(p), p["actor"])
 
 
+@check("within_queue_limit", "At no recorded moment do the pods bound through a queue request "
+       "more CPU than its limit then.")
+def _within_queue_limit(history: History, p: Params) -> Verdict:
+    return within_queue_limit(history.entries, Queue(**p["queue"]))
+
+
 CONCEPTS = ("gang_scheduler",)
 prop("B1", "All or nothing: a pod group's pods are bound only when its minimum can be; no "
      "group is left with some but fewer than minMember pods bound past the binding window (a "
@@ -293,3 +353,7 @@ prop("B3", "An evicted or preempted pod group goes whole: no remnant pods keep t
 prop("B4", "A pod group that keeps its minimum, its Succeeded pods counted, is never evicted "
      "as stale (KAI-scheduler #1968: its informer dropped Succeeded pods, and gangs that were "
      "completing were evicted).", ["kept_not_evicted"], CONCEPTS)
+prop("B5", "A queue's limit is never exceeded: the pods the gang scheduler bound through a "
+     "queue never request more than the queue's hard limit (KAI-scheduler's `limit`; its "
+     "`quota` is a share over-quota scheduling may exceed), so one team cannot take what "
+     "another was promised.", ["within_queue_limit"], ("gang_scheduler.queue",))

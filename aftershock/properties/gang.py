@@ -869,24 +869,28 @@ def regression_detected(history: History, p: Params) -> Verdict:
 
 
 CONCEPTS = ("gang",)
-prop("G1", "A regression is detected: a gang replica that was healthy (for at least 1 s, long "
-     "enough to be seen, or for less while its status said so) and then has 0 < scheduled < "
-     "minAvailable gets the breach condition within L (the implementation's own condition, "
-     "as the profile maps it).",
+prop("G1", "The implementation reports a regression: a gang replica that was healthy (for at "
+     "least 1 s, long enough to be seen, or for less while its status said so) and then has 0 "
+     "< scheduled < minAvailable gets the breach condition from it within L (its own "
+     "condition, as the profile maps it).",
      ["eventually", "regression_detected"], CONCEPTS, ("destructive_faults",))
-prop("G2", "Termination after TD: when the breach stays True for TD, within TD + L every pod of "
-     "the gang replica is replaced.", ["termination_timed"], CONCEPTS)
-prop("G3", "Never early, never unwarranted: no termination earlier than TD after the breach, "
-     "none while the breach is not True.", ["recycled_after_delay"], CONCEPTS)
-prop("G4", "Minimal blast radius: only the breached gang replica is recycled.",
-     ["deleted_by"], CONCEPTS)
-prop("G5", "Startup is not churned: a gang that never became healthy is not terminated.",
-     ["at_most_terminations"], CONCEPTS)
-prop("G6", "No churn loop: at most one recycle per breach episode while capacity stays "
-     "withheld.", ["at_most_terminations"], CONCEPTS)
-prop("G7", "Recovery: after uncordon, all pods Ready and the breach False within T (the "
-     "implementation's own condition, as the profile maps it).", ["eventually"], CONCEPTS)
-prop("G8", "Replacements continue during TD; live pods never exceed replicas.",
-     ["never_more_than", "group_never_more_than"], CONCEPTS)
-prop("G9", "One warning event per transition of scheduled pods to zero.",
-     ["one_warning_per_drop"], CONCEPTS)
+prop("G2", "The implementation terminates after TD: once its breach has stayed True for TD, "
+     "every pod the gang replica had then is gone within TD + L.", ["termination_timed"],
+     CONCEPTS)
+prop("G3", "The implementation does not terminate early or without cause: no recycle earlier "
+     "than TD after the breach, none while the breach is not True.", ["recycled_after_delay"],
+     CONCEPTS)
+prop("G4", "The implementation recycles only the breached gang replica (minimal blast "
+     "radius).", ["deleted_by"], CONCEPTS)
+prop("G5", "The implementation does not terminate a gang that never became healthy (start-up "
+     "is not churned).", ["at_most_terminations"], CONCEPTS)
+prop("G6", "The implementation recycles at most once per breach episode while capacity stays "
+     "withheld (no churn loop).", ["at_most_terminations"], CONCEPTS)
+prop("G7", "The implementation recovers: after uncordon it has all pods Ready and reports the "
+     "breach False within T (its own condition, as the profile maps it).", ["eventually"],
+     CONCEPTS)
+prop("G8", "The implementation never runs more live pods of a gang replica than its replicas, "
+     "the replacements it makes during TD counted.", ["never_more_than",
+                                                      "group_never_more_than"], CONCEPTS)
+prop("G9", "The implementation reports one warning event per drop of a replica's scheduled pods "
+     "to zero.", ["one_warning_per_drop"], CONCEPTS)

@@ -1,14 +1,19 @@
 """The gang scheduler concept: pod groups a scheduler must bind all or nothing, judged over the
-history (B1-B4 of docs/properties.md).
+history (B1-B5 of docs/properties.md).
 
 A profile maps where a group's minimum lives (``resource`` and ``min_member_path``: KAI's
 PodGroup ``spec.minMember``, a Workload's ``spec.podGroups[name=main].policy.gang.minCount``)
-and which pods belong to a group (``pod_selector``, labels its pod manifest sets)."""
+and which pods belong to a group (``pod_selector``, labels its pod manifest sets); where the
+scheduler has queues, its ``queue`` mapping says where a queue's CPU limit lives and which
+queue a group names."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from kubernetes.utils import parse_quantity
 
 from aftershock.sut.concepts import ConceptView, get_path
 from aftershock.sut.placeholders import fill
@@ -59,3 +64,58 @@ def deleting(pod: dict[str, Any]) -> bool:
 def newly_bound(before: dict[str, Any] | None, after: dict[str, Any] | None) -> bool:
     """Whether a pod change is its binding: no node before, a node now."""
     return bool(after) and bool(node_of(after)) and not (before and node_of(before))
+
+
+def cpu_of(pod: dict[str, Any]) -> Decimal:
+    """The CPU a pod requests, in cores (its containers' requests summed)."""
+    total = Decimal(0)
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        value = ((container.get("resources") or {}).get("requests") or {}).get("cpu")
+        if value is not None:
+            total += parse_quantity(value)
+    return total
+
+
+@dataclass(frozen=True)
+class Queue(ConceptView):
+    """A queue of the gang scheduler, by name (cluster-wide or in the namespace, as its kind
+    is), and the pod groups of the namespace that name it."""
+
+    CONCEPT = "gang_scheduler"
+
+    @property
+    def part(self) -> dict[str, Any]:
+        return self.mapping["queue"]
+
+    @property
+    def resource(self) -> str:
+        return self.part["resource"]["plural"]
+
+    @property
+    def ref(self) -> str:
+        return f"{self.part['resource']['kind'].lower()}/{self.name}"
+
+    def limit(self, state: State) -> Decimal | None:
+        """Its CPU limit in cores as its object says now (None: no object, or no quantity at
+        the path; negative: no limit, as KAI writes -1)."""
+        obj = state.get(self.resource, "", self.name) or \
+            state.get(self.resource, self.namespace, self.name)
+        value = get_path(obj, self.part["cpu_limit_path"]) if obj else None
+        if value is None or isinstance(value, bool):
+            return None
+        try:
+            number = parse_quantity(value)
+        except (ValueError, InvalidOperation):
+            return None
+        return number * parse_quantity(self.part.get("cpu_unit", "1"))
+
+    def groups(self, state: State) -> list[PodGroup]:
+        """The pod groups of the namespace whose object names this queue."""
+        resource = self.mapping["resource"]["plural"]
+        return [PodGroup(obj["metadata"]["name"], self.namespace, self.mapping)
+                for obj in state.select(resource, self.namespace)
+                if get_path(obj, self.part["group_queue_path"]) == self.name]
+
+    def bound(self, state: State) -> list[dict[str, Any]]:
+        """The pods holding a place through this queue: bound, not finished, not going."""
+        return [pod for group in self.groups(state) for pod in group.bound(state)]

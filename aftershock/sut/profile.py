@@ -18,7 +18,11 @@ from aftershock.schema import validate
 from aftershock.sut import profile_paths
 from aftershock.sut.gobuild import Build, GoBuild, values
 from aftershock.sut.placeholders import fill
-from aftershock.sut.profile_schema import CONCEPTS, SCHEMA  # noqa: F401 (re-exported)
+from aftershock.sut.profile_schema import (  # noqa: F401 (re-exported)
+    CONCEPTS,
+    SCHEMA,
+    known_concept,
+)
 from aftershock.timeline.resources import written_by
 from aftershock.yamlsrc import Located, load, manifests
 
@@ -137,7 +141,12 @@ class Profile:
         return written_by([*self.rbac, *self.cluster_rules()])
 
     def concept(self, name: str) -> dict[str, Any] | None:
-        return self.concepts.get(name)
+        """A concept's mapping; ``concept.part`` is an optional part of one
+        (``gang_scheduler.queue``)."""
+        found: Any = self.concepts
+        for key in name.split("."):
+            found = found.get(key) if isinstance(found, dict) else None
+        return found
 
     def resolve(self, relative: str) -> Path:
         """Paths in a profile are relative to the profile file (wherever it is kept);

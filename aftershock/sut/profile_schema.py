@@ -103,6 +103,20 @@ CONCEPTS = {
                                        "{pod}, {namespace}, {scheduler_name})"),
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels its pod manifest sets; {name} is the group's"),
+        "queue": Field("map", schema={
+            "resource": RESOURCE,
+            "manifest": Field(str, required=True,
+                              expected="a YAML file for a queue ({queue} its name, "
+                                       "{cpu_limit} its CPU limit in cpu_unit)"),
+            "cpu_limit_path": Field(str, required=True,
+                                    expected="a dotted path to the queue's CPU limit"),
+            "cpu_unit": Field(str, expected="the quantity one unit of that limit is (1m: "
+                                            "millicores); 1 (a core) by default"),
+            "group_queue_path": Field(str, required=True,
+                                      expected="a dotted path to the queue a group names"),
+            "default": Field(str, required=True,
+                             expected="the queue a group is in when a step names none"),
+        }, expected="its queues, when it has them (B5; @concept:gang_scheduler.queue)"),
     }),
     "device_driver": Field("map", schema={
         "driver": Field(str, required=True),
@@ -125,6 +139,17 @@ CONCEPTS = {
                                              "selector: key, !key, key=value or key!=value"),
     }),
 }
+
+
+def known_concept(name: str) -> bool:
+    """A concept, or an optional part of one (``gang_scheduler.queue``), the schema knows."""
+    fields: dict[str, Field] | None = CONCEPTS
+    for key in name.split("."):
+        found = (fields or {}).get(key)
+        if found is None or found.schema is None:
+            return False
+        fields = found.schema
+    return True
 
 SCHEMA = {
     "name": Field(str, required=True),

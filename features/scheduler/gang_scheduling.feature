@@ -3,9 +3,11 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
   A gang scheduler binds a group's pods only when its minimum (minMember) can be bound at once,
   never onto a cordoned, tainted or NotReady node; it evicts a group that fell below its minimum
   whole, and never evicts a group that keeps it, its Succeeded pods counted (KAI-scheduler #1968
-  evicted gangs that were completing: its informer dropped their Succeeded pods). One pod fits
-  a node, so capacity is counted in nodes. The last two scenarios do the same under faults on
-  the scheduler: killed between two bindings of a gang, and its pod watch delayed. Runs against
+  evicted gangs that were completing: its informer dropped their Succeeded pods), and never lets
+  the pods of a queue's gangs request more than the queue's limit. One pod fits
+  a node, so capacity is counted in nodes. The last three scenarios do the same under faults: a
+  node that fails while a gang waits, the scheduler killed between two bindings of a gang, and
+  its pod watch delayed. Runs against
   any profile with the gang_scheduler concept (aftershock run features/scheduler --profile
   profiles/gangscheduler-correct.yaml).
 
@@ -45,6 +47,28 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
     And within 30 seconds the pod group g has 2 Succeeded pods
     When 12 seconds pass
     Then the gang scheduler evicted no pod of the pod group g while it kept its minimum (B4)
+
+  @concept:gang_scheduler.queue
+  Scenario: A queue's limit holds a gang back until another gang of the queue is gone
+    Given a queue team limited to 1000m CPU
+    And a pod group a of 2 pods with minMember 2 in the queue team, each pod requesting 400m CPU
+    And within 30 seconds the pod group a has 2 bound pods
+    And a pod group b of 2 pods with minMember 2 in the queue team, each pod requesting 400m CPU
+    When 8 seconds pass
+    And I delete the pod group a
+    Then within 30 seconds the pod group b has 2 bound pods
+    And the pods the gang scheduler bound through the queue team never requested more CPU than its limit (B5)
+
+  Scenario: A node that fails while a gang waits gets none of its pods
+    Given a pod group filler of 6 pods with minMember 6
+    And within 30 seconds the pod group filler has 6 bound pods
+    And a pod group big of 5 pods with minMember 5
+    When a node no pod of the pod group filler is bound to fails
+    And within 30 seconds the failed node is NotReady
+    And I delete the pod group filler
+    Then within 30 seconds the pod group big has 5 bound pods
+    And the gang scheduler bound the pod group big all or nothing within 5 seconds (B1)
+    And the gang scheduler bound no pod of the pod group big onto a cordoned, tainted or NotReady node (B2)
 
   Scenario: A restart between two bindings leaves the gang bound whole
     Given the implementation is killed and restarted right after its 2nd pod create

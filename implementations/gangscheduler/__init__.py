@@ -1,17 +1,20 @@
 """Gang scheduler: binds the pods of a PodGroup (aftershock.io/v1, spec.minMember,
-spec.staleSeconds) that name it (schedulerName aftershock-gang-scheduler, label
+spec.staleSeconds, spec.queue) that name it (schedulerName aftershock-gang-scheduler, label
 aftershock.io/pod-group=<group>), all or nothing, onto nodes with room for their requests.
 
 The model (a gang scheduler as KAI-scheduler is one): a group is bound only when at least
 minMember of its pods, with those already bound, can be placed at once; a node that is cordoned,
 tainted against the pod (NoSchedule, NoExecute) or not Ready takes nothing. A group that had
 its minimum and has fallen below it (pods bound and not finished, plus Succeeded ones) for
-staleSeconds is stale: it is evicted whole (every pod of it deleted), once per fall.
+staleSeconds is stale: it is evicted whole (every pod of it deleted), once per fall. A group
+whose Queue (aftershock.io/v1, cluster-wide, spec.limits.cpu) has not the CPU left for the pods
+it would bind waits; a group whose queue does not exist has no limit.
 
-faulty  — four bugs of the kind gang schedulers have had: it binds every pod that fits at once,
-          so a group can stand bound in part; it places pods on cordoned and tainted nodes; it
-          counts only running pods towards the minimum (KAI-scheduler #1968: its informer
-          dropped Succeeded pods, so a gang completing was evicted as stale); and it evicts
-          only one pod of a stale group, leaving the rest in their places.
+faulty  — five bugs of the kind gang schedulers have had: it binds every pod that fits at once,
+          so a group can stand bound in part; it places pods on cordoned, tainted and NotReady
+          nodes; it counts only running pods towards the minimum (KAI-scheduler #1968: its
+          informer dropped Succeeded pods, so a gang completing was evicted as stale); it evicts
+          only one pod of a stale group, leaving the rest in their places; and it never looks at
+          a queue's limit.
 correct — as the model says.
 """

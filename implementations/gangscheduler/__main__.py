@@ -46,15 +46,23 @@ class Scheduler:
         pods = _items(self.core.list_pod_for_all_namespaces(_preload_content=False))
         groups = self.objects.list_namespaced_custom_object(
             GROUP, VERSION, self.namespace, PLURAL)["items"]
+        queues = {decisions.name(q): q for q in self.objects.list_cluster_custom_object(
+            GROUP, VERSION, "queues")["items"]}
         left = decisions.room(nodes, pods)
+
+        def members(group: Obj) -> list[Obj]:
+            return [p for p in pods if p["metadata"].get("namespace") == self.namespace
+                    and (p["metadata"].get("labels") or {}).get(GROUP_LABEL)
+                    == decisions.name(group)
+                    and p["spec"].get("schedulerName") == SCHEDULER_NAME]
+
         for group in sorted(groups, key=decisions.name):
-            members = [p for p in pods if p["metadata"].get("namespace") == self.namespace
-                       and (p["metadata"].get("labels") or {}).get(GROUP_LABEL)
-                       == decisions.name(group)
-                       and p["spec"].get("schedulerName") == SCHEDULER_NAME]
-            for pod, node in decisions.bindings(group, members, nodes, left, self.variant):
+            room = decisions.headroom(queues.get(decisions.queue_of(group)), groups, members)
+            for pod, node in decisions.bindings(group, members(group), nodes, left,
+                                                self.variant, room):
                 self._bind(pod, node)
-            self._stale(group, members)
+                pod["spec"]["nodeName"] = node  # counted in its queue from now on
+            self._stale(group, members(group))
 
     def _stale(self, group: Obj, members: list[Obj]) -> None:
         uid, now = group["metadata"]["uid"], time.monotonic()

@@ -3,6 +3,7 @@ as the API serves them)."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -53,12 +54,12 @@ def requests(pod: Obj) -> dict[str, float]:
 
 def takes(node: Obj, pod: Obj, variant: str) -> bool:
     """Whether the node would take the pod at all (its room aside)."""
+    if variant == "faulty":
+        return True  # the bug: readiness, cordons and taints are not looked at
     ready = [c for c in (node.get("status") or {}).get("conditions") or []
              if c.get("type") == "Ready"]
     if not ready or ready[0].get("status") != "True":
         return False
-    if variant == "faulty":
-        return True  # the bug: cordons and taints are not looked at
     spec = node.get("spec") or {}
     if spec.get("unschedulable"):
         return False
@@ -124,18 +125,38 @@ def kept(pods: list[Obj], variant: str) -> int:
 
 
 def bindings(group: Obj, pods: list[Obj], nodes: list[Obj], left: dict[str, dict[str, float]],
-             variant: str) -> list[tuple[Obj, str]]:
+             variant: str, headroom: float = math.inf) -> list[tuple[Obj, str]]:
     """The bindings to make for one group now: all of its waiting pods that fit, when they
-    bring it to its minimum (the faulty variant: whatever fits)."""
+    bring it to its minimum and its queue has the CPU for them (``headroom``; the faulty
+    variant: whatever fits, its queue not looked at)."""
     waiting = [p for p in pods if not node_of(p) and not deleting(p)]
     if not waiting:
         return []
     trial = {node: dict(have) for node, have in left.items()}
     placed = place(waiting, nodes, trial, variant)
-    if variant == "correct" and kept(pods, variant) + len(placed) < minimum(group):
+    if variant == "correct" and (kept(pods, variant) + len(placed) < minimum(group)
+                                 or cpu(p for p, _ in placed) > headroom):
         return []
     left.update(trial)
     return placed
+
+
+def cpu(pods) -> float:
+    return sum(requests(p).get("cpu", 0.0) for p in pods)
+
+
+def queue_of(group: Obj) -> str:
+    return (group.get("spec") or {}).get("queue") or ""
+
+
+def headroom(queue: Obj | None, groups: list[Obj], pods_of) -> float:
+    """What a queue has left of its CPU limit: the limit less what the pods of its groups that
+    hold a place (and are not going) request. No queue object: no limit."""
+    if queue is None or "cpu" not in ((queue.get("spec") or {}).get("limits") or {}):
+        return math.inf
+    used = cpu(p for g in groups if queue_of(g) == name(queue) for p in pods_of(g)
+               if holds_place(p) and not deleting(p))
+    return quantity(queue["spec"]["limits"]["cpu"]) - used
 
 
 def evictions(pods: list[Obj], variant: str) -> list[Obj]:

@@ -1,6 +1,6 @@
 """The scheduler and driver features catch their seed bugs, run as a user would: the faulty
 gang operator never breaches a partial regression (G1), the faulty gang scheduler breaks each
-of B1-B4, the faulty DRA driver prepares a device for two claims (D5); the correct ones pass.
+of B1-B5, the faulty DRA driver prepares a device for two claims (D5); the correct ones pass.
 (`-k` keeps CI short; `make demo` and `aftershock run` without it run everything.)"""
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ GANG_PROFILES = ("gang-faulty", "gang-correct", "gangscheduler-faulty", "gangsch
 
 def test_gang_operators_and_gang_schedulers_faulty_caught_correct_passing():
     """One run, one ten-node cluster: the gang operators on G's partial regression, the gang
-    schedulers on B1-B4 (each scenario skips the profiles without its concept)."""
+    schedulers on B1-B5 (each scenario skips the profiles without its concept)."""
     result = subprocess.run(
         [sys.executable, "-m", "aftershock.cli", "run", "features/scheduler",
-         "-p", "no:cacheprovider", "-k", "partial or group or cordoned",
+         "-p", "no:cacheprovider", "-k", "edge or group or cordoned or queue",
          *[arg for p in GANG_PROFILES for arg in ("--profile", f"profiles/{p}.yaml")]],
         capture_output=True, text=True, cwd=REPO, timeout=1200)
     out = result.stdout
@@ -45,15 +45,17 @@ def test_gang_operators_and_gang_schedulers_faulty_caught_correct_passing():
            "its breach" in out
     assert "G3: VIOLATED" not in out
     assert "shape ten-small-nodes" in out
-    for expected in (  # each of the faulty gang scheduler's four bugs, named
+    for expected in (  # each of the faulty gang scheduler's five bugs, named
             "B1: VIOLATED: pod/", "kept at most 3 pods (bound or Succeeded) in the 5s after",
             "B2: VIOLATED: pod/", "cordoned for",
             "B3: VIOLATED: ", "was still bound to node/",
-            "B4: VIOLATED: ", "(2 Succeeded: g-0, g-1)"):
+            "B4: VIOLATED: ", "(2 Succeeded: g-0, g-1)",
+            "B5: VIOLATED: the pods bound through queue/team requested ", "over its limit of "
+            "1000m"):
         assert expected in out, f"{expected!r} not in\n{out[-6000:]}"
     failed = set(re.findall(r"^FAILED \S+\[([\w-]+)\]", out, re.M))
     assert failed == {"gang-faulty", "gangscheduler-faulty"}, out[-3000:]
-    assert re.search(r"\b5 failed, 5 passed, 10 skipped\b", out), out[-3000:]
+    assert re.search(r"\b6 failed, 6 passed, 12 skipped\b", out), out[-3000:]
 
 
 def test_the_faulty_driver_prepares_a_device_twice():

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
-from aftershock.sut.gang_scheduler import PodGroup
+from aftershock.sut.gang_scheduler import PodGroup, Queue
 from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, WATCH, Entry
 from tests.verdict_corpus import keep
 
@@ -239,3 +239,106 @@ def test_b4_judges_no_eviction_against_a_minimum_it_never_saw():
                "system:serviceaccount:ns:gang, none while it kept its minimum",
          found="issue 45, on a read of B4 before stopping: an eviction was passed against a "
                "minimum never recorded")
+
+
+QUEUED = {**GROUP.mapping, "queue": {
+    "resource": {"group": "aftershock.io", "version": "v1", "plural": "queues", "kind": "Queue"},
+    "manifest": "queue.yaml", "cpu_limit_path": "spec.limits.cpu", "group_queue_path":
+    "spec.queue", "default": "default"}}
+KAI_UNITS = {**QUEUED, "queue": {**QUEUED["queue"], "cpu_limit_path": "spec.cpu.limit",
+                                 "cpu_unit": "1m"}}
+
+
+class QueueHistory(History):
+    """Two groups, a and b, of two pods requesting 400m each, in the queue team."""
+
+    def __init__(self, limit: object = "1", mapping: dict = QUEUED) -> None:
+        self.entries = []
+        self.mapping = mapping
+        if limit is not None:
+            path = mapping["queue"]["cpu_limit_path"].split(".")
+            spec: dict = {}
+            spec.setdefault(path[1], {})[path[2]] = limit
+            self._add(0.0, WATCH, resource="queues", namespace="", name="team", type="ADDED",
+                      object={"metadata": {"name": "team"}, "spec": spec})
+        for group in "ab":
+            self._add(0.0, WATCH, resource="podgroups", namespace=NS, name=group, type="ADDED",
+                      object={"metadata": {"name": group, "namespace": NS},
+                              "spec": {"minMember": 2, "queue": "team"}})
+
+    def member(self, at: float, name: str, node: str = "", deleting: bool = False) -> Entry:
+        meta = {"name": name, "namespace": NS, "uid": f"uid-{name}",
+                "labels": {"aftershock.io/pod-group": name[0]}}
+        if deleting:
+            meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        return self._add(at, WATCH, resource="pods", namespace=NS, name=name, uid=meta["uid"],
+                         type="MODIFIED", object={
+                             "metadata": meta, "status": {"phase": "Running" if node else
+                                                          "Pending"},
+                             "spec": {"nodeName": node, "containers": [
+                                 {"name": "w", "resources": {"requests": {"cpu": "400m"}}}]}})
+
+
+def judge_queue(history: QueueHistory):
+    queue = Queue("team", NS, history.mapping)
+    return properties.judge(["B5"], Judgement("within_queue_limit", {"queue": asdict(queue)}),
+                            history.entries)
+
+
+def test_b5_passes_when_a_gang_waits_until_the_queue_has_room():
+    h = QueueHistory()
+    h.member(1, "a-0", "n0")
+    h.member(1, "a-1", "n1")
+    h.member(2, "b-0")
+    h.member(2, "b-1")
+    h.member(9, "a-0", "n0", deleting=True)
+    h.member(9, "a-1", "n1", deleting=True)
+    h.member(9.5, "b-0", "n2")
+    h.member(9.5, "b-1", "n3")
+    verdict = judge_queue(h)
+    assert verdict.status == PASS, verdict.explain()
+    assert "4 pods bound through queue/team" in verdict.summary
+
+
+def test_b5_is_violated_by_a_gang_bound_past_the_queues_limit():
+    h = QueueHistory()
+    h.member(1, "a-0", "n0")
+    h.member(1, "a-1", "n1")
+    h.member(2, "b-0", "n2")
+    verdict = judge_queue(h)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "requested 1200m CPU, over its limit of 1000m" in verdict.summary
+    assert "pod/ns/b-0" in verdict.summary and len(verdict.witness) == 3
+
+
+def test_b5_reads_the_limit_in_the_profiles_unit():
+    h = QueueHistory(limit=1000, mapping=KAI_UNITS)  # KAI: millicores
+    h.member(1, "a-0", "n0")
+    h.member(1, "a-1", "n1")
+    h.member(2, "b-0", "n2")
+    assert "over its limit of 1000m" in judge_queue(h).summary
+    h = QueueHistory(limit=2000, mapping=KAI_UNITS)
+    h.member(1, "a-0", "n0")
+    h.member(2, "b-0", "n2")
+    assert judge_queue(h).status == PASS
+
+
+def test_b5_is_unknown_without_a_limit_naming_why():
+    h = QueueHistory(limit=-1, mapping=KAI_UNITS)  # KAI's "no limit"
+    h.member(1, "a-0", "n0")
+    verdict = judge_queue(h)
+    assert verdict.status == UNKNOWN and "has no CPU limit" in verdict.summary
+    h = QueueHistory(limit=None)
+    h.member(1, "a-0", "n0")
+    verdict = judge_queue(h)
+    assert verdict.status == UNKNOWN and "spec.limits.cpu" in verdict.summary
+
+
+def test_b5_violation_needs_its_states_recorded_without_a_gap():
+    h = QueueHistory()
+    h.member(1, "a-0", "n0")
+    h.member(1, "a-1", "n1")
+    h.gap(2, 4)
+    h.member(4, "b-0", "n2")
+    verdict = judge_queue(h)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()

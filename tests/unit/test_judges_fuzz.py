@@ -29,7 +29,7 @@ from aftershock.checks.verdict import describe
 from aftershock.properties import Judgement
 from aftershock.properties.context import Context
 from aftershock.sut.gang import Gang
-from aftershock.sut.gang_scheduler import PodGroup
+from aftershock.sut.gang_scheduler import PodGroup, Queue
 from aftershock.sut.records import NodeRecords
 from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import (
@@ -69,13 +69,15 @@ def _pod(name: str, draw) -> dict:
     ready = draw(st.booleans())
     return {"metadata": meta,
             "spec": {"nodeName": draw(st.sampled_from(("", *NODES))),
-                     "resourceClaims": [{"name": "d", "resourceClaimName": "c0"}]},
+                     "resourceClaims": [{"name": "d", "resourceClaimName": "c0"}],
+                     "containers": [{"name": "w", "resources": {"requests": {
+                         "cpu": draw(st.sampled_from(("300m", "600m")))}}}]},
             "status": {"phase": draw(st.sampled_from(("Running", "Pending"))),
                        "conditions": [{"type": "Ready", "status": str(ready)}]}}
 
 
 def _object(resource: str, name: str, draw) -> dict:
-    cluster_scoped = ("nodes", "persistentvolumes", "resourceslices")
+    cluster_scoped = ("nodes", "persistentvolumes", "resourceslices", "queues")
     meta = {"name": name, "namespace": "" if resource in cluster_scoped else NS,
             "uid": f"uid-{name}"}
     status = draw(st.sampled_from(("True", "False")))
@@ -114,7 +116,11 @@ def _object(resource: str, name: str, draw) -> dict:
             obj["status"]["conditions"] = [{"type": "Available", "status": status}]
         return obj
     if resource == "podgroups":
-        return {"metadata": meta, "spec": {"minMember": draw(st.integers(1, 3))}}
+        return {"metadata": meta, "spec": {"minMember": draw(st.integers(1, 3)),
+                                           "queue": "team"}}
+    if resource == "queues":
+        return {"metadata": meta, "spec": {"limits": {
+            "cpu": draw(st.sampled_from(("1", "500m", "-1")))}}}
     if resource == "noderecords":
         return {"metadata": meta, "spec": {"index": draw(st.integers(0, 2)),
                                            "node": draw(st.sampled_from(NODES))},
@@ -126,7 +132,8 @@ NAMES = {"pods": PODS, "nodes": NODES, "resourceclaims": ("c0", "c1"), "gangs": 
          "events": ("e0", "e1"), "statefulsets": ("data",), "storageclusters": ("data",),
          "noderecords": ("r0", "r1"), "persistentvolumeclaims": ("data-data-0", "data-data-2"),
          "persistentvolumes": ("pv-0",), "deployments": ("web",),
-         "resourceslices": ("n1-d", "n2-d"), "podgroups": ("web",)}
+         "resourceslices": ("n1-d", "n2-d"), "podgroups": ("web",),
+         "queues": ("team",)}
 
 
 @st.composite
@@ -309,12 +316,17 @@ WEB_0 = {"resource": "pods", "namespace": NS, "name": "web-0", "shown": "pod/web
 POD_GROUP = asdict(PodGroup("web", NS, {
     "scheduler_name": "s", "min_member_path": "spec.minMember", "pod_selector": {"app": "{name}"},
     "resource": {"group": "g", "version": "v1", "plural": "podgroups", "kind": "PodGroup"}}))
+QUEUE = asdict(Queue("team", NS, {**POD_GROUP["mapping"], "queue": {
+    "resource": {"group": "g", "version": "v1", "plural": "queues", "kind": "Queue"},
+    "manifest": "q.yaml", "cpu_limit_path": "spec.limits.cpu", "group_queue_path": "spec.queue",
+    "default": "team"}}))
 # check: (params, what it reads: its own table, not the check's word)
 JUDGEMENTS = {
     "all_or_nothing": ({"group": POD_GROUP, "window": 2}, {"pods", "podgroups"}),
     "bound_onto_fit_nodes": ({"group": POD_GROUP, "grace": 1.0}, {"pods", "nodes"}),
     "evicted_whole": ({"group": POD_GROUP, "actor": "ctl", "window": 2}, {"pods", "audit"}),
     "kept_not_evicted": ({"group": POD_GROUP, "actor": "ctl"}, {"pods", "podgroups", "audit"}),
+    "within_queue_limit": ({"queue": QUEUE}, {"pods", "podgroups", "queues"}),
     "never_more_than": ({"namespace": NS, "selector": {"app": "web"}, "limit": 2}, {"pods"}),
     "always": ({"condition": "at most 2 pods of web are live", "context": CONTEXT}, {"pods"}),
     "eventually": ({"condition": "2 pods of web are Running", "context": CONTEXT, "start": 5,
@@ -429,6 +441,7 @@ WEB, TRAIN = ("pods", "web-"), ("gangs", "train")
 SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "all_or_nothing": (WEB,), "bound_onto_fit_nodes": (WEB,),
     "evicted_whole": (("audit", "ctl"),), "kept_not_evicted": (WEB,),
+    "within_queue_limit": (WEB,),
     "never_more_than": (WEB,), "always": (WEB,), "eventually": (WEB,),
     "stays_for": (("nodes", "n1"),), "happened_before": (WEB, ("pods", "db-0")),
     "no_earlier_than": (WEB,), "exactly": (WEB,), "deleted_by": (WEB,), "created_by": (WEB,),

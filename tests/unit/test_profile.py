@@ -230,3 +230,18 @@ def test_a_path_into_a_list_element_loads_and_one_the_crd_cannot_hold_is_refused
         "'spec.workerGroupSpecs' is a list: name one element, as in "
         "spec.workerGroupSpecs[0].replicas or spec.workerGroupSpecs[<field>=<value>].replicas"
     ), str(refused.value)
+
+
+def test_a_part_of_a_concept_is_asked_for_by_a_dotted_name():
+    from pathlib import Path
+
+    from aftershock.sut.profile import known_concept
+
+    repo = Path(__file__).resolve().parents[2]
+    with_queues = load_profile(repo / "profiles" / "gangscheduler-correct.yaml")
+    without = load_profile(repo / "profiles" / "kube-scheduler-gang.yaml")
+    assert with_queues.concept("gang_scheduler.queue")["cpu_limit_path"] == "spec.limits.cpu"
+    assert without.concept("gang_scheduler") and without.concept("gang_scheduler.queue") is None
+    assert known_concept("gang_scheduler.queue") and known_concept("gang_scheduler")
+    assert not known_concept("gang_scheduler.pod_selector")  # a field, not a part
+    assert not known_concept("gang_scheduler.queues")

@@ -1,43 +1,89 @@
-"""Steps about gang schedulers (the gang_scheduler concept): pod groups and B1-B4."""
+"""Steps about gang schedulers (the gang_scheduler concept): pod groups, queues and B1-B5."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
+from decimal import Decimal
+
+from kubernetes.utils import parse_quantity
 
 from aftershock import door, kube, writes, yamlsrc
 from aftershock.bdd.steps.implementation import dynamic_resource, implementation_actor
+from aftershock.bdd.steps.objects import apply as apply_manifests
+from aftershock.capabilities import Capability
+from aftershock.faults import nodes
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import concept
-from aftershock.sut.gang_scheduler import PodGroup
+from aftershock.sut.gang_scheduler import PodGroup, Queue
 from aftershock.sut.placeholders import fill
+from aftershock.timeline.state import node_of
 
 SUCCEED_AFTER = "aftershock.io/succeed-after"  # the embedded cluster's kwok ends such a pod
 
 
-def _manifest(scenario: Scenario, key: str, values: dict[str, object]) -> dict:
-    path = scenario.facts["profile"].resolve(concept(scenario, "gang_scheduler")[key])
+def _manifest(scenario: Scenario, key: str, values: dict[str, object],
+              mapping: dict | None = None) -> dict:
+    mapping = mapping or concept(scenario, "gang_scheduler")
+    path = scenario.facts["profile"].resolve(mapping[key])
     return yamlsrc.manifests(path, fill(path.read_text(), {
         "namespace": scenario.namespace, **values}))[0]
 
 
+def _queue_part(scenario: Scenario) -> dict:
+    part = concept(scenario, "gang_scheduler").get("queue")
+    if part is None:
+        raise StepFailed(f"profile {scenario.facts['profile'].name} maps no queue (the "
+                         "concept part gang_scheduler.queue)")
+    return part
+
+
 def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: int = 0,
-                after: int = 0) -> None:
+                after: int = 0, queue: str | None = None, millicpu: int = 0) -> None:
     mapping = concept(scenario, "gang_scheduler")
     resource = mapping["resource"]
+    if queue is None:
+        queue = (mapping.get("queue") or {}).get("default", "")
     scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
-                           f"{size} pods, minMember {minimum}")
-    body = _manifest(scenario, "manifest", {"name": name, "min_member": minimum, "size": size})
+                           f"{size} pods, minMember {minimum}"
+                           + (f", queue {queue}" if queue else ""))
+    body = _manifest(scenario, "manifest", {"name": name, "min_member": minimum, "size": size,
+                                            "queue": queue})
     writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
                   fields={mapping["min_member_path"]: minimum})
     pods = dynamic_resource(scenario, {"group": "", "version": "v1", "kind": "Pod"})
     for index in range(size):
         pod = _manifest(scenario, "pod_manifest", {
-            "name": name, "pod": f"{name}-{index}", "scheduler_name": mapping["scheduler_name"]})
+            "name": name, "pod": f"{name}-{index}", "scheduler_name": mapping["scheduler_name"],
+            "queue": queue})
         if index < done:
             pod["metadata"].setdefault("annotations", {})[SUCCEED_AFTER] = f"{after}s"
+        if millicpu:
+            for container in pod["spec"]["containers"]:
+                requests = container.setdefault("resources", {}).setdefault("requests", {})
+                requests["cpu"] = f"{millicpu}m"
         writes.apply(pods, pod, scenario.namespace)  # every field read back: a gated field
         # the API server drops (a pod's schedulingGroup without GenericWorkload) is an error
+
+
+@given("a queue {queue:Name} limited to {millicpu:d}m CPU")
+def a_queue(scenario: Scenario, queue: str, millicpu: int) -> None:
+    """The scheduler's queue (cluster-wide where its kind is), removed when the scenario
+    ends; its limit written in the unit the profile says (KAI: millicores)."""
+    part = _queue_part(scenario)
+    limit = Decimal(millicpu) / 1000 / parse_quantity(part.get("cpu_unit", "1"))
+    path = scenario.facts["profile"].resolve(part["manifest"])
+    text = fill(path.read_text(), {"namespace": scenario.namespace, "queue": queue,
+                                   "cpu_limit": f"{limit.normalize():f}"})
+    apply_manifests(scenario, text, str(path))
+
+
+@given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d} in the queue "
+       "{queue:Name}, each pod requesting {millicpu:d}m CPU")
+def a_queued_pod_group(scenario: Scenario, name: str, size: int, minimum: int, queue: str,
+                       millicpu: int) -> None:
+    _queue_part(scenario)
+    _make_group(scenario, name, size, minimum, queue=queue, millicpu=millicpu)
 
 
 @given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}")
@@ -66,6 +112,21 @@ def delete_bound(scenario: Scenario, count: int, name: str) -> None:
     for pod in bound[:count]:
         scenario.timeline.mark(f"delete pod/{scenario.namespace}/{pod['metadata']['name']}")
         door.delete(corev1.delete_namespaced_pod, pod["metadata"]["name"], scenario.namespace)
+
+
+@when("a node no pod of the pod group {name:Name} is bound to fails")
+def fail_a_free_node(scenario: Scenario, name: str) -> None:
+    """The first node by name that holds no pod of the group: its kubelet stops (a node
+    failure, reverted when the scenario ends); "the failed node" from then on."""
+    scenario.require(Capability.NODE_FAILURE)
+    group = PodGroup.of(scenario, name)
+    used = {node_of(p) for p in group.bound(scenario.timeline.state())}
+    free = sorted(n.metadata.name for n in kube.core(scenario.api).list_node().items
+                  if n.metadata.name not in used)
+    if not free:
+        raise StepFailed(f"every node holds a pod of {group.ref}")
+    scenario.remember("failed node", free[0])
+    scenario.inject(nodes.NodeFailure(scenario.cluster, free[0]))
 
 
 @when("I delete the pod group {name:Name}")
@@ -114,3 +175,11 @@ def kept_not_evicted(scenario: Scenario, name: str) -> None:
     scenario.judge(Judgement("kept_not_evicted", {"group": _group(scenario, name),
                                                   "actor": implementation_actor(scenario)}))
 
+
+
+@then("the pods the gang scheduler bound through the queue {queue:Name} never requested more "
+      "CPU than its limit", check="within_queue_limit")
+def within_queue_limit(scenario: Scenario, queue: str) -> None:
+    _queue_part(scenario)
+    scenario.judge(Judgement("within_queue_limit",
+                             {"queue": asdict(Queue.of(scenario, queue))}))
