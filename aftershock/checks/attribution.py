@@ -107,8 +107,11 @@ def cascade_began(entries: Iterable[Entry],
                 and e.name in (name, "") and born - SLACK <= e.mono <= going + SLACK]
         if not said or not all(is_actor(e.actor) for e in said):
             return None
-        # the deletion nearest its going: a name reused (a PodClique remade) was deleted before
-        return min(said, key=lambda e: abs(e.mono - going)).mono
+        # the first deletion near its going that it lived to see: a name reused (a PodClique
+        # remade) was deleted before it was born, and a deletion repeated once it was going
+        # (Grove deletes a replica's collection twice) began nothing
+        near = [e.mono for e in said if e.mono >= born and abs(e.mono - going) <= SLACK]
+        return min(near) if near else min(said, key=lambda e: abs(e.mono - going)).mono
 
     def began(entry: Entry) -> float | None:
         if entry.actor != GARBAGE_COLLECTOR:

@@ -163,3 +163,55 @@ def test_a_replica_remade_before_the_collector_removed_the_old_one_is_still_one_
         "gang": asdict(GANG), "limit": 1, "actor": "operator"}), h)
     assert verdict.status == VIOLATED, verdict.explain()
     assert "terminated 2 times" in verdict.summary
+
+
+def test_a_deletion_repeated_once_the_replica_was_going_began_nothing():
+    """Grove at d5afd169 under KAI, a replica breached for its delay: it deletes the replica's
+    PodCliques (a collection), and 44 ms later, the old PodClique gone and the new one not yet
+    made, deletes the collection again. The termination began at the first; it used to be
+    dated by the second, the one nearest the old PodClique's going, when no breach was left on
+    record: G3 VIOLATED, "recycled while its breach condition was not True" (found on the
+    gang feature's held scenario, issue 45)."""
+    from tests.verdict_corpus import keep
+
+    def clique_of(uid: str, breached: str, reason: str, since: str,
+                  going: str | None = None) -> dict:
+        obj = clique(breached, reason)
+        obj["metadata"]["uid"] = uid
+        obj["status"]["conditions"][0]["lastTransitionTime"] = since
+        if going:
+            obj["metadata"]["deletionTimestamp"] = going
+        return obj
+
+    def add(at: float, obj: dict, type: str) -> None:
+        h.append(Entry(len(h), at, 1e9 + at, WATCH, resource="cliques", namespace=NS,
+                       name="train-0-w", uid=obj["metadata"]["uid"], rv=str(100 + len(h)),
+                       type=type, object=obj))
+
+    h = History()
+    h.watch(0, "sets", {**the_set(), "spec": {**the_set()["spec"], "delay": "5s"}}, "ADDED")
+    add(0.1, clique_of("uid-c1", "False", "Fine", "2001-09-09T01:46:40Z"), "ADDED")
+    for index in range(3):
+        owned = pod(f"train-0-w-{index}", f"n{index}")
+        owned["metadata"]["ownerReferences"] = [{"uid": "uid-c1", "name": "train-0-w"}]
+        h.watch(0.2, "pods", owned, "ADDED")
+    add(3.2, clique_of("uid-c1", "True", "Below", "2001-09-09T01:46:43Z"), "MODIFIED")
+    _audit(h, 8.740, "deletecollection", "cliques", "", "operator")
+    add(8.763, clique_of("uid-c1", "True", "Below", "2001-09-09T01:46:43Z",
+                         "2001-09-09T01:46:48Z"), "MODIFIED")
+    add(8.783, clique_of("uid-c1", "True", "Below", "2001-09-09T01:46:43Z",
+                         "2001-09-09T01:46:48Z"), "DELETED")
+    _audit(h, 8.784, "deletecollection", "cliques", "", "operator")
+    add(8.800, clique_of("uid-c2", "False", "Other", "2001-09-09T01:46:48Z"), "ADDED")
+    for index in range(3):
+        _audit(h, 8.811, "delete", "pods", f"train-0-w-{index}", GARBAGE_COLLECTOR)
+    h.append(Entry(len(h), 20, 1e9 + 20, "mark", detail="end"))
+    params = {"gang": asdict(GANG), "delay": 5, "actor": "operator"}
+    verdict = properties.judge(["G3"], Judgement("recycled_after_delay", params), h)
+    assert verdict.status == PASS, verdict.explain()
+    keep("g3-dated-by-a-repeated-deletion", h, Judgement("recycled_after_delay", params),
+         ["G3"], {"G3": PASS},
+         wrong="G3: VIOLATED: replica 0 of gang train was recycled at +8.784s while its breach "
+               "condition was not True",
+         found="issue 45: grove-d5afd169-kai on gang_termination.feature's held partial "
+               "regression")
