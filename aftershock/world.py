@@ -4,6 +4,7 @@ and its end, which always undoes everything the scenario did."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -79,9 +80,18 @@ def end(scenario: Scenario,
 JUDGEMENTS = "judgements.jsonl"
 
 
+NAME_LIMIT = 120
+
+
 def report_dir_name(nodeid: str) -> str:
-    """A scenario's report dir under its run dir, from its pytest node id."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.split("::")[-1])[:120]
+    """A scenario's report dir under its run dir, from its pytest node id. A long one is cut
+    and ends in a hash of the whole: two profiles' runs of one long-named scenario differ only
+    in their last characters, and once shared a dir."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.split("::")[-1])
+    if len(name) <= NAME_LIMIT:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[:NAME_LIMIT - 9]}-{digest}"
 
 
 def save(scenario: Scenario) -> None:
