@@ -91,7 +91,7 @@ def report_dir_name(nodeid: str) -> str:
     if len(name) <= NAME_LIMIT:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]
-    return f"{name[:NAME_LIMIT - 9]}-{digest}"
+    return f"{name[:NAME_LIMIT - 40]}-{digest}-{name[-30:]}"  # the end names the profile
 
 
 def save(scenario: Scenario) -> None:

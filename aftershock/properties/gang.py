@@ -149,6 +149,11 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
         # it. Late is certain only past the deadline counted from that second's end.
         deadline = since + delay + latency
         left = sorted(episode.pods - {e.name for e in mine if e.wall <= deadline + STAMP})
+        if left and entries[-1].wall < deadline + STAMP:
+            unsure.append(f"the history ends before the {delay + latency:g}s bound of the "
+                          f"breach recorded at +{episode.breach.began.mono - origin:.3f}s ran "
+                          f"out, {len(left)} of its {len(episode.pods)} pods not yet gone")
+            continue
         if left:
             return Verdict(name, VIOLATED, f"{len(left)} of the {len(episode.pods)} pods of "
                            f"group {group} were not terminated within {delay + latency:g}s of "

@@ -186,6 +186,26 @@ def test_every_breach_episode_is_judged_not_the_first():
     assert verdict.status == PASS and "2 breaches" in verdict.summary, verdict.explain()
 
 
+def test_a_breach_whose_bound_the_history_did_not_reach_is_not_judged_late():
+    """Grove under kube-scheduler, in a churn loop: its fourth breach came 5 s before the
+    scenario judged G2, which then blamed its pods for not being gone within the 10 s bound
+    that had not run out (found on the held partial regression, issue 45)."""
+    params = {"gang": PLAIN, "group": 0, "delay": 2, "latency": 3, "actor": OPERATOR}
+    history = _breached_twice(True)
+    history.watch(13, "gangs", _gang())
+    _replica(history, 13.5, ("train-g", "train-h", "train-i"), bound=3)
+    history.watch(17, "gangs", _gang(_at(17)))
+    history.at(19.5, MARK, detail="judged")  # the bound runs out at 22 (+1 s of stamp)
+    verdict = judge("termination_timed", params, history, ["G2"])
+    assert verdict.status == UNKNOWN and "history ends before the 5s bound" in \
+        verdict.summary, verdict.explain()
+    keep("breach-bound-not-reached", history, Judgement("termination_timed", params), ["G2"],
+         {"G2": UNKNOWN}, VIOLATED, "issue 45: grove-d5afd169 on gang_termination.feature's "
+         "held partial regression")
+    history.at(23.5, MARK, detail="later")  # the bound ran out, nothing gone: late
+    assert judge("termination_timed", params, history, ["G2"]).status == VIOLATED
+
+
 # --- 12. a property charged for another's failure ------------------------------------------
 
 

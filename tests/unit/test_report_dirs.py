@@ -14,6 +14,7 @@ def test_two_profiles_runs_of_a_long_named_scenario_get_two_dirs():
     names = {report_dir_name(LONG.format(p)) for p in ("grove-d5afd169-kai",
                                                        "grove-cd742f07-kai")}
     assert len(names) == 2 and all(len(n) <= NAME_LIMIT for n in names), names
+    assert any(n.endswith("grove-d5afd169-kai_") for n in names), names
     assert report_dir_name(LONG.format("x")) == report_dir_name(LONG.format("x"))
 
 
