@@ -85,21 +85,33 @@ class _Due:
 
 
 def _due(entries: list[Entry], gang: Gang, group: int,
-         delay: float) -> tuple[list[_Due], Breach | None]:
+         delay: float) -> tuple[list[_Due], Breach | None, int]:
     """Each breach with a transition time that stayed True for ``delay``, with the pods the
     group had when the delay ran out (the state just before the first change recorded after
     it: the change itself, a pod made then, was not there when it ran out); and a breach still
     waiting out its delay when the history ends. A breach that ended sooner is a flicker
     (Grove's, while the default scheduler binds a new replica's pods one at a time), not one
-    that is due."""
+    that is due. Also how many breaches that ran out were of a replica made anew that never had
+    its minimum scheduled (not due: G5's)."""
     due: list[_Due] = []
+    skipped = 0
     current: Breach | None = None
     ran_out, before = False, set()
+    healthy: set[str] = set()  # the status objects (incarnations) ever healthy
+    starting = False  # the current breach is of an incarnation never healthy
     for entry, state in replay(entries):
         if current is not None and not ran_out and entry.wall >= current.since + delay:
-            due.append(_Due(current, before))
+            if not starting:
+                due.append(_Due(current, before))
+            skipped += starting
             ran_out = True
-        if entry.resource in gang.resources and entry.namespace == gang.namespace:
+        if entry.namespace != gang.namespace:
+            continue
+        if entry.resource in gang.resources or entry.resource == "pods":
+            found = gang.incarnation(state, group)
+            if found is not None and found[1] >= found[2]:
+                healthy.add(found[0])
+        if entry.resource in gang.resources:
             condition = gang.breach(state, group)
             breached = bool(condition) and condition.get("status") == "True"
             since = stamp(condition.get("lastTransitionTime")) if breached else None
@@ -107,9 +119,14 @@ def _due(entries: list[Entry], gang: Gang, group: int,
                 current = None
             if breached and since is not None and current is None:
                 current, ran_out = Breach(entry, since), False
+                # a replica made anew by a recycle that never had its minimum scheduled is
+                # starting, and G5 forbids terminating it: not a breach G2 demands an end of
+                found = gang.incarnation(state, group)
+                starting = found is not None and found[0] not in healthy
         if current is not None and not ran_out:
             before = _live(gang, state, group)
-    return due, (current if current is not None and not ran_out else None)
+    return due, (current if current is not None and not ran_out and not starting else None), \
+        skipped
 
 
 def _live(gang: Gang, state, group: int) -> set[str]:
@@ -127,11 +144,16 @@ def termination_timed(entries: Iterable[Entry], gang: Gang, group: int, delay: f
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
     reads = frozenset({*gang.resources, "pods", "audit"})
-    due, waiting = _due(entries, gang, group, delay)
+    due, waiting, skipped = _due(entries, gang, group, delay)
     if not due:
         if waiting is not None:
             return Verdict(name, UNKNOWN, f"the history ends before the {delay:g}s "
                            "termination delay ran out", [waiting.began], origin, reads=reads)
+        if skipped:
+            return Verdict(name, UNKNOWN, f"the precondition never held: each of the {skipped} "
+                           f"breaches of group {group} of gang {gang.name} that lasted the delay "
+                           "was of a replica made anew that never had its minimum scheduled "
+                           "(not to be terminated: G5)", [], origin, subjects=0, reads=reads)
         # The precondition never held: the scenario, not the implementation, is at fault (a
         # regression that G1 would judge is not this judgement's to blame).
         return Verdict(name, UNKNOWN, f"the precondition never held: group {group} of gang "

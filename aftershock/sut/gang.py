@@ -42,6 +42,23 @@ class Gang(ConceptView):
     def child_name(self, group: int) -> str:
         return fill(self.child["name"], {"name": self.name, "group": group})
 
+    def incarnation(self, state: State, group: int) -> tuple[str, int, int] | None:
+        """Where the replica keeps its status, as its object is now (the uid of a PodClique a
+        recycle makes anew, or the gang's own), with the pods scheduled under it and its
+        minimum: (uid, scheduled, minAvailable); None while any of it is not on record."""
+        obj = state.get(self.resource, self.namespace, self.name)
+        minimum = get_path(obj, self.mapping["min_available_path"]) if obj else None
+        holder = obj if self.child is None else state.get(
+            self.child["resource"]["plural"], self.namespace, self.child_name(group))
+        uid = ((holder or {}).get("metadata") or {}).get("uid")
+        if not isinstance(minimum, int) or not uid:
+            return None
+        pods = [p for p in self.live_pods(state, group) if (p.get("spec") or {}).get("nodeName")]
+        if self.child is not None:  # only the pods that object owns: not a recycled one's
+            pods = [p for p in pods if uid in {ref.get("uid") for ref in
+                                               p["metadata"].get("ownerReferences") or []}]
+        return uid, len(pods), minimum
+
     def group_status(self, state: State, group: int) -> dict[str, Any] | None:
         if self.child is not None:
             obj = state.get(self.child["resource"]["plural"], self.namespace,

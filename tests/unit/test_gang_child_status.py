@@ -215,3 +215,53 @@ def test_a_deletion_repeated_once_the_replica_was_going_began_nothing():
                "condition was not True",
          found="issue 45: grove-d5afd169-kai on gang_termination.feature's held partial "
                "regression")
+
+
+def test_g2_demands_no_end_of_a_breach_of_a_replica_made_anew_that_never_was_healthy():
+    """Grove at fcc3b3bb breaches a replica at zero scheduled pods (it did not at d5afd169).
+    After it recycled a replica that lost every pod, the new PodClique's pods stayed Pending
+    (the nodes cordoned) and it breached at once; Grove leaves a replica that was never
+    scheduled alone, as G5 asks. G2 demanded its termination: VIOLATED (issue 45)."""
+    from tests.verdict_corpus import keep
+
+    h = History()
+
+    def add(at: float, uid: str, breached: str, since: str, type: str = "MODIFIED") -> None:
+        obj = clique(breached, "Below" if breached == "True" else "Fine")
+        obj["metadata"]["uid"] = uid
+        obj["status"]["conditions"][0]["lastTransitionTime"] = since
+        h.append(Entry(len(h), at, 1e9 + at, WATCH, resource="cliques", namespace=NS,
+                       name="train-0-w", uid=uid, rv=str(100 + len(h)), type=type,
+                       object=obj))
+
+    def pods_of(at: float, uid: str, names: list[str], node: str) -> None:
+        for name in names:
+            owned = pod(name, node)
+            owned["metadata"]["ownerReferences"] = [{"uid": uid, "name": "train-0-w"}]
+            h.watch(at, "pods", owned, "ADDED")
+
+    h.watch(0, "sets", {**the_set(), "spec": {**the_set()["spec"], "delay": "2s"}}, "ADDED")
+    h[-1].object["metadata"]["uid"] = "uid-set"
+    add(0.1, "uid-c1", "False", "2001-09-09T01:46:40Z", "ADDED")
+    pods_of(0.2, "uid-c1", ["a0", "a1", "a2"], "n1")
+    for name in ("a0", "a1", "a2"):  # every node taken away: no pod scheduled
+        h.watch(3, "pods", pod(name, ""), "DELETED")
+    pods_of(3.05, "uid-c1", ["r0", "r1", "r2"], "")  # their replacements, Pending
+    add(3.1, "uid-c1", "True", "2001-09-09T01:46:43Z")
+    _audit(h, 5.5, "delete", "cliques", "train-0-w", "operator")
+    add(5.51, "uid-c1", "True", "2001-09-09T01:46:43Z", "DELETED")
+    for name in ("r0", "r1", "r2"):
+        _audit(h, 5.52, "delete", "pods", name, GARBAGE_COLLECTOR)
+        h.watch(5.53, "pods", pod(name, ""), "DELETED")
+    add(5.6, "uid-c2", "False", "2001-09-09T01:46:45Z", "ADDED")
+    pods_of(5.7, "uid-c2", ["b0", "b1", "b2"], "")
+    add(5.8, "uid-c2", "True", "2001-09-09T01:46:45Z")  # at once, never scheduled
+    h.append(Entry(len(h), 20, 1e9 + 20, "mark", detail="end"))
+    params = {"gang": asdict(GANG), "group": 0, "delay": 2, "latency": 3, "actor": "operator"}
+    verdict = properties.judge(["G2"], Judgement("termination_timed", params), h)
+    assert verdict.status == PASS and "after its breach" in verdict.summary, verdict.explain()
+    keep("g2-breach-of-a-replica-never-healthy", h, Judgement("termination_timed", params),
+         ["G2"], {"G2": PASS},
+         wrong="G2: VIOLATED: 3 of the 3 pods of group 0 were not terminated within 5s of the "
+               "breach recorded at +5.800s (e.g. pod/ns/b0)",
+         found="issue 45: grove-fcc3b3bb-kai on gang_termination.feature's regression to zero")
