@@ -55,7 +55,7 @@ Feature: G - gang workloads and termination delay
     When I cordon every node no pod of the gang train runs on
     And I take away the nodes of 3 pods of group 0 of the gang train
     Then within 10 seconds group 0 of the gang train is breached (G1)
-    When 12 seconds pass
+    When 20 seconds pass
     Then group 0 of the gang train was terminated within 5 seconds once its breach had lasted its termination delay (G2)
     And no replica of the gang train was recycled before its breach had lasted its termination delay (G3)
     And group 0 of the gang train got one warning per drop to zero scheduled pods (G9)
