@@ -121,7 +121,6 @@ def _due(entries: list[Entry], gang: Gang, group: int,
                 current, ran_out = Breach(entry, since), False
                 # a replica made anew by a recycle that never had its minimum scheduled is
                 # starting, and G5 forbids terminating it: not a breach G2 demands an end of
-                found = gang.incarnation(state, group)
                 starting = found is not None and found[0] not in healthy
         if current is not None and not ran_out:
             before = _live(gang, state, group)
