@@ -75,6 +75,23 @@ def test_sample_controller_keeps_its_replica_count_under_a_watch_delay(tmp_path:
 GROVE_FIX, GROVE_PARENT = "grove-d5afd169", "grove-cd742f07"
 
 
+def _run_thirdparty(run: Path, feature: str, profiles: tuple[str, ...], *selection: str,
+                    timeout: float) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """``feature`` on ``profiles`` in one run (skipped, naming why, when a source cannot be
+    reached), and the rows of its matrix."""
+    try:
+        for name in profiles:
+            load_profile(THIRDPARTY / f"{name}.yaml")
+    except SourceUnreachable as exc:
+        pytest.skip(str(exc))
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", feature,
+         *[arg for name in profiles for arg in ("--profile", f"profiles/thirdparty/{name}.yaml")],
+         "-p", "no:cacheprovider", "--run-dir", str(run), *selection],
+        capture_output=True, text=True, cwd=REPO, timeout=timeout)
+    return result, [json.loads(line) for line in (run / "matrix.jsonl").read_text().splitlines()]
+
+
 @pytest.mark.cluster
 def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it(tmp_path: Path):
     """The incident the gang family was written from, on Grove's own operator built from its
@@ -83,21 +100,10 @@ def test_grove_at_the_parent_of_its_fix_breaks_g1_and_at_the_fix_keeps_it(tmp_pa
     replica is terminated after its delay and within the bound (G2, G3), group 1 untouched;
     when the default scheduler binds the recycled replica in part, Grove recycles it again,
     which G6 leaves to a gang scheduler (UNKNOWN, never VIOLATED)."""
-    try:
-        for name in (GROVE_FIX, GROVE_PARENT):
-            load_profile(THIRDPARTY / f"{name}.yaml")
-    except SourceUnreachable as exc:
-        pytest.skip(str(exc))
-    run = tmp_path / "grove"
-    result = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "run",
-         "features/scheduler/gang_termination.feature", "--profile",
-         f"profiles/thirdparty/{GROVE_FIX}.yaml", "--profile",
-         f"profiles/thirdparty/{GROVE_PARENT}.yaml", "-p", "no:cacheprovider", "--run-dir",
-         str(run), "-k", "partial and not edge"], capture_output=True, text=True, cwd=REPO,
-        timeout=1200)
-    outcomes = {row["profile"]: row["outcomes"] for row in map(
-        json.loads, (run / "matrix.jsonl").read_text().splitlines())}
+    result, rows = _run_thirdparty(
+        tmp_path / "grove", "features/scheduler/gang_termination.feature",
+        (GROVE_FIX, GROVE_PARENT), "-k", "partial and not edge", timeout=1200)
+    outcomes = {row["profile"]: row["outcomes"] for row in rows}
     assert outcomes[GROVE_PARENT]["G1"] == "violated", result.stdout[-3000:]
     g1 = [block.split("\n\n")[0] for block in result.stdout.split("G1: VIOLATED")[1:]]
     assert any("podclique/" in block and "/train-0-worker " in block for block in g1), g1
@@ -130,20 +136,11 @@ def test_kai_scheduler_at_v0_17_0_evicts_a_completing_gang_and_at_its_fix_does_n
     pods, so a gang whose pods are completing looks short and is evicted as stale (B4 violated,
     the Succeeded pods named); at 3767c11e, the fix, it is not. The other gang properties hold
     at both, a queue's limit (B5) too."""
-    try:
-        for name in (KAI_BUGGY, KAI_FIXED):
-            load_profile(THIRDPARTY / f"{name}.yaml")
-    except SourceUnreachable as exc:
-        pytest.skip(str(exc))
-    run = tmp_path / "kai"
-    result = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "run",
-         "features/scheduler/gang_scheduling.feature", "--profile",
-         f"profiles/thirdparty/{KAI_BUGGY}.yaml", "--profile",
-         f"profiles/thirdparty/{KAI_FIXED}.yaml", "-p", "no:cacheprovider", "--run-dir",
-         str(run)], capture_output=True, text=True, cwd=REPO, timeout=1800)
+    result, rows = _run_thirdparty(
+        tmp_path / "kai", "features/scheduler/gang_scheduling.feature", (KAI_BUGGY, KAI_FIXED),
+        timeout=1800)
     outcomes: dict[str, dict[str, set[str]]] = {}  # profile → property → every outcome
-    for row in map(json.loads, (run / "matrix.jsonl").read_text().splitlines()):
+    for row in rows:
         for label, outcome in row["outcomes"].items():
             outcomes.setdefault(row["profile"], {}).setdefault(label, set()).add(outcome)
     assert outcomes[KAI_BUGGY]["B4"] == {"violated"}, result.stdout[-3000:]
@@ -160,21 +157,10 @@ def test_grove_under_kai_is_judged_without_the_binding_excuse(tmp_path: Path):
     companions): a replica is bound whole or not at all, so nothing is excused. At cd742f07 G1
     is violated as under kube-scheduler; at d5afd169 G6 and G8 are judged (pass), and no verdict
     speaks of a binding in part."""
-    try:
-        for name in (f"{GROVE_FIX}-kai", f"{GROVE_PARENT}-kai"):
-            load_profile(THIRDPARTY / f"{name}.yaml")
-    except SourceUnreachable as exc:
-        pytest.skip(str(exc))
-    run = tmp_path / "grove-kai"
-    result = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "run",
-         "features/scheduler/gang_termination.feature", "--profile",
-         f"profiles/thirdparty/{GROVE_FIX}-kai.yaml", "--profile",
-         f"profiles/thirdparty/{GROVE_PARENT}-kai.yaml", "-p", "no:cacheprovider",
-         "--run-dir", str(run), "-k", "partial and not edge"], capture_output=True, text=True,
-        cwd=REPO, timeout=1800)
-    outcomes = {row["profile"]: row["outcomes"] for row in map(
-        json.loads, (run / "matrix.jsonl").read_text().splitlines())}
+    result, rows = _run_thirdparty(
+        tmp_path / "grove-kai", "features/scheduler/gang_termination.feature",
+        (f"{GROVE_FIX}-kai", f"{GROVE_PARENT}-kai"), "-k", "partial and not edge", timeout=1800)
+    outcomes = {row["profile"]: row["outcomes"] for row in rows}
     assert outcomes[f"{GROVE_PARENT}-kai"]["G1"] == "violated", result.stdout[-3000:]
     assert all(outcomes[f"{GROVE_FIX}-kai"][g] == "pass" for g in ("G1", "G4", "G6", "G8")), \
         (outcomes, result.stdout[-3000:])
