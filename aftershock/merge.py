@@ -13,7 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.report import matrix
+from aftershock.report import conformance, matrix
 
 RESULTS = "allure-results"
 UNPERTURBED = "flaky without a fault"  # explore.engine.UNPERTURBED (merge imports no engine)
@@ -70,6 +70,7 @@ def merge_runs(runs: list[Path], out: Path) -> None:
             suites += _suites(run / "junit.xml")
     (out / matrix.FILE).write_text("".join(json.dumps(asdict(r)) + "\n" for r in rows))
     matrix.write(out)
+    conformance.write(out)
     if suites:
         top = ET.Element("testsuites")
         top.extend(suites)

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.report import matrix
+from aftershock.report import conformance, matrix
 
 REPO = Path(__file__).resolve().parents[2]  # a source checkout of aftershock
 ALLURE_VERSION = "3.18.0"
@@ -80,6 +80,7 @@ def generate(run: Path) -> Path:
         raise UserError(f"allure is not installed: `npm install allure@{ALLURE_VERSION}` in "
                         "the project (in aftershock's checkout: make report-tools)")
     matrix.write(run)
+    conformance.write(run)
     lines = [f"{key}={value}" for key, value in environment(run).items()]
     (results / "environment.properties").write_text("\n".join(lines) + "\n")
     (run / "allurerc.json").write_text(json.dumps(config(f"aftershock {run.name}"), indent=2))

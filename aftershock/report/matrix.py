@@ -47,6 +47,8 @@ class Row:
     # labels are errors, not verdicts
     error: str | None = None
     kubernetes: str | None = None  # the version its API server reported (e.g. v1.37.2)
+    seconds: float | None = None  # from its history's first entry to its row (older runs: None)
+    title: str | None = None  # the scenario's name as its feature writes it
 
     @property
     def implementation(self) -> str:

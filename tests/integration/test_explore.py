@@ -39,14 +39,18 @@ def test_explore_finds_the_stale_cache_bug_and_its_scenario_replays():
     text = feature.read_text()
     assert "of the implementation" in text and ("(R1)" in text or "(E2)" in text), text
 
-    faulty = _aftershock("run", str(feature), "--profile", "profiles/replicagroup-faulty.yaml",
-                         "-p", "no:cacheprovider")
-    assert faulty.returncode == 1, faulty.stdout[-3000:]
-    assert "VIOLATED" in faulty.stdout + faulty.stderr, faulty.stdout[-3000:]
-    correct = _aftershock("run", str(feature), "--profile",
-                          "profiles/replicagroup-correct.yaml", "-p", "no:cacheprovider")
-    assert correct.returncode == 0, correct.stdout[-3000:] + correct.stderr[-2000:]
-
+    # Both variants in one run, on one cluster, as a user compares them: one row each.
+    replay = _aftershock("run", str(feature), "--profile", "profiles/replicagroup-faulty.yaml",
+                         "--profile", "profiles/replicagroup-correct.yaml",
+                         "-p", "no:cacheprovider", "--run-dir", str(out / "replay"))
+    shown = replay.stdout[-3000:] + replay.stderr[-2000:]
+    assert replay.returncode == 1, shown
+    rows = [json.loads(line)
+            for line in (out / "replay" / "matrix.jsonl").read_text().splitlines()]
+    outcomes = {row["profile"]: set(row["outcomes"].values()) for row in rows}
+    assert "violated" in outcomes["replicagroup-faulty"], (outcomes, shown)
+    assert "pass" in outcomes["replicagroup-correct"], (outcomes, shown)
+    assert not outcomes["replicagroup-correct"] & {"violated", "error"}, (outcomes, shown)
 
 def test_a_bad_workload_is_one_line_with_file_and_line_and_nothing_starts(tmp_path):
     bad = tmp_path / "w.steps"

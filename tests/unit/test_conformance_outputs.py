@@ -1,0 +1,132 @@
+"""The outputs a conformance submission takes (conformance/junit.xml, e2e.log, results.json),
+from a run's matrix rows and each scenario's verdicts: the JUnit read back by a JUnit parser,
+the JSON checked against the schema shipped beside its writer, and `aftershock merge` keeping
+all three for the joined run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+from aftershock import merge
+from aftershock.report import conformance, matrix
+
+WITNESS = ("D5: VIOLATED: device gpu-0 on node/n1 was prepared for claim/ns/a and claim/ns/b "
+           "at once\nwitness (2 events over 0.500s):\n  +   1.000s  prepare claim/ns/a\n\n"
+           "  +   1.500s  prepare claim/ns/b")
+VERDICTS = {
+    "faulty": f"eventually: PASS: the pod p runs after 1.0s\n\n{WITNESS}\n\n"
+              "D4: UNKNOWN: the history has a gap on resourceclaims from 2.0s to 3.0s",
+    "correct": "D5: PASS: 3 preparations on node/n1, no device in two claims\n\n"
+               "D4: PASS: claim/ns/a left reservedFor after 0.2s",
+}
+
+
+def _run(path: Path, profile: str, outcomes: dict[str, str], error: str | None = None,
+         dir: str | None = None) -> None:
+    name = dir or f"scenario_{profile}_"
+    matrix.append(path, matrix.Row(
+        profile, f"features/driver/dra.feature::test_scenario[{profile}]", outcomes, dir=name,
+        named=list(outcomes), provider="kind", error=error, kubernetes="v1.36.3",
+        seconds=12.5, title="A device is prepared once"))
+    (path / name).mkdir(parents=True, exist_ok=True)
+    if profile in VERDICTS:
+        (path / name / "verdicts.txt").write_text(VERDICTS[profile] + "\n")
+
+
+def _outputs(run: Path):
+    return (JUnitXml.fromfile(str(run / "conformance" / "junit.xml")),
+            (run / "conformance" / "e2e.log").read_text(),
+            json.loads((run / "conformance" / "results.json").read_text()))
+
+
+def _validate(results: dict) -> None:
+    jsonschema.validate(results, json.loads(conformance.SCHEMA.read_text()))
+
+
+def _cases(xml: JUnitXml) -> dict[tuple[str, str], object]:
+    return {(suite.name, case.name): case for suite in xml for case in suite}
+
+
+def test_one_test_case_per_property_per_scenario_with_its_verdict(tmp_path):
+    _run(tmp_path, "faulty", {"D4": "unknown", "D5": "violated"})
+    _run(tmp_path, "correct", {"D4": "pass", "D5": "pass"})
+    _run(tmp_path, "broken", {"D5": "error"}, error="RuntimeError: the plugin never registered")
+    assert len(conformance.write(tmp_path)) == 3
+    xml, log, results = _outputs(tmp_path)
+    cases = _cases(xml)
+    suite = "faulty on kind on Kubernetes v1.36.3"
+    name = "D5 A device is prepared once [faulty]"
+    assert len(cases) == 5 and xml.tests == 5 and xml.failures == 1 and xml.errors == 1
+    failure = cases[(suite, name)].result[0]
+    assert isinstance(failure, Failure) and failure.message.startswith("D5: VIOLATED: device")
+    assert "+   1.500s  prepare claim/ns/b" in failure.text  # the witness, blank line and all
+    skipped = cases[(suite, "D4 A device is prepared once [faulty]")].result[0]
+    assert isinstance(skipped, Skipped) and "a gap on resourceclaims" in skipped.message
+    error = cases[("broken on kind on Kubernetes v1.36.3",
+                   "D5 A device is prepared once [broken]")].result[0]
+    assert isinstance(error, Error) and "never registered" in error.message
+    assert cases[(suite, name)].time == 12.5
+    assert cases[("correct on kind on Kubernetes v1.36.3",
+                  "D5 A device is prepared once [correct]")].is_passed
+    _validate(results)
+    by = {(r["implementation"], r["id"]): r for r in results["results"]}
+    assert by[("faulty on kind", "D5")]["status"] == "violated"
+    assert by[("faulty on kind", "D5")]["evidence"] == ["scenario_faulty_/verdicts.txt"]
+    assert by[("faulty on kind", "D5")]["description"].startswith("Node-side exclusivity")
+    assert by[("faulty on kind", "D4")]["notes"].startswith("D4: UNKNOWN: the history has a gap")
+    assert "--- FAIL: faulty on kind/features/driver/dra.feature/" + name in log
+    assert "--- SKIP: faulty on kind/" in log and "--- ERROR: broken on kind/" in log
+    assert log.rstrip().endswith("FAIL")
+
+
+def test_a_run_that_held_everywhere_ends_its_log_in_pass(tmp_path):
+    _run(tmp_path, "correct", {"D4": "pass", "D5": "pass"})
+    conformance.write(tmp_path)
+    xml, log, results = _outputs(tmp_path)
+    assert xml.failures == 0 and log.rstrip().endswith("PASS")
+    _validate(results)
+
+
+def test_an_expected_violation_caught_passes_and_one_missed_fails(tmp_path):
+    _run(tmp_path, "faulty", {"D5": "caught", "D4": "missed"})
+    conformance.write(tmp_path)
+    xml, _, results = _outputs(tmp_path)
+    cases = {case.name.split()[0]: case for suite in xml for case in suite}
+    assert cases["D5"].is_passed
+    assert isinstance(cases["D4"].result[0], Failure)
+    assert "expected to be violated and was not" in cases["D4"].result[0].message
+    _validate(results)
+
+
+def test_the_schema_refuses_a_result_without_its_status(tmp_path):
+    """The schema can fail: a result that lost its status is refused."""
+    _run(tmp_path, "correct", {"D5": "pass"})
+    conformance.write(tmp_path)
+    _, _, results = _outputs(tmp_path)
+    del results["results"][0]["status"]
+    with pytest.raises(jsonschema.ValidationError, match="status"):
+        _validate(results)
+
+
+def test_nothing_judged_writes_nothing(tmp_path):
+    assert conformance.write(tmp_path) == []
+    assert not (tmp_path / "conformance").exists()
+
+
+def test_merge_keeps_all_three_for_the_joined_run(tmp_path):
+    _run(tmp_path / "a", "faulty", {"D5": "violated"})
+    _run(tmp_path / "b", "correct", {"D5": "pass"})
+    merge.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
+    xml, log, results = _outputs(tmp_path / "m")
+    assert xml.tests == 2 and xml.failures == 1
+    failure = next(case for suite in xml for case in suite if not case.is_passed).result[0]
+    assert "witness" in failure.text  # read from the merged copy of the scenario's dir
+    assert log.rstrip().endswith("FAIL")
+    _validate(results)
+    assert {r["implementation"] for r in results["results"]} == {"faulty on kind",
+                                                                 "correct on kind"}
