@@ -5,12 +5,17 @@ of B1-B5, the faulty DRA driver prepares a device for two claims (D5); the corre
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
+from junitparser import Failure, JUnitXml
+
+from aftershock.report import conformance
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.cluster
@@ -58,12 +63,25 @@ def test_gang_operators_and_gang_schedulers_faulty_caught_correct_passing():
     assert re.search(r"\b6 failed, 6 passed, 12 skipped\b", out), out[-3000:]
 
 
-def test_the_faulty_driver_prepares_a_device_twice():
-    result = _run("features/driver", "dradriver-faulty", "-k", "force")
+def test_the_faulty_driver_prepares_a_device_twice(tmp_path):
+    result = _run("features/driver", "dradriver-faulty", "-k", "force", "--run-dir",
+                  str(tmp_path))
     assert result.returncode == 1, result.stdout[-3000:]
     assert "D5: VIOLATED: device dev-0 on node/" in result.stdout
     assert "while still prepared for" in result.stdout
     assert "-- driver prepare dev-0" in result.stdout, "the witness is the driver's log"
+    # What a conformance submission takes, from this real run
+    suites = JUnitXml.fromfile(str(tmp_path / "conformance" / "junit.xml"))
+    cases = {case.name.split()[0]: case for suite in suites for case in suite}
+    failure = cases["D5"].result[0]
+    assert isinstance(failure, Failure) and "-- driver prepare dev-0" in failure.text
+    assert cases["D5"].name == "D5 A force-deleted pod's device is not prepared twice"
+    assert cases["D5"].time > 0
+    results = json.loads((tmp_path / "conformance" / "results.json").read_text())
+    jsonschema.validate(results, json.loads(conformance.SCHEMA.read_text()))
+    assert {r["id"]: r["status"] for r in results["results"]}["D5"] == "violated"
+    assert "--- FAIL: dradriver-faulty/features/driver/dra_allocation.feature/D5 " in \
+        (tmp_path / "conformance" / "e2e.log").read_text()
 
 
 def test_the_correct_driver_passes_with_the_real_scheduler_and_claim_controller():
