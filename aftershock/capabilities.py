@@ -16,6 +16,7 @@ class Capability(StrEnum):
     NODE_ADD = "node_add"
     CHAOS_MESH = "chaos_mesh"  # Chaos Mesh's controller can be installed (pod-kill)
     NODE_FILES = "node_files"  # a node's own files can be read (a real kubelet's state)
+    NODE_AGENT = "node_agent"  # a node can reboot and its real kubelet restart
 
 
 class MissingCapability(Exception):

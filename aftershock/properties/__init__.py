@@ -1,4 +1,5 @@
-"""The property registry: R1..D7, B1-B4, E1-E3 and the generic checks, each judged through one rule.
+"""The property registry: R1..D11, B1-B5, E1-E3 and the generic checks, each judged through one
+rule.
 
 Importing this package registers every family: the list below is the whole registry. A family
 is one module: its judges beside the ``prop(...)`` lines that name them. The registry judges a
@@ -10,6 +11,7 @@ notebook (``make lint`` holds it to that).
 from aftershock.properties import (  # noqa: F401
     binding,
     dra,
+    dra_node,
     explore,
     gang,
     harness,

@@ -213,7 +213,7 @@ NODE_STATE = "the kubelet's DRA checkpoint on each node"
 
 
 @dataclass
-class _NodeReads:
+class NodeReads:
     """What one node's read loop showed, in time order (the node's clock): the moments its
     state was known (a copy that checked out, or a heartbeat while the last line was one),
     the reads that failed, and since when each claim has held each device without a break
@@ -276,11 +276,11 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
     where the history cannot say, it is UNKNOWN, naming the claim."""
     origin = timeline[0].mono if timeline else 0.0
     offset = timeline[0].mono - timeline[0].wall if timeline else 0.0
-    reads: dict[str, _NodeReads] = {}
+    reads: dict[str, NodeReads] = {}
     claims: set[str] = set()
     blamed: Verdict | None = None
     for snap in sorted(snapshots, key=lambda s: s["time"]):
-        node = reads.setdefault(snap["node"], _NodeReads(snap["node"]))
+        node = reads.setdefault(snap["node"], NodeReads(snap["node"]))
         prepared = node.read(snap)
         if prepared is None:
             continue
@@ -317,7 +317,7 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
                 origin, subjects=len(claims), reads=frozenset(), external=NODE_STATE)
     if blamed is not None:
         return blamed
-    unseen = _unseen(reads, timeline, offset, origin)
+    unseen = unseen_stretches(reads, timeline, offset, origin)
     if unseen:
         more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
         return Verdict(name, UNKNOWN, f"{NODE_STATE} was not seen throughout: {unseen[0]}"
@@ -331,7 +331,7 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
                    reads=frozenset({"nodes"}), external=NODE_STATE)
 
 
-def _leaked(old: set[str], new: set[str], device: Device, node: _NodeReads,
+def _leaked(old: set[str], new: set[str], device: Device, node: NodeReads,
             snap: dict[str, Any], timeline: list[Entry],
             offset: float) -> tuple[str, list[Entry]] | str:
     """An inherited claim of ``old`` and the deletions of every pod it was prepared for, each
@@ -368,7 +368,7 @@ def _claim_pods(timeline: list[Entry], claim: str) -> set[str]:
     for entry in timeline:
         if entry.resource not in ("pods", "resourceclaims"):
             continue
-        for key, obj in _records(entry):
+        for key, obj in records_of(entry):
             if obj is None or key.partition("/")[0] != namespace:
                 continue
             if entry.resource == "resourceclaims" and key == claim:
@@ -402,13 +402,13 @@ def _pod_named(timeline: list[Entry], uid: str) -> str | None:
     for entry in timeline:
         if entry.resource != "pods":
             continue
-        for key, obj in _records(entry):
+        for key, obj in records_of(entry):
             if ((obj or {}).get("metadata") or {}).get("uid", entry.uid) == uid:
                 return f"pod/{key}"
     return None
 
 
-def _unseen(reads: dict[str, _NodeReads], timeline: list[Entry], offset: float,
+def unseen_stretches(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
             origin: float) -> list[str]:
     """Each stretch a node was not seen while the loops ran: every node each loop read, and
     every node the history records (over its lifetime) from when the loops began to when
@@ -437,7 +437,7 @@ def _at(moment: float, offset: float, origin: float) -> str:
     return f"+{moment + offset - origin:.1f}s"
 
 
-def _stretches(node: _NodeReads, start: float, stop: float) -> list[tuple[float, float, str]]:
+def _stretches(node: NodeReads, start: float, stop: float) -> list[tuple[float, float, str]]:
     """The stretches of [start, stop] in which ``node``'s state was not known: a failed read,
     or no line for longer than SILENT_SECONDS."""
     before = [at for at in node.known if at <= start]
@@ -462,7 +462,7 @@ def _node_lives(timeline: list[Entry], offset: float) -> dict[str, list[tuple[fl
     for entry in timeline:
         if entry.resource != "nodes":
             continue
-        for node, obj in _records(entry):
+        for node, obj in records_of(entry):
             mine = lives.setdefault(node, [])
             there = bool(mine) and mine[-1][1] == math.inf
             if obj is not None and not there:
@@ -476,7 +476,7 @@ def _node_lives(timeline: list[Entry], offset: float) -> dict[str, list[tuple[fl
     return {node: mine for node, mine in lives.items() if mine}
 
 
-def _records(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:
+def records_of(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:
     """(name as kubectl shows it after the kind, object or None when deleted) of what one
     entry records: a watch event, or every change of the re-list that closed a gap."""
     def named(namespace: str, name: str) -> str:
@@ -506,7 +506,7 @@ def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
     for entry in entries:
         if entry.resource == "resourceclaims" and entry.kind == GAP_START:
             claims_blind_since = entry.mono if claims_blind_since is None else claims_blind_since
-        for key, obj in _records(entry):
+        for key, obj in records_of(entry):
             if entry.resource == "resourceslices" and obj and gone_at is None:
                 spec = obj.get("spec") or {}
                 if spec.get("nodeName") == node:

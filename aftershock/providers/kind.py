@@ -50,6 +50,7 @@ from aftershock.shape import Shape
 CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 READY_TIMEOUT = 180.0
 COMPONENT_TIMEOUT = 120.0
+REBOOT_GRACE_SECONDS = 30  # as systemd gives a unit to stop
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class KindCluster:
     capabilities = frozenset({
         Capability.NODE_FAILURE, Capability.NODE_DELETE, Capability.COMPONENT_RESTART,
         Capability.LOAD_IMAGE, Capability.DESTRUCTIVE, Capability.CHAOS_MESH,
-        Capability.NODE_FILES,
+        Capability.NODE_FILES, Capability.NODE_AGENT,
     })
 
     def __init__(self, shape: Shape, name: str | None = None, *, kubernetes_version: str,
@@ -251,6 +252,12 @@ class KindCluster:
 
     def start_kubelet(self, node: str) -> None:
         self._run(cmd.start_node(self.engine, self._container(node)))
+
+    def reboot_node(self, node: str) -> None:
+        self._run(cmd.restart_node(self.engine, self._container(node), REBOOT_GRACE_SECONDS))
+
+    def restart_kubelet(self, node: str) -> None:
+        self._run(cmd.restart_kubelet(self.engine, self._container(node)))
 
     def node_running(self, node: str) -> bool:
         answer = self._run(cmd.node_state(self.engine, self._container(node)))

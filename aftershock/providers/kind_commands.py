@@ -70,6 +70,17 @@ def start_node(engine: str, container: str) -> list[str]:
     return [engine, "start", container]
 
 
+def restart_node(engine: str, container: str, grace: int) -> list[str]:
+    """A reboot: systemd in the node shuts everything down (kind stops a node with its
+    SIGRTMIN+3) within ``grace`` seconds, and the node starts again with its disk; its tmpfs
+    mounts (/run, /tmp) start empty, as a real node's do."""
+    return [engine, "restart", "-t", str(grace), container]
+
+
+def restart_kubelet(engine: str, container: str) -> list[str]:
+    return in_node(engine, container, "systemctl", "restart", "kubelet")
+
+
 def node_state(engine: str, container: str) -> list[str]:
     return [engine, "inspect", "--format", "{{.State.Running}}", container]
 

@@ -100,12 +100,39 @@ def kubelet_prepared(text: str) -> dict[Device, set[str]]:
     return prepared
 
 
+def kubelet_claims(text: str) -> list[dict[str, Any]]:
+    """The claims of the kubelet's DRA checkpoint as it stores them (``ClaimInfoStateList``).
+    ValueError as for ``kubelet_prepared``."""
+    kubelet_prepared(text)  # the same checks: a torn read is no evidence
+    return list(json.loads(json.loads(text)["Data"]).get("ClaimInfoStateList") or [])
+
+
+def kubelet_duplicates(text: str) -> list[tuple[str, str]]:
+    """(claim ``ns/name``, what is repeated) for every claim the checkpoint lists a device
+    twice for (the same pool, device and share), or a CDI device id twice: what a kubelet
+    that appended a re-preparation's answer to the one it had kept wrote
+    (kubernetes/kubernetes#140471). ValueError as for ``kubelet_prepared``."""
+    found = []
+    for claim in kubelet_claims(text):
+        name = f"{claim.get('Namespace', '')}/{claim.get('ClaimName', '')}"
+        for driver, state in sorted((claim.get("DriverState") or {}).items()):
+            devices = (state or {}).get("Devices") or []
+            keys = [(d.get("PoolName", ""), d.get("DeviceName", ""), d.get("ShareID") or "")
+                    for d in devices]
+            ids = [cdi for d in devices for cdi in d.get("CDIDeviceIDs") or []]
+            for pool, device, share in sorted({k for k in keys if keys.count(k) > 1}):
+                found.append((name, f"device {pool}/{device}{f'#{share}' if share else ''} of "
+                              f"{driver} listed {keys.count((pool, device, share))} times"))
+            for cdi in sorted({i for i in ids if ids.count(i) > 1}):
+                found.append((name, f"CDI device {cdi} listed {ids.count(cdi)} times"))
+    return found
+
+
 def kubelet_consumers(text: str) -> dict[str, set[str]]:
     """The pods (UIDs) the kubelet's DRA checkpoint says each claim (``ns/name``) was prepared
     for on its node. ValueError as for ``kubelet_prepared``."""
-    kubelet_prepared(text)  # the same checks: a torn read is no evidence
     consumers: dict[str, set[str]] = {}
-    for claim in json.loads(json.loads(text)["Data"]).get("ClaimInfoStateList") or []:
+    for claim in kubelet_claims(text):
         name = f"{claim.get('Namespace', '')}/{claim.get('ClaimName', '')}"
         consumers.setdefault(name, set()).update(claim.get("PodUIDs") or ())
     return consumers

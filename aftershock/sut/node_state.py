@@ -34,6 +34,7 @@ class NodeStateWatch:
     workdir: Path
     state: processes.ClusterState | None = None
     records: dict[str, processes.ProcessRecord] = field(default_factory=dict)
+    ended: list[tuple[str, processes.ProcessRecord]] = field(default_factory=list)
     # the name the loops run under on the nodes ($0 of their shell), to end them there
     name: str = field(default_factory=lambda: f"aftershock-node-state-{uuid.uuid4().hex[:12]}")
 
@@ -45,26 +46,46 @@ class NodeStateWatch:
         """A loop on ``node`` too (a node that joined after the start); none if it has one."""
         if node in self.records:
             return
-        _, record = processes.spawn(f"node-state-{node}",
+        self._spawn(node)
+
+    def resume(self, node: str) -> None:
+        """A new loop on ``node``, its last one ended (the node rebooted, and the loop with it):
+        the silence between the two is a stretch nobody saw, as any silence is."""
+        record = self.records.pop(node, None)
+        if record is not None:
+            processes.terminate([record], grace=2)
+            self.ended.append((node, record))
+        self._spawn(node)
+
+    def _spawn(self, node: str) -> None:
+        _, record = processes.spawn(f"node-state-{node}-{self._loops(node)}",
                                     self.cluster.node_command(node, loop(self.path, self.name)),
-                                    self._log(node))
+                                    self._log(node, self._loops(node)))
         self.records[node] = record
         if self.state is not None:
             processes.adopt(self.state, record.name, record)
 
-    def _log(self, node: str) -> Path:
-        return self.workdir / f"node-state-{node}.log"
+    def _loops(self, node: str) -> int:
+        """How many loops ``node`` had before (its next loop's number)."""
+        return sum(1 for name, _ in self.ended if name == node)
+
+    def _log(self, node: str, number: int = 0) -> Path:
+        return self.workdir / f"node-state-{node}{f'-{number}' if number else ''}.log"
 
     def snapshots(self) -> list[dict[str, Any]]:
         """Every line so far (copies and heartbeats), and for each node when they were taken:
         {"time", "node", "taken": True} for a loop still running (a loop silent since long
         before then had stalled), or a failure for a loop that is no longer running (its node
         stopped, or the loop could not start): from then on, that node was not seen. The
-        moment is this machine's clock, the nodes' own on kind (containers of its kernel)."""
+        lines of a node's earlier loops (before it rebooted) come too. The moment is this
+        machine's clock, the nodes' own on kind (containers of its kernel)."""
         found: list[dict[str, Any]] = []
+        for node in sorted({node for node, _ in self.ended}):
+            for number in range(self._loops(node)):
+                found += self._lines(node, self._log(node, number))
         for node, record in self.records.items():
             taken = time.time()  # before the log is read: every line up to it is in there
-            log = self._log(node)
+            log = self._log(node, self._loops(node))
             text = log.read_text(errors="replace") if log.exists() else ""
             found += parse(node, text)
             if record.alive():
@@ -75,13 +96,18 @@ class NodeStateWatch:
                               "error": f"its read loop ended ({last[0][:200]})"})
         return found
 
+    @staticmethod
+    def _lines(node: str, log: Path) -> list[dict[str, Any]]:
+        return parse(node, log.read_text(errors="replace")) if log.exists() else []
+
     def stop(self) -> None:
         for node in self.records:  # a node that is down has no loop left to end
             subprocess.run(self.cluster.node_command(node, ["pkill", "-f", self.name]),
                            capture_output=True, timeout=30, check=False)
-        records = list(self.records.values())
+        records = [*self.records.values(), *(record for _, record in self.ended)]
         processes.terminate(records, grace=2)
         if self.state is not None:
             for record in records:
                 processes.release(self.state, record.name)
         self.records.clear()
+        self.ended.clear()

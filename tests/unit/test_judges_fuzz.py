@@ -73,7 +73,11 @@ def _pod(name: str, draw) -> dict:
                      "containers": [{"name": "w", "resources": {"requests": {
                          "cpu": draw(st.sampled_from(("300m", "600m")))}}}]},
             "status": {"phase": draw(st.sampled_from(("Running", "Pending"))),
-                       "conditions": [{"type": "Ready", "status": str(ready)}]}}
+                       "conditions": [{"type": "Ready", "status": str(ready)}],
+                       "containerStatuses": [{"name": "w", "state": draw(st.sampled_from((
+                           {"running": {"startedAt": STAMPS[0]}},
+                           {"running": {"startedAt": STAMPS[1]}},
+                           {"waiting": {"reason": "CreateContainerError"}})))}]}}
 
 
 def _object(resource: str, name: str, draw) -> dict:
@@ -386,6 +390,11 @@ JUDGEMENTS = {
                      "loss_allowed": True}, set()),
     "node_side_exclusive": ({"prepare_log": []}, set()),
     "node_state_exclusive": ({"node_state": []}, {"nodes"}),
+    "ran_again": ({"node": "n1", "since": 3.0, "within": 5, "namespace": NS}, {"pods"}),
+    "no_duplicate_devices": ({"node_state": []}, {"nodes"}),
+    "unprepared_once_back": ({"node_state": [], "node": "n1", "back": 3.0, "within": 5},
+                             {"nodes"}),
+    "kept_while_used": ({"node_state": []}, {"nodes", "pods"}),
     "end_state_as_reference": ({"namespace": NS, "reference": {"pods": ["{}"]},
                                 "masks": {"pods": ["metadata", "spec", "status"]}}, {"pods"}),
     "writes_as_reference": ({"actor": "ctl", "namespace": NS,
@@ -458,6 +467,8 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "only_removed_touched": (("pods", "data-"),), "claims_retained": (("statefulsets", "data"),),
     "own_claim_kept": (("persistentvolumeclaims", "data-data-0"),),
     "data_kept": (), "reads_clean": (), "node_side_exclusive": (), "node_state_exclusive": (),
+    "ran_again": (WEB, ("pods", "db-0"), ("pods", "data-")), "no_duplicate_devices": (),
+    "unprepared_once_back": (), "kept_while_used": (),
     "end_state_as_reference": (("pods", ""),), "writes_as_reference": (("audit", "ctl"),),
     "no_error_storm": (("audit", "ctl"),),
     "never_had": (("pods", "web-0"),), "kept": (("pods", "web-0"),),

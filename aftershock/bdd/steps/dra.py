@@ -8,6 +8,7 @@ from pathlib import Path
 from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.workloads import create_workload
+from aftershock.faults.node_agent import AGENT_TAINT
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import dra
@@ -17,29 +18,42 @@ from aftershock.sut.placeholders import fill
 CLAIMING_GRACE_SECONDS = 10
 
 
-def _resource(scenario: Scenario, kind: str):
+def dra_resource(scenario: Scenario, kind: str):
     return kube.dynamic_client(scenario.api).resources.get(
         api_version=kube.dra_api_version(scenario.api), kind=kind)
+
+
+def claiming_pod_spec(claim: dict[str, str], spec: dict | None = None) -> dict:
+    """A pod spec (``spec``, or one pause container) that uses one claim (``claim``: its
+    resourceClaimName or resourceClaimTemplateName) in its first container. It tolerates the
+    taint that keeps a driver's plugin off a node (`faults.node_agent`): a workload stays
+    where its claim was prepared while the plugin is stopped."""
+    spec = spec if spec is not None else workloads.pod_template("claimant")["spec"]
+    # A pod deleted with no grace leaves the API before its kubelet has unprepared its claims,
+    # and its device can be handed on while still prepared (kubernetes/kubernetes#131513): that
+    # is what the force-delete step does on purpose, never what every deletion should do.
+    spec["terminationGracePeriodSeconds"] = CLAIMING_GRACE_SECONDS
+    spec["resourceClaims"] = [{"name": "device", **claim}]
+    spec["containers"][0]["resources"] = {"claims": [{"name": "device"}]}
+    spec["tolerations"] = [*spec.get("tolerations", []),
+                           {"key": AGENT_TAINT["key"], "operator": "Exists",
+                            "effect": AGENT_TAINT["effect"]}]
+    return spec
 
 
 @given("a Deployment {name:Name} of {replicas:d} pods that each claim a device")
 def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
     driver = concept(scenario, "device_driver")
     template = f"{name}-device"
-    writes.create(_resource(scenario, "ResourceClaimTemplate"), {
+    writes.create(dra_resource(scenario, "ResourceClaimTemplate"), {
         "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
         "metadata": {"name": template},
         "spec": {"spec": {"devices": {"requests": [{
             "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}},
         scenario.namespace)
     manifest = workloads.deployment(name, replicas)
-    spec = manifest["spec"]["template"]["spec"]
-    # A pod deleted with no grace leaves the API before its kubelet has unprepared its claims,
-    # and its device can be handed on while still prepared (kubernetes/kubernetes#131513): that
-    # is what the force-delete step does on purpose, never what every deletion should do.
-    spec["terminationGracePeriodSeconds"] = CLAIMING_GRACE_SECONDS
-    spec["resourceClaims"] = [{"name": "device", "resourceClaimTemplateName": template}]
-    spec["containers"][0]["resources"] = {"claims": [{"name": "device"}]}
+    claiming_pod_spec({"resourceClaimTemplateName": template},
+                      manifest["spec"]["template"]["spec"])
     create_workload(scenario, manifest)
 
 

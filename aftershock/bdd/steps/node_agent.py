@@ -1,0 +1,180 @@
+"""Steps that fault what runs on a node (a reboot, a kubelet restart, a driver's plugin stopped
+and started) and judge the driver contract after them (D8-D11), from the API server's record
+and each node's kubelet checkpoint."""
+
+from __future__ import annotations
+
+import time
+
+from aftershock import door, kube, workloads, writes
+from aftershock.bdd.steps.dra import claiming_pod_spec, dra_resource
+from aftershock.bdd.steps.implementation import implementation_of
+from aftershock.bdd.steps.nodes import node_of_pod
+from aftershock.capabilities import Capability
+from aftershock.faults import node_agent
+from aftershock.properties import Judgement
+from aftershock.properties.dra_node import runs_since
+from aftershock.scenario import Scenario, StepFailed, given, then, when
+from aftershock.sut.concepts import concept
+
+
+def _live_on(scenario: Scenario, node: str) -> list[str]:
+    pods = kube.core(scenario.api).list_namespaced_pod(
+        scenario.namespace, field_selector=f"spec.nodeName={node}").items
+    return sorted(p.metadata.name for p in pods if not p.metadata.deletion_timestamp
+                  and p.status.phase not in ("Succeeded", "Failed"))
+
+
+def reboot(scenario: Scenario, node: str) -> None:
+    scenario.require(Capability.NODE_AGENT)
+    scenario.remember("rebooted node", {"node": node, "since": scenario.now,
+                                        "wall": time.time(),
+                                        "pods": _live_on(scenario, node)})
+    watch = scenario.facts.get("node state")
+    after = (lambda: watch.resume(node)) if watch is not None else None
+    scenario.inject(node_agent.NodeReboot(scenario.cluster, node, after))
+
+
+@when("node {node:Name} reboots")
+def node_reboots(scenario: Scenario, node: str) -> None:
+    """Everything on it shuts down; it boots with its disk, its tmpfs (/run) empty."""
+    reboot(scenario, node)
+
+
+@when("the node running a pod of {name:Name} reboots")
+def node_of_pod_reboots(scenario: Scenario, name: str) -> None:
+    reboot(scenario, node_of_pod(scenario, name))
+
+
+def restart_kubelet(scenario: Scenario, node: str) -> None:
+    scenario.require(Capability.NODE_AGENT)
+    scenario.remember("restarted kubelet", {"node": node, "since": scenario.now})
+    scenario.inject(node_agent.KubeletRestart(scenario.cluster, node))
+
+
+@when("the kubelet of node {node:Name} restarts")
+def kubelet_restarts(scenario: Scenario, node: str) -> None:
+    restart_kubelet(scenario, node)
+
+
+@when("the kubelet of the node running a pod of {name:Name} restarts")
+def kubelet_of_pod_restarts(scenario: Scenario, name: str) -> None:
+    restart_kubelet(scenario, node_of_pod(scenario, name))
+
+
+def stop_plugin(scenario: Scenario, node: str) -> None:
+    """The driver's node agent (the DaemonSet its profile installs) leaves ``node``."""
+    scenario.require(Capability.NODE_AGENT)
+    implementation = implementation_of(scenario)
+    kind, name = (getattr(implementation, "spec", None) and implementation.spec.workload) or \
+        (None, None)
+    if kind != "DaemonSet":
+        raise StepFailed("the driver's plugin is the DaemonSet its profile installs "
+                         "(install_in_cluster.daemonset); this implementation has none")
+    fault = node_agent.AgentStopped(scenario.api, node, implementation.namespace, name)
+    try:
+        scenario.inject(fault)
+    except node_agent.FaultRefused as exc:
+        raise StepFailed(str(exc)) from None
+    scenario.remember("stopped plugin", fault.description)
+
+
+@when("the driver's plugin on node {node:Name} stops")
+def plugin_stops(scenario: Scenario, node: str) -> None:
+    stop_plugin(scenario, node)
+
+
+@when("the driver's plugin on the node running a pod of {name:Name} stops")
+def plugin_of_pod_stops(scenario: Scenario, name: str) -> None:
+    stop_plugin(scenario, node_of_pod(scenario, name))
+
+
+@when("I force-delete the pod of {name:Name} on the node the driver's plugin left")
+def force_delete_on_plugin_node(scenario: Scenario, name: str) -> None:
+    """Its API object goes at once, and its generated claim after it, while the kubelet there
+    cannot unprepare the claim yet (a graceful delete would wait for that)."""
+    node = scenario.recall("stopped plugin").rsplit("node/", 1)[1]
+    pods = kube.core(scenario.api).list_namespaced_pod(
+        scenario.namespace, label_selector=workloads.label_selector(name),
+        field_selector=f"spec.nodeName={node}").items
+    live = sorted(p.metadata.name for p in pods if not p.metadata.deletion_timestamp)
+    if not live:
+        raise StepFailed(f"no pod of {name} on node/{node}")
+    scenario.timeline.mark(f"force-delete pod/{scenario.namespace}/{live[0]}")
+    door.delete(kube.core(scenario.api).delete_namespaced_pod, live[0], scenario.namespace,
+                grace_period_seconds=0)
+
+
+@when("the driver's plugin starts again")
+def plugin_starts(scenario: Scenario) -> None:
+    """Returns once the plugin's pod is Ready on that node again."""
+    scenario.end_fault(scenario.recall("stopped plugin"))
+    scenario.remember("plugin back", scenario.now)
+
+
+@given("pods {first:Name} and {second:Name} that share the claim {claim:Name}")
+def sharing_pods(scenario: Scenario, first: str, second: str, claim: str) -> None:
+    """One ResourceClaim for a device of the driver's class, and two pods that use it: the
+    scheduler puts both on the node its device is on."""
+    scenario.require(Capability.NODE_FILES)  # judged from the kubelet's checkpoint
+    driver = concept(scenario, "device_driver")
+    version = kube.dra_api_version(scenario.api)
+    writes.create(dra_resource(scenario, "ResourceClaim"), {
+        "apiVersion": version, "kind": "ResourceClaim", "metadata": {"name": claim},
+        "spec": {"devices": {"requests": [{
+            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}},
+        scenario.namespace)
+    for name in (first, second):
+        spec = claiming_pod_spec({"resourceClaimName": claim})
+        writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1",
+                                                                      kind="Pod"),
+                      {"apiVersion": "v1", "kind": "Pod",
+                       "metadata": {"name": name, "labels": {"app": name}}, "spec": spec},
+                      scenario.namespace)
+
+
+@then("within {seconds:d} seconds every pod that was on the rebooted node runs again",
+      check="ran_again")
+def ran_again(scenario: Scenario, seconds: int) -> None:
+    """Each container running, started after the reboot, the pod Ready."""
+    rebooted = scenario.recall("rebooted node")
+
+    def all_again(state) -> bool:
+        pods = {p["metadata"]["name"]: p for p in state.select("pods", scenario.namespace)}
+        return all(name in pods and runs_since(pods[name], rebooted["wall"])
+                   for name in rebooted["pods"])
+    scenario.wait_until(all_again, max(0.0, rebooted["since"] + seconds - scenario.now))
+    scenario.judge(Judgement("ran_again", {
+        "node": rebooted["node"], "since": rebooted["since"], "within": seconds,
+        "namespace": scenario.namespace}))
+
+
+def _node_state(scenario: Scenario) -> list:
+    if not concept(scenario, "device_driver").get("node_state"):
+        raise StepFailed("judged from each node's kubelet checkpoint: the profile's "
+                         "device_driver concept needs node_state: kubelet")
+    return scenario.recall("node state").snapshots()
+
+
+@then("no claim listed a device or CDI device id twice on a node",
+      check="no_duplicate_devices")
+def no_duplicate_devices(scenario: Scenario) -> None:
+    scenario.judge(Judgement("no_duplicate_devices", {"node_state": _node_state(scenario)}))
+
+
+@then("within {seconds:d} seconds of the plugin's return every claim whose pods left is "
+      "unprepared on its node", check="unprepared_once_back")
+def unprepared_once_back(scenario: Scenario, seconds: int) -> None:
+    back = scenario.recall("plugin back")
+    node = scenario.recall("stopped plugin").rsplit("node/", 1)[1]
+    wait = back + seconds - scenario.now
+    if wait > 0:  # the checkpoint is read on the node, not recorded: its bound is waited out
+        scenario.wait_until(lambda state: False, wait)
+    scenario.judge(Judgement("unprepared_once_back", {
+        "node_state": _node_state(scenario), "node": node, "back": back, "within": seconds}))
+
+
+@then("no claim was unprepared on a node while a pod there still used it",
+      check="kept_while_used")
+def kept_while_used(scenario: Scenario) -> None:
+    scenario.judge(Judgement("kept_while_used", {"node_state": _node_state(scenario)}))

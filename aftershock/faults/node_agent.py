@@ -1,0 +1,150 @@
+"""Faults on what runs on a node, below the API: the node reboots (its disk kept, its tmpfs
+gone), its kubelet restarts, or a driver's node agent (its DaemonSet's pod there) is stopped and
+started again. Each needs real kubelets (capability node_agent: kind's)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes import client, watch
+
+from aftershock.kube import set_taint, suppress_not_found
+
+AGENT_TAINT = {"key": "aftershock.io/node-agent", "value": "stopped", "effect": "NoExecute"}
+AGENT_TIMEOUT = 120  # seconds for the agent's pod to leave, or to be Ready again
+
+
+class FaultRefused(Exception):
+    """The fault cannot be applied as it says (nothing was changed)."""
+
+
+@dataclass
+class NodeReboot:
+    """The node restarts: everything on it shuts down, then it boots with its disk as it was,
+    its tmpfs (/run, where many drivers keep their CDI specs) empty, and its kubelet starting
+    again from its checkpoints. Done at once; ``after`` runs once the node is back (a read loop
+    on it starts again)."""
+
+    cluster: Any
+    node: str
+    after: Callable[[], None] | None = None
+
+    @property
+    def description(self) -> str:
+        return f"node/{self.node} rebooted"
+
+    def apply(self) -> None:
+        self.cluster.reboot_node(self.node)
+        if self.after is not None:
+            self.after()
+
+    def revert(self) -> None:
+        if not self.cluster.node_running(self.node):  # a reboot that did not finish
+            self.cluster.start_kubelet(self.node)
+
+
+@dataclass
+class KubeletRestart:
+    """The node's kubelet restarts (systemd restarts its unit); containers keep running, and it
+    starts again from its checkpoints, as after a kubelet upgrade."""
+
+    cluster: Any
+    node: str
+
+    @property
+    def description(self) -> str:
+        return f"the kubelet of node/{self.node} restarted"
+
+    def apply(self) -> None:
+        self.cluster.restart_kubelet(self.node)
+
+    def revert(self) -> None:  # done once applied: a restarted kubelet is simply running
+        return None
+
+
+def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, str]) -> bool:
+    """Whether a pod with ``tolerations`` (the API's dicts) tolerates ``taint``."""
+    for toleration in tolerations:
+        effect = toleration.get("effect")
+        if effect and effect != taint["effect"]:
+            continue
+        key, operator = toleration.get("key"), toleration.get("operator") or "Equal"
+        if not key and operator == "Exists":
+            return True
+        if key == taint["key"] and (operator == "Exists"
+                                    or toleration.get("value") == taint["value"]):
+            return True
+    return False
+
+
+@dataclass
+class AgentStopped:
+    """A DaemonSet's pod leaves one node and is kept off it: the node gets a NoExecute taint
+    the DaemonSet does not tolerate (``AGENT_TAINT``), so the kubelet stops it and the
+    DaemonSet controller makes none there; the rest of the DaemonSet runs on. A workload pod
+    that should stay on the node tolerates the taint. Reverting removes the taint and waits
+    until the DaemonSet's pod there is Ready again."""
+
+    api: Any
+    node: str
+    namespace: str
+    daemonset: str
+
+    @property
+    def description(self) -> str:
+        return f"daemonset/{self.namespace}/{self.daemonset} stopped on node/{self.node}"
+
+    def apply(self) -> None:
+        spec = client.AppsV1Api(self.api).read_namespaced_daemon_set(
+            self.daemonset, self.namespace).spec
+        tolerations = self.api.sanitize_for_serialization(spec.template.spec.tolerations or [])
+        if tolerates(tolerations, AGENT_TAINT):
+            raise FaultRefused(f"daemonset/{self.namespace}/{self.daemonset} tolerates the "
+                               f"taint {AGENT_TAINT['key']}:{AGENT_TAINT['effect']}: its pod "
+                               f"cannot be kept off node/{self.node} this way")
+        labels = ",".join(f"{k}={v}" for k, v in spec.selector.match_labels.items())
+        set_taint(self.api, self.node, AGENT_TAINT, True)
+        if not self._wait(labels, lambda pods: not pods):
+            raise TimeoutError(f"the pod of daemonset/{self.namespace}/{self.daemonset} on "
+                               f"node/{self.node} was still there {AGENT_TIMEOUT}s after its "
+                               "taint")
+
+    def revert(self) -> None:
+        with suppress_not_found():
+            set_taint(self.api, self.node, AGENT_TAINT, False)
+            labels = ",".join(f"{k}={v}" for k, v in client.AppsV1Api(
+                self.api).read_namespaced_daemon_set(self.daemonset, self.namespace)
+                .spec.selector.match_labels.items())
+            if not self._wait(labels, lambda pods: any(map(_ready, pods.values()))):
+                raise TimeoutError(f"daemonset/{self.namespace}/{self.daemonset} had no Ready "
+                                   f"pod on node/{self.node} {AGENT_TIMEOUT}s after its taint "
+                                   "was removed")
+
+    def _wait(self, labels: str, done: Callable[[dict[str, Any]], bool]) -> bool:
+        """Watch the DaemonSet's pods on the node until ``done(name -> pod)``."""
+        core = client.CoreV1Api(self.api)
+        where = {"label_selector": labels, "field_selector": f"spec.nodeName={self.node}"}
+        listing = core.list_namespaced_pod(self.namespace, **where)
+        pods = {p.metadata.name: p for p in listing.items}
+        if done(pods):
+            return True
+        stream = watch.Watch()
+        for event in stream.stream(core.list_namespaced_pod, self.namespace, **where,
+                                   resource_version=listing.metadata.resource_version,
+                                   timeout_seconds=AGENT_TIMEOUT):
+            pod = event["object"]
+            if event["type"] == "DELETED":
+                pods.pop(pod.metadata.name, None)
+            else:
+                pods[pod.metadata.name] = pod
+            if done(pods):
+                stream.stop()
+                return True
+        return False
+
+
+def _ready(pod: Any) -> bool:
+    return not pod.metadata.deletion_timestamp and any(
+        c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))

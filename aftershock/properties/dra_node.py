@@ -1,0 +1,393 @@
+"""D8-D11: the driver contract on the node, under faults of what runs there (a reboot, a
+kubelet restart, the driver's plugin stopped and started), judged from what the API server
+recorded and what each node's kubelet checkpointed (read on the node), never from the
+driver's own words. D1-D7 are in `dra`; D5 and these share its reading of the nodes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.properties.base import Params, check, prop
+from aftershock.properties.dra import (
+    CONCEPTS,
+    NODE_STATE,
+    NodeReads,
+    records_of,
+    unseen_stretches,
+)
+from aftershock.properties.history import History
+from aftershock.sut.dra import claim_names, kubelet_claims, kubelet_duplicates, reserved_for
+from aftershock.timeline.audit import parse_time
+from aftershock.timeline.entry import MARK, Entry
+
+DONE = ("Succeeded", "Failed")
+
+
+def _clock(timeline: list[Entry]) -> tuple[float, float]:
+    """(origin, offset): the recorder time shown as +0, and recorder minus wall time."""
+    if not timeline:
+        return 0.0, 0.0
+    return timeline[0].mono, timeline[0].mono - timeline[0].wall
+
+
+def _live_on(obj: dict[str, Any] | None, node: str) -> bool:
+    if not obj:
+        return False
+    return ((obj.get("spec") or {}).get("nodeName") == node
+            and not (obj.get("metadata") or {}).get("deletionTimestamp")
+            and (obj.get("status") or {}).get("phase") not in DONE)
+
+
+def runs_since(pod: dict[str, Any], since_wall: float) -> bool:
+    """Every container of ``pod`` running, started at or after ``since_wall`` (the kubelet's
+    whole seconds), and the pod Ready: it runs again, not as it ran before."""
+    status = pod.get("status") or {}
+    containers = status.get("containerStatuses") or []
+    if not containers:
+        return False
+    for container in containers:
+        running = (container.get("state") or {}).get("running") or {}
+        started = running.get("startedAt")
+        if not started or parse_time(started) < math.floor(since_wall):
+            return False
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in status.get("conditions") or [])
+
+
+def why_not_running(pod: dict[str, Any] | None) -> str:
+    """What the pod's last recorded state says of its containers, as kubectl describe does."""
+    if pod is None:
+        return "it was deleted"
+    status = pod.get("status") or {}
+    said = []
+    for container in status.get("containerStatuses") or []:
+        state = container.get("state") or {}
+        waiting, running = state.get("waiting"), state.get("running")
+        if waiting:
+            detail = f": {waiting['message'][:300]}" if waiting.get("message") else ""
+            said.append(f"container {container.get('name')} waiting, "
+                        f"{waiting.get('reason', 'no reason')}{detail}")
+        elif running:
+            said.append(f"container {container.get('name')} running since "
+                        f"{running.get('startedAt')}, from before the reboot")
+        else:
+            said.append(f"container {container.get('name')} terminated")
+    return "; ".join(said) or f"phase {status.get('phase', 'unknown')}, no container status"
+
+
+def ran_again(entries: Iterable[Entry], node: str, since: float, within: float,
+              namespace: str, name: str = "ran_again") -> Verdict:
+    """D8: every pod of ``namespace`` live on node/<node> when it rebooted (at ``since``, the
+    recorder's clock) runs again within ``within`` seconds: each container running, started
+    after the reboot (the kubelet's clock), and the pod Ready. A pod deleted first is not
+    judged, and named."""
+    entries = list(entries)
+    origin, offset = _clock(entries)
+    reads = frozenset({"pods"})
+    bound = since + within
+    pods: dict[str, tuple[dict[str, Any] | None, Entry]] = {}
+    subjects: dict[str, Entry] | None = None
+    again: dict[str, Entry] = {}
+    gone: dict[str, Entry] = {}
+    for entry in entries:
+        if subjects is None and entry.mono > since:
+            subjects = {key: seen for key, (obj, seen) in pods.items() if _live_on(obj, node)}
+        if entry.mono > bound:
+            break
+        if entry.resource != "pods":
+            continue
+        for key, obj in records_of(entry):
+            if not key.startswith(f"{namespace}/"):
+                continue
+            pods[key] = (obj, entry)
+            if subjects is None or key not in subjects or key in again or key in gone:
+                continue
+            if obj is None:
+                gone[key] = entry
+            elif runs_since(obj, since - offset):
+                again[key] = entry
+    at = f"+{since - origin:.1f}s"
+    if not subjects:
+        return Verdict(name, UNKNOWN, f"the precondition never held: no pod of {namespace} was "
+                       f"running on node/{node} when it rebooted ({at})", [], origin,
+                       subjects=0, reads=reads)
+    missing = sorted(set(subjects) - set(again) - set(gone))
+    last = entries[-1].mono
+    if missing and last < bound:
+        return Verdict(name, UNKNOWN, f"the history ends at +{last - origin:.1f}s, before the "
+                       f"bound of {within:g}s after node/{node} rebooted ({at}): "
+                       f"pod/{missing[0]} had not run again by then", [], origin,
+                       subjects=len(subjects), reads=reads, window=(since, last))
+    if missing:
+        key = missing[0]
+        obj, seen = pods[key]
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        witness = [subjects[key]] + ([seen] if seen is not subjects[key] else [])
+        return Verdict(name, VIOLATED, f"pod/{key}, running on node/{node} when it rebooted "
+                       f"({at}), did not run again within {within:g}s: {why_not_running(obj)}"
+                       f"{more}", witness, origin,
+                       subjects=len(subjects), window=(since, bound), by_absence=True,
+                       reads=reads)
+    if not again:
+        return Verdict(name, UNKNOWN, f"every pod on node/{node} when it rebooted ({at}) was "
+                       f"deleted before it ran again: {', '.join(f'pod/{k}' for k in gone)}",
+                       [], origin, subjects=0, reads=reads)
+    slowest = max(again.values(), key=lambda e: e.mono)
+    skipped = f"; not judged, deleted first: {', '.join(f'pod/{k}' for k in gone)}" \
+        if gone else ""
+    return Verdict(name, PASS, f"{len(again)} pods on node/{node} when it rebooted ({at}) ran "
+                   f"again, the last after {slowest.mono - since:.1f}s{skipped}", [slowest],
+                   origin, subjects=len(again), window=(since, slowest.mono), reads=reads)
+
+
+@dataclass
+class _Copy:
+    """One copy of a node's checkpoint that checked out: when (the node's clock), and each
+    claim (``ns/name``) with the pods it was prepared for."""
+
+    time: float
+    node: str
+    text: str
+    claims: dict[str, set[str]]
+
+
+def _read(snapshots: list[dict[str, Any]]) -> tuple[dict[str, NodeReads], list[_Copy]]:
+    reads: dict[str, NodeReads] = {}
+    copies = []
+    for snap in sorted(snapshots, key=lambda s: s["time"]):
+        node = reads.setdefault(snap["node"], NodeReads(snap["node"]))
+        if node.read(snap) is None:
+            continue
+        claims = {f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}": set(c.get("PodUIDs") or ())
+                  for c in kubelet_claims(snap["text"])
+                  if any((s or {}).get("Devices") for s in (c.get("DriverState") or {}).values())}
+        copies.append(_Copy(snap["time"], snap["node"], snap["text"], claims))
+    return reads, copies
+
+
+def _mark(copy: _Copy, offset: float, detail: str) -> Entry:
+    return Entry(seq=-1, mono=copy.time + offset, wall=copy.time, kind=MARK,
+                 detail=f"node/{copy.node} {NODE_STATE}: {detail}")
+
+
+def _not_seen(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
+              origin: float, name: str, judged: int) -> Verdict | None:
+    unseen = unseen_stretches(reads, timeline, offset, origin)
+    if not unseen:
+        return None
+    more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
+    return Verdict(name, UNKNOWN, f"{NODE_STATE} was not seen throughout: {unseen[0]}{more}",
+                   [], origin, subjects=judged, reads=frozenset(), external=NODE_STATE)
+
+
+def no_duplicate_devices(snapshots: list[dict[str, Any]], timeline: list[Entry],
+                         name: str = "no_duplicate_devices") -> Verdict:
+    """D9: in no copy of a node's kubelet DRA checkpoint does a claim list one device, or one
+    CDI device id, twice (a kubelet that appended a re-preparation's answer after it restarted,
+    kubernetes/kubernetes#140471: the container then gets each device twice)."""
+    origin, offset = _clock(timeline)
+    reads, copies = _read(snapshots)
+    claims: set[str] = set()
+    for copy in copies:
+        claims |= set(copy.claims)
+        repeated = kubelet_duplicates(copy.text)
+        if repeated:
+            claim, what = repeated[0]
+            more = f" (and {len(repeated) - 1} more)" if len(repeated) > 1 else ""
+            return Verdict(name, VIOLATED, f"on node/{copy.node} the kubelet's checkpoint "
+                           f"lists, for claim {claim}, {what}{more}",
+                           [_mark(copy, offset, f"{claim}: {what}")], origin,
+                           subjects=len(claims), reads=frozenset(), external=NODE_STATE)
+    blind = _not_seen(reads, timeline, offset, origin, name, len(claims))
+    if blind is not None:
+        return blind
+    if not claims:
+        return Verdict(name, UNKNOWN, f"{NODE_STATE} never showed a prepared claim", [], origin,
+                       subjects=0, reads=frozenset(), external=NODE_STATE)
+    return Verdict(name, PASS, f"{len(copies)} states of {NODE_STATE} ({len(reads)} nodes, "
+                   f"each seen throughout): {len(claims)} claims prepared, none listing a "
+                   "device or CDI id twice", [], origin, subjects=len(claims),
+                   reads=frozenset({"nodes"}), external=NODE_STATE)
+
+
+def _gone_pods(timeline: list[Entry], before: float) -> set[str]:
+    """UIDs of the pods recorded deleted (or finished) before ``before`` (recorder clock)."""
+    gone: set[str] = set()
+    for entry in timeline:
+        if entry.mono > before:
+            break
+        if entry.resource != "pods":
+            continue
+        for _, obj in records_of(entry):
+            uid = ((obj or entry.object or {}).get("metadata") or {}).get("uid") or entry.uid
+            if obj is None or (obj.get("status") or {}).get("phase") in DONE:
+                gone.add(uid)
+    return gone
+
+
+def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry], node: str,
+                         back: float, within: float,
+                         name: str = "unprepared_once_back") -> Verdict:
+    """D10: a claim node/<node>'s checkpoint still held when the driver's plugin came back (at
+    ``back``, the recorder's clock), every pod it was prepared for recorded gone by then, is
+    unprepared there (leaves the checkpoint) within ``within`` seconds (the NVIDIA GPU
+    driver's #1278: a claim deleted while its plugin was down stayed prepared)."""
+    origin, offset = _clock(timeline)
+    reads, copies = _read(snapshots)
+    mine = [copy for copy in copies if copy.node == node]
+    before = [copy for copy in mine if copy.time + offset <= back]
+    if not before:
+        return Verdict(name, UNKNOWN, f"{NODE_STATE} of node/{node} was not read before the "
+                       f"driver's plugin came back (+{back - origin:.1f}s)", [], origin,
+                       subjects=0, reads=frozenset(), external=NODE_STATE)
+    gone = _gone_pods(timeline, back)
+    held = {claim: pods for claim, pods in before[-1].claims.items() if pods and pods <= gone}
+    if not held:
+        return Verdict(name, UNKNOWN, f"the precondition never held: when the driver's plugin "
+                       f"came back to node/{node} (+{back - origin:.1f}s), its checkpoint "
+                       "held no claim whose pods were all gone", [], origin, subjects=0,
+                       reads=frozenset(), external=NODE_STATE)
+    bound = back + within
+    later = [copy for copy in mine if back < copy.time + offset <= bound]
+    for claim in sorted(held):
+        left = next((copy for copy in later if claim not in copy.claims), None)
+        if left is not None:
+            continue
+        after = [copy for copy in mine if copy.time + offset > bound]
+        if not after and not [t for t in reads[node].taken if t + offset > bound]:
+            return Verdict(name, UNKNOWN, f"{NODE_STATE} of node/{node} was not read past the "
+                           f"bound ({within:g}s after the plugin came back): {claim} was "
+                           "still prepared at its last read", [], origin, subjects=len(held),
+                           reads=frozenset(), external=NODE_STATE)
+        last = (later or before)[-1]
+        blind = _not_seen({node: reads[node]}, timeline, offset, origin, name, len(held))
+        if blind is not None:
+            return blind
+        return Verdict(name, VIOLATED, f"claim {claim}, whose pods were all gone, was still "
+                       f"prepared on node/{node} {within:g}s after the driver's plugin came "
+                       f"back (+{back - origin:.1f}s): the kubelet's checkpoint still held it",
+                       [_mark(before[-1], offset, f"{claim} held when the plugin came back"),
+                        _mark(last, offset, f"{claim} still held")], origin,
+                       subjects=len(held), reads=frozenset(), external=NODE_STATE)
+    blind = _not_seen({node: reads[node]}, timeline, offset, origin, name, len(held))
+    if blind is not None:
+        return blind
+    return Verdict(name, PASS, f"{len(held)} claims left prepared on node/{node} while the "
+                   f"driver's plugin was down were unprepared within {within:g}s of its "
+                   "return", [], origin, subjects=len(held), reads=frozenset({"nodes"}),
+                   external=NODE_STATE)
+
+
+def _users(pods: dict[str, dict[str, Any]], claim: str, node: str) -> list[str]:
+    """The pods (``ns/name``) live on ``node`` that use ``claim`` (``ns/name``)."""
+    namespace, _, claim_name = claim.partition("/")
+    return sorted(key for key, pod in pods.items() if key.startswith(f"{namespace}/")
+                  and _live_on(pod, node) and claim_name in claim_names(pod))
+
+
+def kept_while_used(snapshots: list[dict[str, Any]], timeline: list[Entry],
+                    name: str = "kept_while_used") -> Verdict:
+    """D11: a claim leaves a node's checkpoint (is unprepared) only when no pod on that node
+    still uses it: a pod live there, using it, both at the last copy that held the claim and
+    at the first that did not, is a violation (kubernetes PR #140212: deleting one pod could
+    unprepare a claim another pod still used)."""
+    origin, offset = _clock(timeline)
+    reads, copies = _read(snapshots)
+    previous: dict[str, _Copy] = {}
+    removals = []  # (last copy holding the claim, first copy without it, claim)
+    for copy in copies:
+        before = previous.get(copy.node)
+        if before is not None:
+            removals += [(before, copy, claim) for claim in sorted(set(before.claims)
+                                                                   - set(copy.claims))]
+        previous[copy.node] = copy
+    pods: dict[str, dict[str, Any]] = {}
+    states: list[tuple[float, dict[str, dict[str, Any]], Entry | None]] = []
+    last: Entry | None = None
+    moments = sorted({copy.time + offset for before, after, _ in removals
+                      for copy in (before, after)})
+    position = 0
+    for moment in moments:
+        while position < len(timeline) and timeline[position].mono <= moment:
+            entry = timeline[position]
+            if entry.resource == "pods":
+                for key, obj in records_of(entry):
+                    if obj is None:
+                        pods.pop(key, None)
+                    else:
+                        pods[key] = obj
+                    last = entry
+            position += 1
+        states.append((moment, dict(pods), last))
+    at = {moment: (state, entry) for moment, state, entry in states}
+    for before, after, claim in removals:
+        then, _ = at[before.time + offset]
+        now, seen = at[after.time + offset]
+        users = [pod for pod in _users(then, claim, before.node)
+                 if pod in _users(now, claim, after.node)]
+        if users:
+            uid = ((now[users[0]].get("metadata") or {}).get("uid")) or ""
+            reserved = " (in its reservedFor)" if any(
+                uid in reserved_for(obj or {}) for e in timeline if e.resource == "resourceclaims"
+                for key, obj in records_of(e) if key == claim) else ""
+            witness = [_mark(before, offset, f"{claim} prepared"),
+                       *([seen] if seen is not None else []),
+                       _mark(after, offset, f"{claim} no longer prepared")]
+            return Verdict(name, VIOLATED, f"claim {claim} was unprepared on node/{after.node} "
+                           f"while pod/{users[0]}{reserved}, running there, still used it",
+                           sorted(witness, key=lambda e: e.mono), origin,
+                           subjects=len(removals), reads=frozenset({"pods"}),
+                           external=NODE_STATE)
+    blind = _not_seen(reads, timeline, offset, origin, name, len(removals))
+    if blind is not None:
+        return blind
+    if not removals:
+        return Verdict(name, UNKNOWN, f"no claim was seen unprepared: {NODE_STATE} never lost "
+                       "a prepared claim", [], origin, subjects=0, reads=frozenset(),
+                       external=NODE_STATE)
+    return Verdict(name, PASS, f"{len(removals)} claims unprepared on their nodes, each once "
+                   "no pod there used it", [], origin, subjects=len(removals),
+                   reads=frozenset({"pods"}), external=NODE_STATE)
+
+
+@check("ran_again", "Every pod running on a node when it rebooted runs again within a bound: "
+       "each container started after the reboot, the pod Ready.")
+def _ran_again(history: History, p: Params) -> Verdict:
+    return ran_again(history.entries, p["node"], p["since"], p["within"], p["namespace"])
+
+
+@check("no_duplicate_devices", "No claim in a node's kubelet DRA checkpoint lists a device or "
+       "a CDI device id twice (read on the node through the scenario).")
+def _no_duplicate_devices(history: History, p: Params) -> Verdict:
+    return no_duplicate_devices(p["node_state"], list(history.entries))
+
+
+@check("unprepared_once_back", "A claim a node's kubelet still held prepared when the "
+       "driver's plugin came back, its pods gone, leaves that node's checkpoint within a bound.")
+def _unprepared_once_back(history: History, p: Params) -> Verdict:
+    return unprepared_once_back(p["node_state"], list(history.entries), p["node"], p["back"],
+                                p["within"])
+
+
+@check("kept_while_used", "A claim leaves a node's kubelet DRA checkpoint only when no pod "
+       "on that node still uses it.")
+def _kept_while_used(history: History, p: Params) -> Verdict:
+    return kept_while_used(p["node_state"], list(history.entries))
+
+
+prop("D8", "Recovery after a reboot: a pod whose claim was prepared on a node runs again within "
+     "T of the node's reboot (kubernetes/kubernetes#141433: the kubelet's checkpoint said "
+     "prepared, the driver's CDI spec on tmpfs was gone, and the pod stayed in "
+     "CreateContainerError).", ["ran_again"], CONCEPTS, ("node_agent",))
+prop("D9", "No duplicates after a kubelet restart: a claim's re-preparation never lists a "
+     "device or CDI device id twice (kubernetes/kubernetes#140471, fixed 2026-07).",
+     ["no_duplicate_devices"], CONCEPTS)
+prop("D10", "Unprepare after the plugin returns: a claim whose pods left while the driver's "
+     "plugin was down is unprepared on its node within T of the plugin's return (the NVIDIA "
+     "GPU driver's #1278).", ["unprepared_once_back"], CONCEPTS, ("node_agent",))
+prop("D11", "No unprepare in use: deleting one pod never unprepares a claim another pod on the "
+     "node still uses (kubernetes PR #140212).", ["kept_while_used"], CONCEPTS)

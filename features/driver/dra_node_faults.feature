@@ -1,0 +1,55 @@
+@concept:device_driver
+Feature: D - the driver contract on the node, under node faults
+  What a DRA driver and the kubelet keep on a node when the node reboots, when the kubelet
+  restarts, and when the driver's plugin is down for a while, judged from what the API server
+  recorded and what each node's kubelet checkpointed (read on the node), never from what the
+  driver says of itself. These need real kubelets: on the embedded cluster they are skipped
+  (aftershock run features/driver --cluster=kind --profile profiles/thirdparty/dra-example-driver.yaml).
+
+  Background:
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+
+  Scenario: After a node reboot, a pod whose claim was prepared runs again
+    Given a Deployment web of 2 pods that each claim a device
+    And within 60 seconds 2 pods of web are Running
+    When the node running a pod of web reboots
+    Then within 120 seconds every pod that was on the rebooted node runs again (D8)
+    And no claim listed a device or CDI device id twice on a node (D9)
+    And the driver never prepared a device for two claims at once on a node (D5)
+
+  Scenario: After a kubelet restart, re-preparation lists no device twice
+    Given a Deployment web of 2 pods that each claim a device
+    And within 60 seconds 2 pods of web are Running
+    When the kubelet of the node running a pod of web restarts
+    And 15 seconds pass
+    Then no claim listed a device or CDI device id twice on a node (D9)
+    And the driver never prepared a device for two claims at once on a node (D5)
+    And within 30 seconds 2 pods of web are Running
+
+  Scenario: A claim deleted while the driver's plugin was down is unprepared once it is back
+    Given a Deployment web of 2 pods that each claim a device
+    And within 60 seconds 2 pods of web are Running
+    When the driver's plugin on the node running a pod of web stops
+    And I force-delete the pod of web on the node the driver's plugin left
+    And 10 seconds pass
+    And the driver's plugin starts again
+    Then within 60 seconds of the plugin's return every claim whose pods left is unprepared on its node (D10)
+    And within 60 seconds 2 pods of web are Running
+    And no claim was unprepared on a node while a pod there still used it (D11)
+    And the driver never prepared a device for two claims at once on a node (D5)
+
+  Scenario: Deleting one of two pods that share a claim leaves it prepared for the other
+    Given pods first and second that share the claim shared
+    And within 60 seconds pod/first matches:
+      """
+      status: {phase: Running}
+      """
+    And within 60 seconds pod/second matches:
+      """
+      status: {phase: Running}
+      """
+    When I delete pod/first
+    And 15 seconds pass
+    Then no claim was unprepared on a node while a pod there still used it (D11)
+    And the driver never prepared a device for two claims at once on a node (D5)

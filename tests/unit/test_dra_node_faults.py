@@ -1,0 +1,203 @@
+"""D8-D11, the driver contract under faults of the node agent, judged from what the API server
+recorded and what each node's kubelet checkpointed; each shown failing on the history of the
+bug it guards, and passing on the history of a node that kept the contract."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from datetime import UTC, datetime
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
+from aftershock.sut.dra import kubelet_duplicates
+from aftershock.timeline.entry import WATCH, Entry
+
+DRIVER = "gpu.example.com"
+WALL = 1.9e9  # the nodes' clock (this machine's, on kind) at recorder time 100
+OFFSET = 100 - WALL
+
+
+def checkpoint(*claims: tuple[str, list[str], list[str]], cdi: dict[str, list[str]] | None = None
+               ) -> str:
+    """The kubelet's DRA checkpoint: claims (name, devices, pod UIDs) of namespace ns."""
+    entries = [{"ClaimUID": f"uid-{name}", "ClaimName": name, "Namespace": "ns",
+                "PodUIDs": {uid: {} for uid in pods},
+                "DriverState": {DRIVER: {"Devices": [
+                    {"PoolName": "node-1", "DeviceName": device, "RequestNames": ["gpu"],
+                     "CDIDeviceIDs": (cdi or {}).get(device, [f"k8s.{DRIVER}/gpu={device}"])}
+                    for device in devices]}}} for name, devices, pods in claims]
+    data = json.dumps({"kind": "DRACheckpoint", "ClaimInfoStateList": entries})
+    return json.dumps({"Data": data, "Checksum": zlib.crc32(data.encode())})
+
+
+def reads(*texts: str, start: float = 0.0, every: float = 1.0, node: str = "node-1"):
+    """A node's read loop: one copy per second from recorder time 100 + start."""
+    return [{"time": WALL + start + i * every, "node": node, "text": text}
+            for i, text in enumerate(texts)]
+
+
+def stamp(at: float) -> str:
+    """An RFC 3339 time (whole seconds, as the kubelet writes) at recorder time ``at``."""
+    return datetime.fromtimestamp(at - OFFSET, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def pod(name: str, node: str = "node-1", started: float | None = None,
+        waiting: str | None = None, claim: str | None = None, phase: str = "Running") -> dict:
+    containers = [{"name": "main", "state": (
+        {"running": {"startedAt": stamp(started)}} if started is not None else
+        {"waiting": {"reason": waiting, "message": "failed to inject CDI devices"}})}]
+    ready = "True" if started is not None else "False"
+    spec = {"nodeName": node}
+    if claim:
+        spec["resourceClaims"] = [{"name": "gpu", "resourceClaimName": claim}]
+    return {"metadata": {"name": name, "namespace": "ns", "uid": f"uid-{name}"}, "spec": spec,
+            "status": {"phase": phase, "containerStatuses": containers,
+                       "conditions": [{"type": "Ready", "status": ready}]}}
+
+
+def history(*changes: tuple[float, str, dict | str]) -> list[Entry]:
+    """Watch events at recorder times: (time, type, pod) or (time, "DELETED", name)."""
+    entries = [Entry(seq=0, mono=100.0, wall=WALL, kind=WATCH, resource="nodes", name="node-1",
+                     uid="n1", rv="1", type="SYNC", object={"metadata": {"name": "node-1"}})]
+    for seq, (at, kind, obj) in enumerate(changes, 1):
+        name = obj if isinstance(obj, str) else obj["metadata"]["name"]
+        entries.append(Entry(seq=seq, mono=at, wall=at - OFFSET, kind=WATCH, resource="pods",
+                             namespace="ns", name=name, uid=f"uid-{name}", rv=str(seq + 1),
+                             type=kind, object=None if isinstance(obj, str) else obj))
+    return entries
+
+
+def judge(label: str, check: str, params: dict, timeline: list[Entry]):
+    return properties.judge([label], Judgement(check, params), timeline)
+
+
+# --- D8: a pod runs again after its node rebooted ----------------------------------------
+
+def reboot(timeline, within=30):
+    return judge("D8", "ran_again", {"node": "node-1", "since": 110.0, "within": within,
+                                     "namespace": "ns"}, timeline)
+
+
+def test_a_pod_that_runs_again_after_the_reboot_passes():
+    verdict = reboot(history((101, "ADDED", pod("p", started=101)),
+                             (118, "MODIFIED", pod("p", waiting="ContainerCreating")),
+                             (125, "MODIFIED", pod("p", started=124)),
+                             (150, "MODIFIED", pod("p", started=124))))
+    assert verdict.status == PASS, verdict.explain()
+    assert "ran again, the last after 15.0s" in verdict.summary
+
+
+def test_a_pod_stuck_after_the_reboot_is_a_violation_naming_its_containers_state():
+    """kubernetes#141433: the checkpoint said prepared, the CDI spec on tmpfs was gone."""
+    verdict = reboot(history((101, "ADDED", pod("p", started=101)),
+                             (118, "MODIFIED", pod("p", waiting="CreateContainerError")),
+                             (150, "MODIFIED", pod("p", waiting="CreateContainerError"))))
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/p, running on node/node-1 when it rebooted (+10.0s), did not run again " \
+           "within 30s: container main waiting, CreateContainerError: failed to inject" \
+           in verdict.summary
+
+
+def test_a_status_from_before_the_reboot_is_not_running_again():
+    """The API server may still show the pod running as it ran before the node went down."""
+    verdict = reboot(history((101, "ADDED", pod("p", started=101)),
+                             (150, "MODIFIED", pod("p", started=101))))
+    assert verdict.status == VIOLATED and "from before the reboot" in verdict.summary
+
+
+def test_no_pod_on_the_node_or_a_history_ending_before_the_bound_is_unknown():
+    elsewhere = reboot(history((101, "ADDED", pod("p", node="node-2", started=101)),
+                               (150, "MODIFIED", pod("p", node="node-2", started=101))))
+    assert elsewhere.status == UNKNOWN and "precondition never held" in elsewhere.summary
+    early = reboot(history((101, "ADDED", pod("p", started=101)),
+                           (118, "MODIFIED", pod("p", waiting="ContainerCreating"))))
+    assert early.status == UNKNOWN and "before the bound" in early.summary, early.explain()
+
+
+# --- D9: no device or CDI id listed twice ------------------------------------------------
+
+def test_a_device_listed_twice_after_a_kubelet_restart_is_a_violation():
+    """kubernetes#140471: the re-preparation's answer appended to the one kept."""
+    once = checkpoint(("a", ["gpu-0"], ["uid-p"]))
+    twice = checkpoint(("a", ["gpu-0", "gpu-0"], ["uid-p"]))
+    assert kubelet_duplicates(once) == []
+    verdict = judge("D9", "no_duplicate_devices", {"node_state": reads(once, twice)},
+                    history((101, "ADDED", pod("p", started=101))))
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert f"for claim ns/a, device node-1/gpu-0 of {DRIVER} listed 2 times" in verdict.summary
+    cdi = checkpoint(("a", ["gpu-0"], ["uid-p"]), cdi={"gpu-0": ["k8s.x/gpu=0", "k8s.x/gpu=0"]})
+    assert kubelet_duplicates(cdi) == [("ns/a", "CDI device k8s.x/gpu=0 listed 2 times")]
+
+
+def test_distinct_devices_pass_and_a_silent_node_is_unknown():
+    text = checkpoint(("a", ["gpu-0"], ["uid-p"]), ("b", ["gpu-1"], ["uid-q"]))
+    timeline = history((101, "ADDED", pod("p", started=101)))
+    assert judge("D9", "no_duplicate_devices", {"node_state": reads(text, text, text)},
+                 timeline).status == PASS
+    silent = judge("D9", "no_duplicate_devices",
+                   {"node_state": reads(text, text, every=10)}, timeline)
+    assert silent.status == UNKNOWN and "not seen" in silent.summary, silent.explain()
+
+
+# --- D10: unprepared once the plugin is back ---------------------------------------------
+
+def back(texts, timeline, within=10):
+    return judge("D10", "unprepared_once_back", {
+        "node_state": reads(*texts), "node": "node-1", "back": 103.5, "within": within},
+        timeline)
+
+
+GONE = history((101, "ADDED", pod("p", started=101)), (102, "DELETED", "p"),
+               (120, "ADDED", pod("q", node="node-2", started=120)))
+
+
+def test_a_claim_left_prepared_while_the_plugin_was_down_goes_once_it_is_back():
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    verdict = back([held, held, held, held, held, empty] + [empty] * 14, GONE)
+    assert verdict.status == PASS, verdict.explain()
+
+
+def test_a_claim_still_prepared_past_the_bound_is_a_violation():
+    """The NVIDIA GPU driver's #1278: a plugin that forgot the claim never unprepares it."""
+    held = checkpoint(("a", ["gpu-0"], ["uid-p"]))
+    verdict = back([held] * 20, GONE)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "claim ns/a, whose pods were all gone, was still prepared on node/node-1 10s after" \
+           in verdict.summary
+
+
+def test_a_claim_whose_pod_still_runs_is_not_judged_by_d10():
+    held = checkpoint(("a", ["gpu-0"], ["uid-p"]))
+    running = history((101, "ADDED", pod("p", started=101)))
+    assert back([held] * 20, running).status == UNKNOWN
+
+
+# --- D11: never unprepared while another pod on the node uses it --------------------------
+
+SHARED = checkpoint(("c", ["gpu-0"], ["uid-p1", "uid-p2"]))
+
+
+def test_a_shared_claim_unprepared_while_its_other_pod_runs_is_a_violation():
+    """kubernetes PR #140212: deleting one pod unprepared a claim another still used."""
+    timeline = history((101, "ADDED", pod("p1", started=101, claim="c")),
+                       (101.5, "ADDED", pod("p2", started=101, claim="c")),
+                       (102.5, "DELETED", "p1"), (120, "MODIFIED", pod("p2", started=101,
+                                                                       claim="c")))
+    verdict = judge("D11", "kept_while_used", {"node_state": reads(SHARED, SHARED, SHARED,
+                                                                   checkpoint())}, timeline)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "claim ns/c was unprepared on node/node-1 while pod/ns/p2, running there, still " \
+           "used it" in verdict.summary
+
+
+def test_a_shared_claim_unprepared_after_its_last_pod_left_passes():
+    timeline = history((101, "ADDED", pod("p1", started=101, claim="c")),
+                       (101.5, "ADDED", pod("p2", started=101, claim="c")),
+                       (102.2, "DELETED", "p1"), (102.4, "DELETED", "p2"),
+                       (106, "ADDED", pod("q", node="node-2", started=106)))
+    empty = checkpoint()
+    verdict = judge("D11", "kept_while_used", {"node_state": reads(
+        SHARED, SHARED, SHARED, empty, empty, empty, empty)}, timeline)
+    assert verdict.status == PASS, verdict.explain()
