@@ -154,7 +154,7 @@ def block_problem(definition: StepDefinition, block: str | None) -> tuple[str, i
 def ambiguity(text: str) -> str | None:
     """Two definitions matching one text is refused, as Cucumber refuses it: which one runs
     would depend on the order steps were registered in (and pytest-bdd's order is not ours)."""
-    found = _matching(split_label(text)[0])
+    found = matching(split_label(text)[0])
     if len(found) < 2:
         return None
     listed = "; ".join(f"{d.kind.capitalize()} {d.example} ({_where(d)})" for d in found)
@@ -175,12 +175,12 @@ def label_problem(text: str, definition: StepDefinition) -> str | None:
 def match_step(text: str) -> tuple[StepDefinition, dict[str, Any]] | None:
     """The definition whose whole pattern matches ``text``, with its parsed arguments."""
     text = split_label(text)[0]
-    for definition in _matching(text)[:1]:  # the only one: ``ambiguity`` refuses two
+    for definition in matching(text)[:1]:  # the only one: ``ambiguity`` refuses two
         return definition, dict(_compiled(definition).parse(text).named)
     return None
 
 
-def _matching(text: str) -> list[StepDefinition]:
+def matching(text: str) -> list[StepDefinition]:
     """The definitions whose pattern matches ``text``. Where several do, one whose free words
     are a condition or an event ("within 30 seconds <condition>") yields to the others when
     its words are no known phrase ("within 30 seconds raycluster/web matches:")."""

@@ -409,7 +409,7 @@ def _pod_named(timeline: list[Entry], uid: str) -> str | None:
 
 
 def unseen_stretches(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
-            origin: float) -> list[str]:
+                     origin: float, only: str | None = None) -> list[str]:
     """Each stretch a node was not seen while the loops ran: every node each loop read, and
     every node the history records (over its lifetime) from when the loops began to when
     their lines were taken."""
@@ -422,6 +422,8 @@ def unseen_stretches(reads: dict[str, NodeReads], timeline: list[Entry], offset:
                         if born <= end and died >= begin]
     found = []
     for node, lives in sorted(wanted.items()):
+        if only is not None and node != only:  # a judge of one node's state
+            continue
         if lives and node not in reads:
             _, _, how = lives[0]
             found.append(f"no read loop on node/{node}, which {how}")

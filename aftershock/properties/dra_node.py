@@ -175,8 +175,8 @@ def _mark(copy: _Copy, offset: float, detail: str) -> Entry:
 
 
 def _not_seen(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
-              origin: float, name: str, judged: int) -> Verdict | None:
-    unseen = unseen_stretches(reads, timeline, offset, origin)
+              origin: float, name: str, judged: int, only: str | None = None) -> Verdict | None:
+    unseen = unseen_stretches(reads, timeline, offset, origin, only)
     if not unseen:
         return None
     more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
@@ -264,7 +264,7 @@ def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry],
                            "still prepared at its last read", [], origin, subjects=len(held),
                            reads=frozenset(), external=NODE_STATE)
         last = (later or before)[-1]
-        blind = _not_seen({node: reads[node]}, timeline, offset, origin, name, len(held))
+        blind = _not_seen(reads, timeline, offset, origin, name, len(held), node)
         if blind is not None:
             return blind
         return Verdict(name, VIOLATED, f"claim {claim}, whose pods were all gone, was still "
@@ -273,7 +273,7 @@ def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry],
                        [_mark(before[-1], offset, f"{claim} held when the plugin came back"),
                         _mark(last, offset, f"{claim} still held")], origin,
                        subjects=len(held), reads=frozenset(), external=NODE_STATE)
-    blind = _not_seen({node: reads[node]}, timeline, offset, origin, name, len(held))
+    blind = _not_seen(reads, timeline, offset, origin, name, len(held), node)
     if blind is not None:
         return blind
     return Verdict(name, PASS, f"{len(held)} claims left prepared on node/{node} while the "

@@ -18,14 +18,21 @@ Feature: D - the driver contract on the node, under node faults
     And no claim listed a device or CDI device id twice on a node (D9)
     And the driver never prepared a device for two claims at once on a node (D5)
 
-  Scenario: After a kubelet restart, re-preparation lists no device twice
-    Given a Deployment web of 2 pods that each claim a device
-    And within 60 seconds 2 pods of web are Running
-    When the kubelet of the node running a pod of web restarts
-    And 15 seconds pass
+  Scenario: After a kubelet restart, a claim prepared again lists no device twice
+    Given a pod first that uses the claim shared
+    And within 60 seconds pod/first matches:
+      """
+      status: {phase: Running}
+      """
+    When the kubelet of the node running pod first restarts
+    And 10 seconds pass
+    And a pod second that uses the claim shared too
+    And within 60 seconds pod/second matches:
+      """
+      status: {phase: Running}
+      """
     Then no claim listed a device or CDI device id twice on a node (D9)
     And the driver never prepared a device for two claims at once on a node (D5)
-    And within 30 seconds 2 pods of web are Running
 
   Scenario: A claim deleted while the driver's plugin was down is unprepared once it is back
     Given a Deployment web of 2 pods that each claim a device
@@ -39,17 +46,18 @@ Feature: D - the driver contract on the node, under node faults
     And no claim was unprepared on a node while a pod there still used it (D11)
     And the driver never prepared a device for two claims at once on a node (D5)
 
-  Scenario: Deleting one of two pods that share a claim leaves it prepared for the other
-    Given pods first and second that share the claim shared
+  Scenario: Deleting a pod the claim was never prepared for leaves it prepared for the pod using it
+    Given a pod first that uses the claim shared
     And within 60 seconds pod/first matches:
       """
       status: {phase: Running}
       """
-    And within 60 seconds pod/second matches:
-      """
-      status: {phase: Running}
-      """
-    When I delete pod/first
+    And a pod second on the node of pod/first that names the claim shared and a claim absent that does not exist
+    And 10 seconds pass
+    When I delete pod/second
     And 15 seconds pass
+    And I delete pod/first
+    And within 60 seconds pod/first is gone
+    And 5 seconds pass
     Then no claim was unprepared on a node while a pod there still used it (D11)
     And the driver never prepared a device for two claims at once on a node (D5)

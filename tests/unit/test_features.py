@@ -6,6 +6,7 @@ import re
 import pytest
 
 import aftershock.bdd.steps  # noqa: F401  (fills the registry)
+from aftershock.bdd.runner import Labelled
 from aftershock.errors import UserError
 from aftershock.features import check_steps
 from aftershock.grammar import REGISTRY, ambiguity, given, match_step
@@ -136,6 +137,19 @@ def test_a_condition_step_yields_to_another_whose_words_fit_when_its_own_are_no_
     assert match_step("within 30 seconds raycluster/web matches:")[0].check == "matches_within"
     assert match_step("within 30 seconds configmap/c is gone")[0].check == "eventually"
     assert match_step("within 30 seconds 3 pods of web are Runing")[0].check == "eventually"
+
+
+def test_pytest_bdd_runs_the_step_collection_matched():
+    """pytest-bdd asks each step parser whether it matches; the one whose words are no known
+    condition says no where another definition takes them, as collection decided. Before, the
+    generic "within N seconds <condition>" ran "within 120 seconds every pod that was on the
+    rebooted node runs again" and failed on an unknown condition."""
+    text = "within 120 seconds every pod that was on the rebooted node runs again (D8)"
+    takers = [d for d in REGISTRY if Labelled(d.pattern, d).is_matching(text)]
+    assert [d.check for d in takers] == ["ran_again"]
+    typo = "within 30 seconds 3 pods of web are Runing"
+    assert [d.check for d in REGISTRY if Labelled(d.pattern, d).is_matching(typo)] == [
+        "eventually"]
 
 
 def test_a_field_comparison_that_cannot_be_read_names_file_line_and_what_was_expected(tmp_path):

@@ -9,7 +9,7 @@ import time
 from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.dra import claiming_pod_spec, dra_resource
 from aftershock.bdd.steps.implementation import implementation_of
-from aftershock.bdd.steps.nodes import node_of_pod
+from aftershock.bdd.steps.nodes import node_of_named_pod, node_of_pod
 from aftershock.capabilities import Capability
 from aftershock.faults import node_agent
 from aftershock.properties import Judgement
@@ -55,6 +55,11 @@ def restart_kubelet(scenario: Scenario, node: str) -> None:
 @when("the kubelet of node {node:Name} restarts")
 def kubelet_restarts(scenario: Scenario, node: str) -> None:
     restart_kubelet(scenario, node)
+
+
+@when("the kubelet of the node running pod {pod:Name} restarts")
+def kubelet_of_named_pod_restarts(scenario: Scenario, pod: str) -> None:
+    restart_kubelet(scenario, node_of_named_pod(scenario, pod))
 
 
 @when("the kubelet of the node running a pod of {name:Name} restarts")
@@ -112,25 +117,52 @@ def plugin_starts(scenario: Scenario) -> None:
     scenario.remember("plugin back", scenario.now)
 
 
-@given("pods {first:Name} and {second:Name} that share the claim {claim:Name}")
-def sharing_pods(scenario: Scenario, first: str, second: str, claim: str) -> None:
-    """One ResourceClaim for a device of the driver's class, and two pods that use it: the
-    scheduler puts both on the node its device is on."""
+def _pod(scenario: Scenario, name: str, claim: str) -> None:
+    spec = claiming_pod_spec({"resourceClaimName": claim})
+    writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1", kind="Pod"),
+                  {"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "labels": {"app": name}}, "spec": spec},
+                  scenario.namespace)
+
+
+@given("a pod {name:Name} that uses the claim {claim:Name}")
+def pod_with_claim(scenario: Scenario, name: str, claim: str) -> None:
+    """A ResourceClaim for one device of the driver's class, and a pod that uses it."""
     scenario.require(Capability.NODE_FILES)  # judged from the kubelet's checkpoint
     driver = concept(scenario, "device_driver")
-    version = kube.dra_api_version(scenario.api)
     writes.create(dra_resource(scenario, "ResourceClaim"), {
-        "apiVersion": version, "kind": "ResourceClaim", "metadata": {"name": claim},
+        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaim",
+        "metadata": {"name": claim},
         "spec": {"devices": {"requests": [{
             "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}},
         scenario.namespace)
-    for name in (first, second):
-        spec = claiming_pod_spec({"resourceClaimName": claim})
-        writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1",
-                                                                      kind="Pod"),
-                      {"apiVersion": "v1", "kind": "Pod",
-                       "metadata": {"name": name, "labels": {"app": name}}, "spec": spec},
-                      scenario.namespace)
+    _pod(scenario, name, claim)
+
+
+@given("a pod {name:Name} that uses the claim {claim:Name} too")
+def another_pod_with_claim(scenario: Scenario, name: str, claim: str) -> None:
+    """Scheduled as any pod: the scheduler reserves the claim for it too, on its node."""
+    _pod(scenario, name, claim)
+
+
+@given("a pod {name:Name} on the node of pod/{other:Name} that names the claim {claim:Name} "
+       "and a claim {missing:Name} that does not exist")
+def pod_with_a_missing_claim(scenario: Scenario, name: str, other: str, claim: str,
+                             missing: str) -> None:
+    """Placed on that node at creation (no scheduler would take it): the kubelet fails to
+    prepare its claims at the one it cannot fetch, before it takes the pod in as a user of
+    the other (kubernetes PR #140212's way to a pod the claim was never prepared for)."""
+    node = kube.core(scenario.api).read_namespaced_pod(other, scenario.namespace).spec.node_name
+    if not node:
+        raise StepFailed(f"pod/{scenario.namespace}/{other} is on no node")
+    spec = claiming_pod_spec({"resourceClaimName": claim})
+    spec["resourceClaims"].append({"name": "missing", "resourceClaimName": missing})
+    spec["containers"][0]["resources"]["claims"].append({"name": "missing"})
+    spec["nodeName"] = node
+    writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1", kind="Pod"),
+                  {"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "labels": {"app": name}}, "spec": spec},
+                  scenario.namespace)
 
 
 @then("within {seconds:d} seconds every pod that was on the rebooted node runs again",
