@@ -13,6 +13,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.sut.dra import kubelet_duplicates
 from aftershock.timeline.entry import WATCH, Entry
+from tests.verdict_corpus import keep
 
 DRIVER = "gpu.example.com"
 WALL = 1.9e9  # the nodes' clock (this machine's, on kind) at recorder time 100
@@ -156,9 +157,16 @@ GONE = history((101, "ADDED", pod("p", started=101)), (102, "DELETED", "p"),
 
 
 def test_a_claim_left_prepared_while_the_plugin_was_down_goes_once_it_is_back():
+    """node-2, which no loop read, is none of D10's business: on kind at 1.36.3 the
+    control-plane node (no loop) made this UNKNOWN, where dra-example-driver had unprepared
+    the claim 2 s after its plugin came back."""
     held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
-    verdict = back([held, held, held, held, held, empty] + [empty] * 14, GONE)
+    texts = [held, held, held, held, held, empty] + [empty] * 14
+    verdict = back(texts, GONE)
     assert verdict.status == PASS, verdict.explain()
+    keep("d10-a-node-it-does-not-judge", GONE, Judgement("unprepared_once_back", {
+        "node_state": reads(*texts), "node": "node-1", "back": 103.5, "within": 10}),
+        ["D10"], {"D10": PASS}, UNKNOWN, "its first run on kind (issue 46)")
 
 
 def test_a_claim_still_prepared_past_the_bound_is_a_violation():
