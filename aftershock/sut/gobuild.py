@@ -1,9 +1,11 @@
 """Implementations built from Go, pinned in the profile: a published module
-(``build: {go: "github.com/org/operator/cmd@v1.2.3"}``) or a source tree at one commit
+(``build: {go: "github.com/org/operator/cmd@v1.2.3"}``), a source tree at one commit
 (``build: {git: URL, commit: <40 hex>, dir: operator, package: ./cmd}``, cloned shallow into
 ~/.cache/aftershock/src/ and built in the module's own directory, so its own ``replace``
-lines and go.sum hold). Built once with ``go build`` into ~/.cache/aftershock/impl/<what, go
-version>/ (written to a temp dir, then renamed), with progress; ``{binary}`` names the built
+lines and go.sum hold), or a module of the project's own (``build: {path: <folder>}``,
+relative to the profile, pinned by the hash of its files). Built once with ``go build``
+into ~/.cache/aftershock/impl/<what, go version>/ (written to a temp dir, then renamed), with
+progress; ``{binary}`` names the built
 program, ``{module_dir}`` the module's own files (CRDs, RBAC) and, for a source tree,
 ``{source_dir}`` the whole checkout.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import posixpath
@@ -105,7 +108,30 @@ class SourceBuild:
         return f"{self.git}@{self.commit[:12]}{where} {self.package}"
 
 
-Build = GoBuild | SourceBuild
+@dataclass(frozen=True)
+class LocalBuild:
+    """A Go module kept in the project beside its profiles (a reference implementation of
+    aftershock's own), built in its own directory from its go.mod and go.sum; cached under the
+    hash of its files, so an edited program is built again."""
+
+    path: Path
+    package: str = "."
+    binary: str = ""
+
+    @property
+    def pinned(self) -> str:
+        return f"{self.path.name}@{self.digest()[:12]}"
+
+    def digest(self) -> str:
+        files = sorted(p for p in self.path.rglob("*") if p.is_file()
+                       and (p.suffix == ".go" or p.name in ("go.mod", "go.sum")))
+        found = hashlib.sha256()
+        for file in files:
+            found.update(str(file.relative_to(self.path)).encode() + b"\0" + file.read_bytes())
+        return found.hexdigest()
+
+
+Build = GoBuild | SourceBuild | LocalBuild
 
 
 def _say(message: str) -> None:
@@ -135,7 +161,7 @@ def cache_dir() -> Path:
 def _slug(build: Build) -> str:
     """One cache folder per program: a source tree's package built under two names (two
     profiles' placeholders) is two programs, or each build would remove the other's."""
-    named = f"_{build.binary}" if isinstance(build, SourceBuild) else ""
+    named = f"_{build.binary}" if isinstance(build, SourceBuild | LocalBuild) else ""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", build.pinned) + named + f"_{go_version()}"
 
 
@@ -208,6 +234,8 @@ def module_of(build: GoBuild) -> tuple[str, Path]:
 
 
 def module_dir(build: Build) -> Path:
+    if isinstance(build, LocalBuild):
+        return build.path
     if isinstance(build, SourceBuild):
         return source_tree(build) / build.dir
     return module_of(build)[1]
@@ -242,7 +270,7 @@ def _build(build: Build, final: Path, say: Progress) -> Path:
     say(f"building {build.pinned} with {go_version()} (once; cached in {final})")
     began = time.monotonic()
     try:
-        if isinstance(build, SourceBuild) or build.own_module:
+        if isinstance(build, SourceBuild | LocalBuild) or build.own_module:
             _compile(build, ["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
                              str(scratch / build.binary), build.package],
                      module_dir(build), say, began,

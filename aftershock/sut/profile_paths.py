@@ -5,13 +5,14 @@ one the CRD's schema can address. A wrong one is a UserError naming file:line.""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from aftershock import paths, yamlsrc
-from aftershock.sut.gobuild import Build, GoBuild, SourceBuild, values
+from aftershock.sut.gobuild import Build, GoBuild, LocalBuild, SourceBuild, values
 from aftershock.sut.placeholders import fill
 from aftershock.yamlsrc import Located
 
@@ -83,9 +84,12 @@ def build_of(doc: Located, raw: dict[str, Any] | None) -> Build | None:
     """The profile's build: a published module (go) or a source tree (git), exactly one."""
     if raw is None:
         return None
-    if ("go" in raw) == ("git" in raw):
-        raise doc.error("field 'build' needs either 'go' (a published module) or 'git' (a "
-                        "source tree at a commit), exactly one", "build")
+    if sum(key in raw for key in ("go", "git", "path")) != 1:
+        raise doc.error("field 'build' needs one of 'go' (a published module), 'git' (a "
+                        "source tree at a commit) or 'path' (a Go module of the project, "
+                        "relative to the profile)", "build")
+    if "path" in raw:
+        return _local_build(doc, raw)
     if "git" in raw and "own_module" in raw:
         raise doc.error("field 'build.own_module' goes with 'go': a source tree is always built "
                         "in its own module", "build", "own_module")
@@ -106,6 +110,21 @@ def build_of(doc: Located, raw: dict[str, Any] | None) -> Build | None:
     except ValueError as exc:
         field, why = exc.args
         raise doc.error(f"field 'build.{field}': {why}", "build", field) from None
+
+
+def _local_build(doc: Located, raw: dict[str, Any]) -> LocalBuild:
+    extra = sorted(set(raw) - {"path", "package", "binary"})
+    if extra:
+        raise doc.error(f"field 'build.{extra[0]}' goes with 'go' or 'git', not 'path'",
+                        "build", extra[0])
+    folder = (Path(doc.path).parent / str(raw["path"])).resolve()
+    if not (folder / "go.mod").is_file():
+        raise doc.error(f"field 'build.path': {folder} holds no go.mod (a Go module's folder, "
+                        "relative to the profile)", "build", "path")
+    package = str(raw.get("package", "."))
+    name = raw.get("binary") or posixpath.basename(posixpath.normpath(
+        f"{folder}/{package}"))
+    return LocalBuild(folder, package, str(name))
 
 
 def more_builds(doc: Located, raw: dict[str, Any] | None) -> dict[str, Build]:

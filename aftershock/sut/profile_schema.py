@@ -157,6 +157,8 @@ SCHEMA = {
     "build": Field("map", schema={
         "go": Field(str, expected="a pinned Go package, module/path/cmd@vX.Y.Z (go install)"),
         "git": Field(str, expected="a git repository URL to build from (with 'commit')"),
+        "path": Field(str, expected="a Go module's folder in the project, relative to the "
+                                    "profile (its own go.mod and go.sum)"),
         "commit": Field(str, expected="the full commit id (40 hex digits) to build"),
         "dir": Field(str, expected="the Go module's folder in the repository (default: its "
                                    "root)"),

@@ -157,7 +157,11 @@ concepts:
     ("  git: https://x.invalid/a\n", 2,
      "field 'build.commit' is required with 'git' (the full commit id to build)"),
     ("  go: x.io/a/cmd@v1.0.0\n  git: https://x.invalid/a\n", 2,
-     "field 'build' needs either 'go' (a published module) or 'git'"),
+     "field 'build' needs one of 'go' (a published module), 'git' (a source tree at a commit) "
+     "or 'path'"),
+    ("  path: nowhere\n", 3, "field 'build.path': "),
+    ("  path: .\n  commit: " + "a" * 40 + "\n", 4,
+     "field 'build.commit' goes with 'go' or 'git', not 'path'"),
     ("  go: x.io/a/cmd@v1.0.0\n  dir: operator\n", 4,
      "field 'build.dir' goes with 'git', not 'go'"),
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  dir: ../up\n", 5,
@@ -182,6 +186,21 @@ def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     message = str(caught.value)
     assert message.startswith(f"{path}:{line}: "), message
     assert fragment in message, message
+
+
+def test_a_module_of_the_project_is_built_from_its_folder_and_pinned_by_its_files(tmp_path):
+    """build: {path: ...}: the reference kubelet plugin's form; an edit is another build."""
+    module = tmp_path / "plugin"
+    module.mkdir()
+    (module / "go.mod").write_text("module acme.example/plugin\n\ngo 1.22\n")
+    (module / "main.go").write_text("package main\n\nfunc main() {}\n")
+    profile = tmp_path / "p.yaml"
+    profile.write_text("name: acme\nbuild:\n  path: plugin\n" + REST)
+    build = load_profile(profile).build
+    assert build.path == module and build.binary == "plugin"
+    before = build.pinned
+    (module / "main.go").write_text("package main\n\nfunc main() { println() }\n")
+    assert build.pinned != before and before.startswith("plugin@")
 
 
 def test_a_module_the_proxy_refuses_is_an_unreachable_source_naming_the_file_proxy(

@@ -1,0 +1,281 @@
+// Command drakubelet is aftershock's reference DRA kubelet plugin: a few simulated devices per
+// node, published as the node's ResourceSlice, prepared and unprepared for the kubelet, each
+// prepared claim given a CDI spec file. It comes in two variants:
+//
+//   - correct: keeps what it prepared in a file on the node's disk; prepares a known claim
+//     again with the answer it gave (its CDI spec written again, since a reboot empties the
+//     tmpfs it lies on); refuses a device still prepared for another claim; unprepares a
+//     claim it does not know as done.
+//   - faulty: keeps what it prepared in memory only, so a restarted plugin has forgotten it
+//     and fails to unprepare those claims (D10); answers a known claim's second preparation
+//     with its devices twice (D9); prepares a device still prepared for another claim (D5).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/dynamic-resource-allocation/kubeletplugin"
+	"k8s.io/dynamic-resource-allocation/resourceslice"
+	"k8s.io/klog/v2"
+)
+
+// prepared is what the plugin prepared for one claim.
+type prepared struct {
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Devices   []string `json:"devices"`
+}
+
+type driver struct {
+	name     string
+	node     string
+	faulty   bool
+	stateDir string
+	cdiDir   string
+
+	mu     sync.Mutex
+	claims map[types.UID]prepared
+}
+
+func (d *driver) statePath() string { return filepath.Join(d.stateDir, "prepared.json") }
+
+func (d *driver) load() error {
+	d.claims = map[types.UID]prepared{}
+	if d.faulty { // the faulty variant keeps nothing across a restart
+		return nil
+	}
+	data, err := os.ReadFile(d.statePath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, &d.claims)
+}
+
+func (d *driver) save() error {
+	if d.faulty {
+		return nil
+	}
+	data, err := json.Marshal(d.claims)
+	if err != nil {
+		return err
+	}
+	temp := d.statePath() + ".tmp"
+	if err := os.WriteFile(temp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(temp, d.statePath())
+}
+
+func (d *driver) cdiID(uid types.UID, device string) string {
+	return fmt.Sprintf("aftershock.io/%s=%s-%s", d.name, uid, device)
+}
+
+func (d *driver) specPath(uid types.UID) string {
+	return filepath.Join(d.cdiDir, fmt.Sprintf("aftershock.io-%s-%s.json", d.name, uid))
+}
+
+// writeSpec writes the claim's CDI spec: one CDI device per prepared device, which sets an
+// environment variable naming it in the container.
+func (d *driver) writeSpec(uid types.UID, devices []string) error {
+	type edits struct {
+		Env []string `json:"env"`
+	}
+	type cdiDevice struct {
+		Name           string `json:"name"`
+		ContainerEdits edits  `json:"containerEdits"`
+	}
+	spec := struct {
+		Version string      `json:"cdiVersion"`
+		Kind    string      `json:"kind"`
+		Devices []cdiDevice `json:"devices"`
+	}{Version: "0.6.0", Kind: "aftershock.io/" + d.name}
+	for _, device := range devices {
+		spec.Devices = append(spec.Devices, cdiDevice{
+			Name:           fmt.Sprintf("%s-%s", uid, device),
+			ContainerEdits: edits{Env: []string{"AFTERSHOCK_DEVICE_" + device + "=" + device}},
+		})
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(d.cdiDir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(d.specPath(uid), data, 0o644)
+}
+
+func (d *driver) answer(uid types.UID, devices []string, requests map[string][]string) []kubeletplugin.Device {
+	var found []kubeletplugin.Device
+	for _, device := range devices {
+		found = append(found, kubeletplugin.Device{
+			Requests: requests[device], PoolName: d.node, DeviceName: device,
+			CDIDeviceIDs: []string{d.cdiID(uid, device)},
+		})
+	}
+	return found
+}
+
+// holder is the claim other than uid that device is prepared for, if any.
+func (d *driver) holder(uid types.UID, device string) (prepared, bool) {
+	for other, claim := range d.claims {
+		if other == uid {
+			continue
+		}
+		for _, held := range claim.Devices {
+			if held == device {
+				return claim, true
+			}
+		}
+	}
+	return prepared{}, false
+}
+
+func (d *driver) prepare(claim *resourceapi.ResourceClaim) kubeletplugin.PrepareResult {
+	requests := map[string][]string{}
+	var devices []string
+	if claim.Status.Allocation != nil {
+		for _, result := range claim.Status.Allocation.Devices.Results {
+			if result.Driver != d.name || result.Pool != d.node {
+				continue
+			}
+			devices = append(devices, result.Device)
+			requests[result.Device] = append(requests[result.Device], result.Request)
+		}
+	}
+	if known, ok := d.claims[claim.UID]; ok {
+		if d.faulty { // its answer to the first preparation, and this one's again
+			answer := d.answer(claim.UID, known.Devices, requests)
+			return kubeletplugin.PrepareResult{Devices: append(answer, answer...)}
+		}
+		if err := d.writeSpec(claim.UID, known.Devices); err != nil {
+			return kubeletplugin.PrepareResult{Err: err}
+		}
+		return kubeletplugin.PrepareResult{Devices: d.answer(claim.UID, known.Devices, requests)}
+	}
+	if !d.faulty {
+		for _, device := range devices {
+			if other, held := d.holder(claim.UID, device); held {
+				return kubeletplugin.PrepareResult{Err: fmt.Errorf(
+					"device %s is still prepared for claim %s/%s", device, other.Namespace, other.Name)}
+			}
+		}
+	}
+	if err := d.writeSpec(claim.UID, devices); err != nil {
+		return kubeletplugin.PrepareResult{Err: err}
+	}
+	d.claims[claim.UID] = prepared{Namespace: claim.Namespace, Name: claim.Name, Devices: devices}
+	if err := d.save(); err != nil {
+		return kubeletplugin.PrepareResult{Err: err}
+	}
+	klog.InfoS("prepared", "claim", klog.KObj(claim), "devices", devices)
+	return kubeletplugin.PrepareResult{Devices: d.answer(claim.UID, devices, requests)}
+}
+
+func (d *driver) PrepareResourceClaims(_ context.Context, claims []*resourceapi.ResourceClaim) (map[types.UID]kubeletplugin.PrepareResult, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	results := map[types.UID]kubeletplugin.PrepareResult{}
+	for _, claim := range claims {
+		results[claim.UID] = d.prepare(claim)
+	}
+	return results, nil
+}
+
+func (d *driver) UnprepareResourceClaims(_ context.Context, claims []kubeletplugin.NamespacedObject) (map[types.UID]error, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	results := map[types.UID]error{}
+	for _, claim := range claims {
+		if _, known := d.claims[claim.UID]; !known {
+			if d.faulty {
+				results[claim.UID] = fmt.Errorf("claim %s was never prepared here", claim)
+			}
+			continue // the correct variant: nothing of it is left to undo
+		}
+		if err := os.Remove(d.specPath(claim.UID)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			results[claim.UID] = err
+			continue
+		}
+		delete(d.claims, claim.UID)
+		if err := d.save(); err != nil {
+			results[claim.UID] = err
+			continue
+		}
+		klog.InfoS("unprepared", "claim", claim.String())
+	}
+	return results, nil
+}
+
+func (d *driver) HandleError(_ context.Context, err error, msg string) {
+	klog.ErrorS(err, msg)
+}
+
+func (d *driver) WatchHealthStatus(ctx context.Context, _ chan<- kubeletplugin.DeviceHealthReport) error {
+	<-ctx.Done()
+	return nil
+}
+
+func main() {
+	variant := flag.String("variant", "correct", "correct or faulty")
+	name := flag.String("driver", "gpu.aftershock.io", "the driver's name")
+	node := flag.String("node", os.Getenv("NODE_NAME"), "the node it runs on")
+	count := flag.Int("devices", 4, "how many devices the node has")
+	cdiDir := flag.String("cdi-dir", "/var/run/cdi", "where CDI spec files go")
+	klog.InitFlags(nil)
+	flag.Parse()
+	if *variant != "correct" && *variant != "faulty" {
+		klog.Fatalf("--variant must be correct or faulty, not %q", *variant)
+	}
+	d := &driver{name: *name, node: *node, faulty: *variant == "faulty", cdiDir: *cdiDir,
+		stateDir: filepath.Join(kubeletplugin.KubeletPluginsDir, *name)}
+	if err := os.MkdirAll(d.stateDir, 0o750); err != nil {
+		klog.Fatal(err)
+	}
+	if err := d.load(); err != nil {
+		klog.Fatalf("reading %s: %v", d.statePath(), err)
+	}
+	config, err := rest.InClusterConfig()
+	if err != nil {
+		klog.Fatal(err)
+	}
+	client := kubernetes.NewForConfigOrDie(config)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	helper, err := kubeletplugin.Start(ctx, d, kubeletplugin.KubeClient(client),
+		kubeletplugin.NodeName(d.node), kubeletplugin.DriverName(d.name),
+		kubeletplugin.HealthService(false))
+	if err != nil {
+		klog.Fatal(err)
+	}
+	defer helper.Stop()
+	var devices []resourceapi.Device
+	for i := range *count {
+		devices = append(devices, resourceapi.Device{Name: fmt.Sprintf("dev-%d", i)})
+	}
+	resources := resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{
+		d.node: {Slices: []resourceslice.Slice{{Devices: devices}}}}}
+	if err := helper.PublishResources(ctx, resources); err != nil {
+		klog.Fatal(err)
+	}
+	klog.InfoS("started drakubelet", "variant", *variant, "node", d.node, "devices", *count,
+		"at", metav1.Now())
+	<-ctx.Done()
+}
