@@ -14,7 +14,7 @@ Feature: D - the driver contract on the node, under node faults
     Given a Deployment web of 2 pods that each claim a device
     And within 60 seconds 2 pods of web are Running
     When the node running a pod of web reboots
-    Then within 120 seconds every pod that was on the rebooted node runs again (D8)
+    Then within 180 seconds every pod that was on the rebooted node runs again (D8)
     And no claim listed a device or CDI device id twice on a node (D9)
     And the driver never prepared a device for two claims at once on a node (D5)
 
