@@ -7,6 +7,8 @@ from typing import Any
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"  # never pulled: kwok simulates the containers
 # answers TCP on a port; preloaded in the kind node image built here (kindimage.images)
 LISTENER_IMAGE = "aftershock.local/listener:1"
+# A Running pod so annotated (a duration) Succeeds that long after on the embedded cluster (kwok)
+SUCCEED_AFTER = "aftershock.io/succeed-after"
 
 
 def selector_labels(name: str) -> dict[str, str]:

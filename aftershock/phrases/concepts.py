@@ -159,7 +159,8 @@ def pod_group_succeeded(ctx, name: str, count: int) -> Condition:
 
 @condition("every claim of a departed pod is released")
 def departed_claims_released(ctx) -> Condition:
-    return Condition("no claim is reserved for, or generated for, a pod that is gone",
+    return Condition("no claim is reserved for, or generated for, a pod that is gone or "
+                     "finished",
                      lambda s: departed_released(s, ctx.namespace),
                      frozenset({"pods", "resourceclaims"}),
                      lambda s: len(s.select("resourceclaims", ctx.namespace)))

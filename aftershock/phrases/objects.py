@@ -198,6 +198,15 @@ def exists_phrase(ctx, kind: str, name: str) -> Condition:
                      frozenset({resource_of(kind, ctx)}), _one(ctx, kind, name))
 
 
+@condition("pod/{name:Name} has finished")
+def finished(ctx, name: str) -> Condition:
+    """Succeeded or Failed: its containers will not run again."""
+    return Condition(f"pod/{name} has finished",
+                     lambda s: ((_object(s, ctx, "pod", name) or {}).get("status") or {})
+                     .get("phase") in ("Succeeded", "Failed"),
+                     frozenset({resource_of("pod", ctx)}), _one(ctx, "pod", name))
+
+
 @condition("{kind:w}/{name:Name} is gone")
 def gone(ctx, kind: str, name: str) -> Condition:
     return Condition(f"{kind}/{name} is gone",

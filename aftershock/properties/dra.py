@@ -634,8 +634,10 @@ prop("D2", "Exclusive devices: a device is in at most one claim's allocation at 
      ["exclusive_devices"], CONCEPTS)
 prop("D3", "No deallocation while in use: an allocation never changes to another, and is never "
      "cleared while reserved.", ["never_deallocated_in_use"], CONCEPTS)
-prop("D4", "Release: a departed consumer leaves reservedFor, and an unused generated claim is "
-     "deleted, within T.", ["eventually"], CONCEPTS)
+prop("D4", "Release: a consumer that departed or finished (Succeeded or Failed) leaves "
+     "reservedFor, and an unused generated claim is deleted, within T (a finished pod's device "
+     "is free for another; before issue 46 only deleted pods were counted).", ["eventually"],
+     CONCEPTS)
 prop("D5", "Node-side exclusivity: on a node a device is never prepared for two claims at "
      "once.", ["node_side_exclusive", "node_state_exclusive"], CONCEPTS)
 prop("D6", "Node loss: ResourceSlices of a deleted node disappear; nothing new is allocated "

@@ -139,10 +139,11 @@ def kubelet_consumers(text: str) -> dict[str, set[str]]:
 
 
 def departed_released(state: State, namespace: str) -> bool:
-    """D4: no claim is reserved for a pod that is gone, and no claim generated for a pod that
-    is gone still exists."""
+    """D4: no claim is reserved for a pod that is gone or finished (Succeeded or Failed: its
+    containers will not run again), and no claim generated for such a pod still exists."""
     pods = {p["metadata"].get("uid") for p in state.select("pods", namespace)
-            if not (p.get("metadata") or {}).get("deletionTimestamp")}
+            if not (p.get("metadata") or {}).get("deletionTimestamp")
+            and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")}
     for claim in state.select("resourceclaims", namespace):
         if reserved_for(claim) - pods:
             return False

@@ -40,6 +40,12 @@ Feature: D - dynamic resource allocation
     And within 30 seconds every claim of a departed pod is released (D4)
     And no claim was re-allocated or freed while in use (D3)
 
+  Scenario: A finished pod's claim is released
+    Given a pod job that claims a device and finishes after 5 seconds
+    And within 60 seconds pod/job has finished
+    Then within 30 seconds every claim of a departed pod is released (D4)
+    And the driver never prepared a device for two claims at once on a node (D5)
+
   Scenario: A deleted node's slices go and nothing is allocated from them
     Given a Deployment web of 2 pods that each claim a device
     And within 60 seconds 2 pods of web are Running

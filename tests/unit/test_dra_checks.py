@@ -202,3 +202,23 @@ def test_claims_of_departed_pods_must_be_released():
     assert not departed_released(state, NS), "a generated claim outliving its pod"
     state.put(("resourceclaims", NS, "c"), None)
     assert departed_released(state, NS)
+
+
+def test_a_finished_pods_claim_must_be_released_too():
+    """Issue 46: D4 counted deleted pods only, so a Succeeded or Failed pod could keep its
+    device reserved for ever and D4 still passed. The resource-claim controller releases a
+    finished pod's claims (its isPodDone), and D4 now asks for that."""
+    from aftershock.sut.dra import departed_released
+    from aftershock.timeline.state import State
+
+    for phase in ("Succeeded", "Failed"):
+        state = State()
+        pod = {"metadata": {"name": "p", "uid": "uid-p"}, "status": {"phase": "Running"}}
+        state.put(("pods", NS, "p"), pod)
+        state.put(("resourceclaims", NS, "c"), {
+            "metadata": {"name": "c"}, "status": {"reservedFor": [{"uid": "uid-p"}]}})
+        assert departed_released(state, NS)
+        pod["status"]["phase"] = phase
+        assert not departed_released(state, NS), f"reserved for a pod that {phase}"
+        state.put(("resourceclaims", NS, "c"), {"metadata": {"name": "c"}, "status": {}})
+        assert departed_released(state, NS)

@@ -57,6 +57,28 @@ def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
     create_workload(scenario, manifest)
 
 
+@given("a pod {name:Name} that claims a device and finishes after {seconds:d} seconds")
+def finishing_pod(scenario: Scenario, name: str, seconds: int) -> None:
+    """It ends by itself: on kind its kubelet ends it at its activeDeadlineSeconds (Failed),
+    on the embedded cluster kwok at its aftershock.io/succeed-after (Succeeded)."""
+    driver = concept(scenario, "device_driver")
+    template = f"{name}-device"
+    writes.create(dra_resource(scenario, "ResourceClaimTemplate"), {
+        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
+        "metadata": {"name": template},
+        "spec": {"spec": {"devices": {"requests": [{
+            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}},
+        scenario.namespace)
+    spec = claiming_pod_spec({"resourceClaimTemplateName": template})
+    spec["activeDeadlineSeconds"] = seconds
+    spec["restartPolicy"] = "Never"
+    writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1", kind="Pod"),
+                  {"apiVersion": "v1", "kind": "Pod", "metadata": {
+                      "name": name, "labels": workloads.selector_labels(name),
+                      "annotations": {workloads.SUCCEED_AFTER: f"{seconds}s"}}, "spec": spec},
+                  scenario.namespace)
+
+
 @when("I force-delete a pod of {name:Name}")
 def force_delete(scenario: Scenario, name: str) -> None:
     corev1 = kube.core(scenario.api)

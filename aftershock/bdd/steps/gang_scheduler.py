@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from kubernetes.utils import parse_quantity
 
-from aftershock import door, kube, writes, yamlsrc
+from aftershock import door, kube, workloads, writes, yamlsrc
 from aftershock.bdd.steps.implementation import dynamic_resource, implementation_actor
 from aftershock.bdd.steps.objects import apply as apply_manifests
 from aftershock.capabilities import Capability
@@ -18,8 +18,6 @@ from aftershock.sut.concepts import concept
 from aftershock.sut.gang_scheduler import PodGroup, Queue
 from aftershock.sut.placeholders import fill
 from aftershock.timeline.state import node_of
-
-SUCCEED_AFTER = "aftershock.io/succeed-after"  # the embedded cluster's kwok ends such a pod
 
 
 def _manifest(scenario: Scenario, key: str, values: dict[str, object],
@@ -57,7 +55,7 @@ def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: in
             "name": name, "pod": f"{name}-{index}", "scheduler_name": mapping["scheduler_name"],
             "queue": queue})
         if index < done:
-            pod["metadata"].setdefault("annotations", {})[SUCCEED_AFTER] = f"{after}s"
+            pod["metadata"].setdefault("annotations", {})[workloads.SUCCEED_AFTER] = f"{after}s"
         if millicpu:
             for container in pod["spec"]["containers"]:
                 requests = container.setdefault("resources", {}).setdefault("requests", {})
