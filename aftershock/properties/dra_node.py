@@ -80,11 +80,12 @@ def why_not_running(pod: dict[str, Any] | None) -> str:
 
 
 def ran_again(entries: Iterable[Entry], node: str, since: float, within: float,
-              namespace: str, name: str = "ran_again") -> Verdict:
+              namespace: str, now: float | None = None, name: str = "ran_again") -> Verdict:
     """D8: every pod of ``namespace`` live on node/<node> when it rebooted (at ``since``, the
     recorder's clock) runs again within ``within`` seconds: each container running, started
     after the reboot (the kubelet's clock), and the pod Ready. A pod deleted first is not
-    judged, and named."""
+    judged, and named. ``now`` is when it was judged: the history is known up to then, though
+    nothing may have been recorded since its last entry."""
     entries = list(entries)
     origin, offset = _clock(entries)
     reads = frozenset({"pods"})
@@ -116,7 +117,7 @@ def ran_again(entries: Iterable[Entry], node: str, since: float, within: float,
                        f"running on node/{node} when it rebooted ({at})", [], origin,
                        subjects=0, reads=reads)
     missing = sorted(set(subjects) - set(again) - set(gone))
-    last = entries[-1].mono
+    last = max(entries[-1].mono, now or -math.inf)
     if missing and last < bound:
         return Verdict(name, UNKNOWN, f"the history ends at +{last - origin:.1f}s, before the "
                        f"bound of {within:g}s after node/{node} rebooted ({at}): "
@@ -357,7 +358,8 @@ def kept_while_used(snapshots: list[dict[str, Any]], timeline: list[Entry],
 @check("ran_again", "Every pod running on a node when it rebooted runs again within a bound: "
        "each container started after the reboot, the pod Ready.")
 def _ran_again(history: History, p: Params) -> Verdict:
-    return ran_again(history.entries, p["node"], p["since"], p["within"], p["namespace"])
+    return ran_again(history.entries, p["node"], p["since"], p["within"], p["namespace"],
+                     p.get("now"))
 
 
 @check("no_duplicate_devices", "No claim in a node's kubelet DRA checkpoint lists a device or "

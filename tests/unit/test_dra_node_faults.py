@@ -109,6 +109,22 @@ def test_a_status_from_before_the_reboot_is_not_running_again():
     assert verdict.status == VIOLATED and "from before the reboot" in verdict.summary
 
 
+def test_a_bound_that_passed_with_nothing_recorded_at_it_is_judged():
+    """On kind at 1.35.4 the step waited out its bound (+129.3s) and judged; the last event
+    was recorded 0.1 s before the bound, and D8 said the history ended before it (UNKNOWN).
+    The history is known up to the judgement: the pod had not run again, a violation."""
+    timeline = history((101, "ADDED", pod("p", started=101)),
+                       (118, "MODIFIED", pod("p", waiting="ContainerCreating")),
+                       (139.9, "MODIFIED", pod("p", waiting="ContainerCreating")))
+    params = {"node": "node-1", "since": 110.0, "within": 30, "namespace": "ns"}
+    assert judge("D8", "ran_again", params, timeline).status == UNKNOWN  # judged when?
+    judged = {**params, "now": 140.05}
+    verdict = judge("D8", "ran_again", judged, timeline)
+    assert verdict.status == VIOLATED, verdict.explain()
+    keep("d8-a-bound-reached-between-events", timeline, Judgement("ran_again", judged),
+         ["D8"], {"D8": VIOLATED}, UNKNOWN, "its run on kind at 1.35.4 (issue 46)")
+
+
 def test_no_pod_on_the_node_or_a_history_ending_before_the_bound_is_unknown():
     elsewhere = reboot(history((101, "ADDED", pod("p", node="node-2", started=101)),
                                (150, "MODIFIED", pod("p", node="node-2", started=101))))

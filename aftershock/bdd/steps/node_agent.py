@@ -178,7 +178,7 @@ def ran_again(scenario: Scenario, seconds: int) -> None:
     scenario.wait_until(all_again, max(0.0, rebooted["since"] + seconds - scenario.now))
     scenario.judge(Judgement("ran_again", {
         "node": rebooted["node"], "since": rebooted["since"], "within": seconds,
-        "namespace": scenario.namespace}))
+        "namespace": scenario.namespace, "now": scenario.now}))
 
 
 def _node_state(scenario: Scenario) -> list:
