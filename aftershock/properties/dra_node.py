@@ -81,11 +81,11 @@ def why_not_running(pod: dict[str, Any] | None) -> str:
 
 def ran_again(entries: Iterable[Entry], node: str, since: float, within: float,
               namespace: str, now: float | None = None, name: str = "ran_again") -> Verdict:
-    """D8: every pod of ``namespace`` live on node/<node> when it rebooted (at ``since``, the
-    recorder's clock) runs again within ``within`` seconds: each container running, started
-    after the reboot (the kubelet's clock), and the pod Ready. A pod deleted first is not
-    judged, and named. ``now`` is when it was judged: the history is known up to then, though
-    nothing may have been recorded since its last entry."""
+    """D8: every pod of ``namespace`` that uses a claim and was live on node/<node> when it
+    rebooted (at ``since``, the recorder's clock) runs again within ``within`` seconds: each
+    container running, started after the reboot (the kubelet's clock), and the pod Ready. A
+    pod deleted first is not judged, and named. ``now`` is when it was judged: the history is
+    known up to then, though nothing may have been recorded since its last entry."""
     entries = list(entries)
     origin, offset = _clock(entries)
     reads = frozenset({"pods"})
@@ -95,8 +95,9 @@ def ran_again(entries: Iterable[Entry], node: str, since: float, within: float,
     again: dict[str, Entry] = {}
     gone: dict[str, Entry] = {}
     for entry in entries:
-        if subjects is None and entry.mono > since:
-            subjects = {key: seen for key, (obj, seen) in pods.items() if _live_on(obj, node)}
+        if subjects is None and entry.mono > since:  # the pods with claims the node ran then
+            subjects = {key: seen for key, (obj, seen) in pods.items()
+                        if _live_on(obj, node) and claim_names(obj or {})}
         if entry.mono > bound:
             break
         if entry.resource != "pods":
@@ -113,8 +114,9 @@ def ran_again(entries: Iterable[Entry], node: str, since: float, within: float,
                 again[key] = entry
     at = f"+{since - origin:.1f}s"
     if not subjects:
-        return Verdict(name, UNKNOWN, f"the precondition never held: no pod of {namespace} was "
-                       f"running on node/{node} when it rebooted ({at})", [], origin,
+        return Verdict(name, UNKNOWN, f"the precondition never held: no pod of {namespace} "
+                       f"with a claim was running on node/{node} when it rebooted ({at})", [],
+                       origin,
                        subjects=0, reads=reads)
     missing = sorted(set(subjects) - set(again) - set(gone))
     last = max(entries[-1].mono, now or -math.inf)

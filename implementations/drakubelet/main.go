@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -233,7 +234,37 @@ func (d *driver) WatchHealthStatus(ctx context.Context, _ chan<- kubeletplugin.D
 	return nil
 }
 
+// readyFile exists once the kubelet has registered the plugin: the DaemonSet's readiness
+// probe runs this program with --ready, so "Ready" means the kubelet can call it.
+const readyFile = "/tmp/registered"
+
+// awaitRegistration writes readyFile once the kubelet says the plugin is registered.
+func awaitRegistration(ctx context.Context, helper *kubeletplugin.Helper) {
+	ticker := time.NewTicker(200 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		if status := helper.RegistrationStatus(); status != nil && status.PluginRegistered {
+			if err := os.WriteFile(readyFile, nil, 0o644); err != nil {
+				klog.ErrorS(err, "marking the plugin registered")
+			}
+			klog.InfoS("registered with the kubelet")
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "--ready" {
+		if _, err := os.Stat(readyFile); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	variant := flag.String("variant", "correct", "correct or faulty")
 	name := flag.String("driver", "gpu.aftershock.io", "the driver's name")
 	node := flag.String("node", os.Getenv("NODE_NAME"), "the node it runs on")
@@ -275,6 +306,7 @@ func main() {
 	if err := helper.PublishResources(ctx, resources); err != nil {
 		klog.Fatal(err)
 	}
+	go awaitRegistration(ctx, helper)
 	klog.InfoS("started drakubelet", "variant", *variant, "node", d.node, "devices", *count,
 		"at", metav1.Now())
 	<-ctx.Done()

@@ -45,7 +45,7 @@ def stamp(at: float) -> str:
 
 
 def pod(name: str, node: str = "node-1", started: float | None = None,
-        waiting: str | None = None, claim: str | None = None, phase: str = "Running") -> dict:
+        waiting: str | None = None, claim: str | None = "gpu", phase: str = "Running") -> dict:
     containers = [{"name": "main", "state": (
         {"running": {"startedAt": stamp(started)}} if started is not None else
         {"waiting": {"reason": waiting, "message": "failed to inject CDI devices"}})}]
@@ -123,6 +123,16 @@ def test_a_bound_that_passed_with_nothing_recorded_at_it_is_judged():
     assert verdict.status == VIOLATED, verdict.explain()
     keep("d8-a-bound-reached-between-events", timeline, Judgement("ran_again", judged),
          ["D8"], {"D8": VIOLATED}, UNKNOWN, "its run on kind at 1.35.4 (issue 46)")
+
+
+def test_a_pod_without_a_claim_is_none_of_d8s():
+    """On kind the reference plugin's own pod ran on the rebooted node: it was counted (3 pods
+    where the workload had 2 there). A driver's pod is not a pod whose claim was prepared."""
+    verdict = reboot(history((101, "ADDED", pod("plugin", started=101, claim=None)),
+                             (101, "ADDED", pod("p", started=101)),
+                             (125, "MODIFIED", pod("p", started=124)),
+                             (150, "MODIFIED", pod("plugin", started=101, claim=None))))
+    assert verdict.status == PASS and verdict.summary.startswith("1 pods"), verdict.explain()
 
 
 def test_no_pod_on_the_node_or_a_history_ending_before_the_bound_is_unknown():

@@ -18,18 +18,19 @@ from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.concepts import concept
 
 
-def _live_on(scenario: Scenario, node: str) -> list[str]:
+def _claimants_on(scenario: Scenario, node: str) -> list[str]:
+    """The live pods on ``node`` that use a claim (a driver's own pods are none of D8's)."""
     pods = kube.core(scenario.api).list_namespaced_pod(
         scenario.namespace, field_selector=f"spec.nodeName={node}").items
     return sorted(p.metadata.name for p in pods if not p.metadata.deletion_timestamp
-                  and p.status.phase not in ("Succeeded", "Failed"))
+                  and p.status.phase not in ("Succeeded", "Failed") and p.spec.resource_claims)
 
 
 def reboot(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_AGENT)
     scenario.remember("rebooted node", {"node": node, "since": scenario.now,
                                         "wall": time.time(),
-                                        "pods": _live_on(scenario, node)})
+                                        "pods": _claimants_on(scenario, node)})
     watch = scenario.facts.get("node state")
     after = (lambda: watch.resume(node)) if watch is not None else None
     scenario.inject(node_agent.NodeReboot(scenario.cluster, node, after))
