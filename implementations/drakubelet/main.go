@@ -290,9 +290,13 @@ func main() {
 	client := kubernetes.NewForConfigOrDie(config)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	// Sockets named after this pod: a plugin pod that replaces another on the node (the next
+	// scenario's, or the one back after a stop) never shares a socket path with the old one,
+	// whose removal the kubelet could take for the new one's.
 	helper, err := kubeletplugin.Start(ctx, d, kubeletplugin.KubeClient(client),
 		kubeletplugin.NodeName(d.node), kubeletplugin.DriverName(d.name),
-		kubeletplugin.HealthService(false))
+		kubeletplugin.HealthService(false),
+		kubeletplugin.RollingUpdate(types.UID(os.Getenv("POD_UID"))))
 	if err != nil {
 		klog.Fatal(err)
 	}
