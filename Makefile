@@ -93,9 +93,11 @@ demo: toolchain report-tools
 	    --progress --profile profiles/storage-correct.yaml --profile profiles/storage-faulty.yaml
 	-$(BIN)/aftershock run features/operator/node_record_reclaim.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/noderecords-correct.yaml --profile profiles/noderecords-faulty.yaml
-	@echo "==> [demo] the Kubernetes DRA example driver on kind: its kubelet plugin built from its module, installed by its own chart, D5 read from each node's kubelet"
+	@echo "==> [demo] DRA drivers on kind, also under node faults (a reboot, a kubelet restart, the plugin down): the DRA example driver (its plugin built from its module, installed by its own chart), Kubernetes' e2e test driver and aftershock's reference kubelet plugin (correct and faulty), judged from each node's kubelet checkpoint"
 	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
-	    --profile profiles/thirdparty/dra-example-driver.yaml
+	    --profile profiles/thirdparty/dra-example-driver.yaml \
+	    --profile profiles/thirdparty/k8s-dra-test-driver.yaml \
+	    --profile profiles/incluster/drakubelet-correct.yaml --profile profiles/incluster/drakubelet-faulty.yaml
 	@echo "==> [demo] AIStore under its own operator on kind, at the parent of NVIDIA/ais-k8s PR #61, its fix and 3.4.0: operator from its source tree, aisnode and ais-init from their module (where the source cannot be reached, one line says why)"
 	-$(BIN)/aftershock run features/operator/storage_scale_down.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress -k "not service" --profile profiles/thirdparty/ais-operator-388c1f8e.yaml \
