@@ -158,7 +158,14 @@ class _Copy:
     claims: dict[str, set[str]]
 
 
-def _read(snapshots: list[dict[str, Any]]) -> tuple[dict[str, NodeReads], list[_Copy]]:
+def _mine(claim: str, namespace: str | None) -> bool:
+    """A claim of the scenario's namespace: one an earlier scenario left on a node (a reused
+    cluster keeps its nodes' checkpoints) is not this scenario's to judge."""
+    return namespace is None or claim.startswith(f"{namespace}/")
+
+
+def _read(snapshots: list[dict[str, Any]],
+          namespace: str | None = None) -> tuple[dict[str, NodeReads], list[_Copy]]:
     reads: dict[str, NodeReads] = {}
     copies = []
     for snap in sorted(snapshots, key=lambda s: s["time"]):
@@ -167,7 +174,8 @@ def _read(snapshots: list[dict[str, Any]]) -> tuple[dict[str, NodeReads], list[_
             continue
         claims = {f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}": set(c.get("PodUIDs") or ())
                   for c in kubelet_claims(snap["text"])
-                  if any((s or {}).get("Devices") for s in (c.get("DriverState") or {}).values())}
+                  if any((s or {}).get("Devices") for s in (c.get("DriverState") or {}).values())
+                  and _mine(f"{c.get('Namespace', '')}/", namespace)}
         copies.append(_Copy(snap["time"], snap["node"], snap["text"], claims))
     return reads, copies
 
@@ -188,16 +196,18 @@ def _not_seen(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
 
 
 def no_duplicate_devices(snapshots: list[dict[str, Any]], timeline: list[Entry],
+                         namespace: str | None = None,
                          name: str = "no_duplicate_devices") -> Verdict:
     """D9: in no copy of a node's kubelet DRA checkpoint does a claim list one device, or one
     CDI device id, twice (a kubelet that appended a re-preparation's answer after it restarted,
     kubernetes/kubernetes#140471: the container then gets each device twice)."""
     origin, offset = _clock(timeline)
-    reads, copies = _read(snapshots)
+    reads, copies = _read(snapshots, namespace)
     claims: set[str] = set()
     for copy in copies:
         claims |= set(copy.claims)
-        repeated = kubelet_duplicates(copy.text)
+        repeated = [found for found in kubelet_duplicates(copy.text)
+                    if _mine(found[0], namespace)]
         if repeated:
             claim, what = repeated[0]
             more = f" (and {len(repeated) - 1} more)" if len(repeated) > 1 else ""
@@ -233,14 +243,14 @@ def _gone_pods(timeline: list[Entry], before: float) -> set[str]:
 
 
 def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry], node: str,
-                         back: float, within: float,
+                         back: float, within: float, namespace: str | None = None,
                          name: str = "unprepared_once_back") -> Verdict:
     """D10: a claim node/<node>'s checkpoint still held when the driver's plugin came back (at
     ``back``, the recorder's clock), every pod it was prepared for recorded gone by then, is
     unprepared there (leaves the checkpoint) within ``within`` seconds (the NVIDIA GPU
     driver's #1278: a claim deleted while its plugin was down stayed prepared)."""
     origin, offset = _clock(timeline)
-    reads, copies = _read(snapshots)
+    reads, copies = _read(snapshots, namespace)
     mine = [copy for copy in copies if copy.node == node]
     before = [copy for copy in mine if copy.time + offset <= back]
     if not before:
@@ -293,13 +303,13 @@ def _users(pods: dict[str, dict[str, Any]], claim: str, node: str) -> list[str]:
 
 
 def kept_while_used(snapshots: list[dict[str, Any]], timeline: list[Entry],
-                    name: str = "kept_while_used") -> Verdict:
+                    namespace: str | None = None, name: str = "kept_while_used") -> Verdict:
     """D11: a claim leaves a node's checkpoint (is unprepared) only when no pod on that node
     still uses it: a pod live there, using it, both at the last copy that held the claim and
     at the first that did not, is a violation (kubernetes PR #140212: deleting one pod could
     unprepare a claim another pod still used)."""
     origin, offset = _clock(timeline)
-    reads, copies = _read(snapshots)
+    reads, copies = _read(snapshots, namespace)
     previous: dict[str, _Copy] = {}
     removals = []  # (last copy holding the claim, first copy without it, claim)
     for copy in copies:
@@ -367,20 +377,20 @@ def _ran_again(history: History, p: Params) -> Verdict:
 @check("no_duplicate_devices", "No claim in a node's kubelet DRA checkpoint lists a device or "
        "a CDI device id twice (read on the node through the scenario).")
 def _no_duplicate_devices(history: History, p: Params) -> Verdict:
-    return no_duplicate_devices(p["node_state"], list(history.entries))
+    return no_duplicate_devices(p["node_state"], list(history.entries), p.get("namespace"))
 
 
 @check("unprepared_once_back", "A claim a node's kubelet still held prepared when the "
        "driver's plugin came back, its pods gone, leaves that node's checkpoint within a bound.")
 def _unprepared_once_back(history: History, p: Params) -> Verdict:
     return unprepared_once_back(p["node_state"], list(history.entries), p["node"], p["back"],
-                                p["within"])
+                                p["within"], p.get("namespace"))
 
 
 @check("kept_while_used", "A claim leaves a node's kubelet DRA checkpoint only when no pod "
        "on that node still uses it.")
 def _kept_while_used(history: History, p: Params) -> Verdict:
-    return kept_while_used(p["node_state"], list(history.entries))
+    return kept_while_used(p["node_state"], list(history.entries), p.get("namespace"))
 
 
 prop("D8", "Recovery after a reboot: a pod whose claim was prepared on a node runs again within "

@@ -4,6 +4,7 @@ bug it guards, and passing on the history of a node that kept the contract."""
 
 from __future__ import annotations
 
+import copy
 import json
 import zlib
 from datetime import UTC, datetime
@@ -157,6 +158,30 @@ def test_a_device_listed_twice_after_a_kubelet_restart_is_a_violation():
     assert f"for claim ns/a, device node-1/gpu-0 of {DRIVER} listed 2 times" in verdict.summary
     cdi = checkpoint(("a", ["gpu-0"], ["uid-p"]), cdi={"gpu-0": ["k8s.x/gpu=0", "k8s.x/gpu=0"]})
     assert kubelet_duplicates(cdi) == [("ns/a", "CDI device k8s.x/gpu=0 listed 2 times")]
+
+
+def test_a_claim_an_earlier_scenario_left_is_not_this_scenarios_to_judge():
+    """On kind the reference plugin's faulty variant left its scenario's claim prepared, with
+    its device twice, in node-1's checkpoint; the correct variant's next scenario on the same
+    cluster was judged VIOLATED for it. D9 judges the scenario's own claims."""
+    left = json.loads(checkpoint(("a", ["gpu-0"], ["uid-p"])))
+    data = json.loads(left["Data"])
+    old = dict(copy.deepcopy(data["ClaimInfoStateList"][0]), Namespace="earlier",
+               ClaimName="shared")
+    old["DriverState"][DRIVER]["Devices"] *= 2
+    data["ClaimInfoStateList"].append(old)
+    text = json.dumps(data)
+    both = json.dumps({"Data": text, "Checksum": zlib.crc32(text.encode())})
+    timeline = history((101, "ADDED", pod("p", started=101)))
+    params = {"node_state": reads(both, both, both), "namespace": "ns"}
+    verdict = judge("D9", "no_duplicate_devices", params, timeline)
+    assert verdict.status == PASS, verdict.explain()
+    unscoped = judge("D9", "no_duplicate_devices", {"node_state": reads(both, both, both)},
+                     timeline)
+    assert unscoped.status == VIOLATED and "earlier/shared" in unscoped.summary
+    keep("d9-a-claim-an-earlier-scenario-left", timeline,
+         Judgement("no_duplicate_devices", params), ["D9"], {"D9": PASS}, VIOLATED,
+         "the reference plugin pair's run on kind (issue 46)")
 
 
 def test_distinct_devices_pass_and_a_silent_node_is_unknown():

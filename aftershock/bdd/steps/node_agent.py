@@ -192,7 +192,8 @@ def _node_state(scenario: Scenario) -> list:
 @then("no claim listed a device or CDI device id twice on a node",
       check="no_duplicate_devices")
 def no_duplicate_devices(scenario: Scenario) -> None:
-    scenario.judge(Judgement("no_duplicate_devices", {"node_state": _node_state(scenario)}))
+    scenario.judge(Judgement("no_duplicate_devices", {"node_state": _node_state(scenario),
+                                                      "namespace": scenario.namespace}))
 
 
 @then("within {seconds:d} seconds of the plugin's return every claim whose pods left is "
@@ -204,10 +205,12 @@ def unprepared_once_back(scenario: Scenario, seconds: int) -> None:
     if wait > 0:  # the checkpoint is read on the node, not recorded: its bound is waited out
         scenario.wait_until(lambda state: False, wait)
     scenario.judge(Judgement("unprepared_once_back", {
-        "node_state": _node_state(scenario), "node": node, "back": back, "within": seconds}))
+        "node_state": _node_state(scenario), "node": node, "back": back, "within": seconds,
+        "namespace": scenario.namespace}))
 
 
 @then("no claim was unprepared on a node while a pod there still used it",
       check="kept_while_used")
 def kept_while_used(scenario: Scenario) -> None:
-    scenario.judge(Judgement("kept_while_used", {"node_state": _node_state(scenario)}))
+    scenario.judge(Judgement("kept_while_used", {"node_state": _node_state(scenario),
+                                                 "namespace": scenario.namespace}))
