@@ -209,8 +209,44 @@ def load_step_modules(package: str) -> list[str]:
 
 
 def closest_steps(text: str, count: int = 3) -> list[str]:
-    examples = {definition.example: definition for definition in REGISTRY}
-    return difflib.get_close_matches(text, list(examples), n=count, cutoff=0.3)
+    """The known steps most like ``text``: by its characters, or word by word with each
+    <placeholder> taking the words it would match ("whithin 60 seconds 2 pods of web are
+    Running" is most like "within <seconds> seconds <condition>", not like a longer step that
+    shares more letters)."""
+    examples = list(dict.fromkeys(definition.example for definition in REGISTRY))
+    scored = sorted(((max(difflib.SequenceMatcher(None, text, example).ratio(),
+                          _word_likeness(text.split(), example.split())), example)
+                     for example in examples), key=lambda pair: -pair[0])
+    return [example for score, example in scored[:count] if score >= 0.3]
+
+
+def _word_likeness(words: list[str], example: list[str]) -> float:
+    """1 less the word edit distance between ``words`` and ``example`` (a <placeholder> takes
+    one or more words at no cost, a misspelt word costs little), over the longer one."""
+    if not words or not example:
+        return 0.0
+    inf = float("inf")
+    cost = [[inf] * (len(example) + 1) for _ in range(len(words) + 1)]
+    cost[0][0] = 0.0
+    for i in range(len(words) + 1):
+        for j in range(len(example) + 1):
+            here = cost[i][j]
+            if here == inf:
+                continue
+            if i < len(words):
+                cost[i + 1][j] = min(cost[i + 1][j], here + 1)  # a word the example lacks
+            if j < len(example):
+                cost[i][j + 1] = min(cost[i][j + 1], here + 1)  # a word the text lacks
+            if i < len(words) and j < len(example):
+                word, wanted = words[i].lower(), example[j].lower()
+                if wanted.startswith("<") and wanted.endswith(">"):
+                    for end in range(i + 1, len(words) + 1):  # it takes words i..end
+                        cost[end][j + 1] = min(cost[end][j + 1], here)
+                    continue
+                near = difflib.SequenceMatcher(None, word, wanted).ratio()
+                step = 0.0 if word == wanted else 0.2 if near >= 0.8 else 1.0
+                cost[i + 1][j + 1] = min(cost[i + 1][j + 1], here + step)
+    return 1 - cost[len(words)][len(example)] / max(len(words), len(example))
 
 
 KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
