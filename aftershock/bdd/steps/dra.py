@@ -41,16 +41,29 @@ def claiming_pod_spec(claim: dict[str, str], spec: dict | None = None) -> dict:
     return spec
 
 
+def device_claim(scenario: Scenario, kind: str, name: str) -> str:
+    """A ResourceClaim, or a ResourceClaimTemplate, for one device of the driver's class."""
+    spec = {"devices": {"requests": [{"name": "device", "exactly": {
+        "deviceClassName": concept(scenario, "device_driver")["device_class"]}}]}}
+    writes.create(dra_resource(scenario, kind), {
+        "apiVersion": kube.dra_api_version(scenario.api), "kind": kind, "metadata": {"name": name},
+        "spec": {"spec": spec} if kind == "ResourceClaimTemplate" else spec}, scenario.namespace)
+    return name
+
+
+def create_pod(scenario: Scenario, name: str, spec: dict,
+               annotations: dict[str, str] | None = None) -> None:
+    """A bare pod, labelled as the workload steps label theirs (``a pod of <name>``)."""
+    metadata = {"name": name, "labels": workloads.selector_labels(name),
+                **({"annotations": annotations} if annotations else {})}
+    writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1", kind="Pod"),
+                  {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec},
+                  scenario.namespace)
+
+
 @given("a Deployment {name:Name} of {replicas:d} pods that each claim a device")
 def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
-    driver = concept(scenario, "device_driver")
-    template = f"{name}-device"
-    writes.create(dra_resource(scenario, "ResourceClaimTemplate"), {
-        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
-        "metadata": {"name": template},
-        "spec": {"spec": {"devices": {"requests": [{
-            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}},
-        scenario.namespace)
+    template = device_claim(scenario, "ResourceClaimTemplate", f"{name}-device")
     manifest = workloads.deployment(name, replicas)
     claiming_pod_spec({"resourceClaimTemplateName": template},
                       manifest["spec"]["template"]["spec"])
@@ -61,22 +74,11 @@ def claiming_deployment(scenario: Scenario, name: str, replicas: int) -> None:
 def finishing_pod(scenario: Scenario, name: str, seconds: int) -> None:
     """It ends by itself: on kind its kubelet ends it at its activeDeadlineSeconds (Failed),
     on the embedded cluster kwok at its aftershock.io/succeed-after (Succeeded)."""
-    driver = concept(scenario, "device_driver")
-    template = f"{name}-device"
-    writes.create(dra_resource(scenario, "ResourceClaimTemplate"), {
-        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
-        "metadata": {"name": template},
-        "spec": {"spec": {"devices": {"requests": [{
-            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}}},
-        scenario.namespace)
+    template = device_claim(scenario, "ResourceClaimTemplate", f"{name}-device")
     spec = claiming_pod_spec({"resourceClaimTemplateName": template})
     spec["activeDeadlineSeconds"] = seconds
     spec["restartPolicy"] = "Never"
-    writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1", kind="Pod"),
-                  {"apiVersion": "v1", "kind": "Pod", "metadata": {
-                      "name": name, "labels": workloads.selector_labels(name),
-                      "annotations": {workloads.SUCCEED_AFTER: f"{seconds}s"}}, "spec": spec},
-                  scenario.namespace)
+    create_pod(scenario, name, spec, {workloads.SUCCEED_AFTER: f"{seconds}s"})
 
 
 @when("I force-delete a pod of {name:Name}")

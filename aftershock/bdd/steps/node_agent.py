@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 
-from aftershock import door, kube, workloads, writes
-from aftershock.bdd.steps.dra import claiming_pod_spec, dra_resource
+from aftershock import door, kube, workloads
+from aftershock.bdd.steps.dra import claiming_pod_spec, create_pod, device_claim
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.nodes import node_of_named_pod, node_of_pod
 from aftershock.capabilities import Capability
@@ -120,24 +120,14 @@ def plugin_starts(scenario: Scenario) -> None:
 
 def _pod(scenario: Scenario, name: str, claim: str) -> None:
     spec = claiming_pod_spec({"resourceClaimName": claim})
-    writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1", kind="Pod"),
-                  {"apiVersion": "v1", "kind": "Pod",
-                   "metadata": {"name": name, "labels": {"app": name}}, "spec": spec},
-                  scenario.namespace)
+    create_pod(scenario, name, spec)
 
 
 @given("a pod {name:Name} that uses the claim {claim:Name}")
 def pod_with_claim(scenario: Scenario, name: str, claim: str) -> None:
     """A ResourceClaim for one device of the driver's class, and a pod that uses it."""
     scenario.require(Capability.NODE_FILES)  # judged from the kubelet's checkpoint
-    driver = concept(scenario, "device_driver")
-    writes.create(dra_resource(scenario, "ResourceClaim"), {
-        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaim",
-        "metadata": {"name": claim},
-        "spec": {"devices": {"requests": [{
-            "name": "device", "exactly": {"deviceClassName": driver["device_class"]}}]}}},
-        scenario.namespace)
-    _pod(scenario, name, claim)
+    _pod(scenario, name, device_claim(scenario, "ResourceClaim", claim))
 
 
 @given("a pod {name:Name} that uses the claim {claim:Name} too")
@@ -160,10 +150,7 @@ def pod_with_a_missing_claim(scenario: Scenario, name: str, other: str, claim: s
     spec["resourceClaims"].append({"name": "missing", "resourceClaimName": missing})
     spec["containers"][0]["resources"]["claims"].append({"name": "missing"})
     spec["nodeName"] = node
-    writes.create(kube.dynamic_client(scenario.api).resources.get(api_version="v1", kind="Pod"),
-                  {"apiVersion": "v1", "kind": "Pod",
-                   "metadata": {"name": name, "labels": {"app": name}}, "spec": spec},
-                  scenario.namespace)
+    create_pod(scenario, name, spec)
 
 
 @then("within {seconds:d} seconds every pod that was on the rebooted node runs again",
