@@ -49,7 +49,6 @@ def node_of_pod_reboots(scenario: Scenario, name: str) -> None:
 
 def restart_kubelet(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_AGENT)
-    scenario.remember("restarted kubelet", {"node": node, "since": scenario.now})
     scenario.inject(node_agent.KubeletRestart(scenario.cluster, node))
 
 
@@ -72,8 +71,8 @@ def stop_plugin(scenario: Scenario, node: str) -> None:
     """The driver's node agent (the DaemonSet its profile installs) leaves ``node``."""
     scenario.require(Capability.NODE_AGENT)
     implementation = implementation_of(scenario)
-    kind, name = (getattr(implementation, "spec", None) and implementation.spec.workload) or \
-        (None, None)
+    spec = getattr(implementation, "spec", None)  # an implementation run in the cluster
+    kind, name = spec.workload if spec is not None else (None, None)
     if kind != "DaemonSet":
         raise StepFailed("the driver's plugin is the DaemonSet its profile installs "
                          "(install_in_cluster.daemonset); this implementation has none")
