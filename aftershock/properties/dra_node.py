@@ -367,8 +367,8 @@ def kept_while_used(snapshots: list[dict[str, Any]], timeline: list[Entry],
                    reads=frozenset({"pods"}), external=NODE_STATE)
 
 
-@check("ran_again", "Every pod running on a node when it rebooted runs again within a bound: "
-       "each container started after the reboot, the pod Ready.")
+@check("ran_again", "Every pod with a claim running on a node when it rebooted runs again "
+       "within a bound: each container started after the reboot, the pod Ready.")
 def _ran_again(history: History, p: Params) -> Verdict:
     return ran_again(history.entries, p["node"], p["since"], p["within"], p["namespace"],
                      p.get("now"))
