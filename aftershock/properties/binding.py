@@ -178,6 +178,26 @@ def _state_at(entries: list[Entry], moment: float) -> State:
     return state
 
 
+def _state_met(entries: list[Entry], eviction: Entry) -> State:
+    """The watched state an eviction met: as recorded up to its audit time (when its response
+    completed), without its own doing: the pod it removed shown going or gone, which the watch
+    can deliver before that time. A pod no one had asked to remove before was not going."""
+    asked = pod_deleted(eviction.namespace, {eviction.name})
+    first = not any(e.kind == AUDIT and e is not eviction and e.mono < eviction.mono and asked(e)
+                    for e in entries)
+    state = State()
+    for entry in entries:
+        if entry.kind == AUDIT or entry.mono > eviction.mono:
+            continue
+        if first and entry.resource == "pods" and entry.name == eviction.name \
+                and entry.namespace == eviction.namespace and (
+                    entry.type == "DELETED"
+                    or ((entry.object or {}).get("metadata") or {}).get("deletionTimestamp")):
+            continue
+        state.apply(entry)
+    return state
+
+
 def evicted_whole(entries: Iterable[Entry], group: PodGroup, who: str, window: float,
                   name: str = "evicted_whole") -> Verdict:
     """B3: once the scheduler (``who``, by the audit log) evicts or deletes a pod of the group,
@@ -229,7 +249,7 @@ def kept_not_evicted(entries: Iterable[Entry], group: PodGroup, who: str,
     reads = frozenset({"pods", group.resource, "audit"})
     evictions = _evictions(entries, group, who)
     for eviction in evictions:
-        then = _state_at(entries, eviction.mono)
+        then = _state_met(entries, eviction)
         minimum = group.min_member(then)
         kept = group.kept(then)
         if minimum is None:

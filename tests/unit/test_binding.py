@@ -196,6 +196,30 @@ def test_b4_is_violated_by_evicting_a_group_that_is_completing():
     assert "2 Succeeded: a, b" in verdict.summary
 
 
+def test_b4_judges_the_group_as_the_eviction_met_it_not_as_it_left_it():
+    """The watch delivered the evicted pod's deletionTimestamp before the audit event's stage
+    time (when the delete's response completed): the state at that time already showed the
+    pod going, and the completing group was judged below its minimum."""
+    h = History()
+    _bound_three(h)
+    h.pod(4, "a", "n1", "Succeeded")
+    h.pod(4, "b", "n1", "Succeeded")
+    h.pod(9.2221, "c", "n1", "Running", deleting=True)  # the eviction's own doing
+    h.evict(9.2223, "c")
+    h.pod(9.226, "c", "n1", "Running", type="DELETED")
+    verdict = judge("kept_not_evicted", h, ["B4"], actor=SCHEDULER)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "while it kept 3 pods, at least its minimum 3 (2 Succeeded: a, b)" in verdict.summary
+    keep("b4-the-evictions-own-doing", h.entries,
+         Judgement("kept_not_evicted", {"group": asdict(GROUP), "actor": SCHEDULER}), ["B4"],
+         {"B4": "violated"},
+         wrong="B4: PASS: 1 evictions of podgroup/ns/g's pods by "
+               "system:serviceaccount:ns:gang, none while it kept its minimum",
+         found="issue 45, make test at 2026-11-28 01:08: the faulty gang scheduler evicted a "
+               "completing group and B4 passed it, its pod seen going before the delete's "
+               "audit stage time")
+
+
 def test_b4_passes_an_eviction_of_a_group_below_its_minimum_and_no_eviction():
     h = History()
     _bound_three(h)
