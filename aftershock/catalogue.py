@@ -24,6 +24,20 @@ FAMILIES = {
     "harness": "the generic checks (each judges the properties above that accept it)",
 }
 
+# What a family's table cannot say: whose share of the contract each property is.
+NOTES = {
+    "D": "Whose share each is. D5, D9, D10 and D12 are what a driver answers for (D9 with the "
+         "kubelet, which keeps the driver's answer): aftershock's faulty reference kubelet "
+         "plugin (`profiles/incluster/drakubelet-faulty.yaml`, on kind) breaks each of them, "
+         "and the embedded cluster's faulty driver (`profiles/dradriver-faulty.yaml`) D5. D8 is "
+         "both's (the kubelet must ask the driver again after a reboot, and the driver must "
+         "write its CDI spec again); a container runtime that ignores CDI specs cannot show the "
+         "driver's half. D1-D4, D6, D7 and D11 are Kubernetes' (the scheduler, the claim "
+         "controller, the kubelet's DRA manager), whatever the driver: each check is shown "
+         "failing on the recorded history of the Kubernetes bug behind it (`tests/unit`), and "
+         "D9 and D11 on the Kubernetes versions that have the bug (1.35.4, 1.36.3).",
+}
+
 
 def uses(features: Path) -> dict[str, list[str]]:
     """Property id → the feature files (relative to ``features``' parent) that name it, or,
@@ -110,6 +124,7 @@ def markdown(features: Path | None) -> str:
         if prop.family != family:
             family = prop.family
             out += ["", f"## {family}: {FAMILIES.get(family, '')}", "",
+                    *([NOTES[family], ""] if family in NOTES else []),
                     "| id | statement | judged by | needs | used by |",
                     "|---|---|---|---|---|"]
         judged = ", ".join(f"`{c}`" for c in prop.checks) if prop.family != "harness" else "-"

@@ -12,6 +12,7 @@ from aftershock.properties import (  # noqa: F401
     binding,
     dra,
     dra_node,
+    dra_slices,
     explore,
     gang,
     harness,

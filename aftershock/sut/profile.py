@@ -235,6 +235,10 @@ def _check_driver(doc: Located, driver: dict[str, Any] | None) -> None:
         raise doc.error("field 'concepts.device_driver' needs either 'prepare_log' (the "
                         "driver's own log) or 'node_state' (what the nodes show), exactly one",
                         "concepts", "device_driver")
+    count = (driver or {}).get("devices_per_node")
+    if count is not None and (isinstance(count, bool) or count < 1):
+        raise doc.error("field 'concepts.device_driver.devices_per_node' must be a whole "
+                        "number of at least 1", "concepts", "device_driver", "devices_per_node")
 
 
 def _check_node_selector(doc: Located, records: dict[str, Any] | None) -> None:

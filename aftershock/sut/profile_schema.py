@@ -126,6 +126,8 @@ CONCEPTS = {
         "node_state": Field(str, choices=("kubelet",),
                             expected="where D5 reads what each node has prepared: kubelet (its "
                                      "DRA checkpoint)"),
+        "devices_per_node": Field(int, expected="how many devices a node has (D12: its "
+                                                "ResourceSlices list no more)"),
     }),
     "node_records": Field("map", schema={
         "resource": RESOURCE,

@@ -3,7 +3,8 @@ Feature: D - the driver contract on the node, under node faults
   What a DRA driver and the kubelet keep on a node when the node reboots, when the kubelet
   restarts, and when the driver's plugin is down for a while, judged from what the API server
   recorded and what each node's kubelet checkpointed (read on the node), never from what the
-  driver says of itself. These need real kubelets: on the embedded cluster they are skipped
+  driver says of itself (and, for what its ResourceSlices list, how many devices its profile
+  says a node has). These need real kubelets: on the embedded cluster they are skipped
   (aftershock run features/driver --cluster=kind --profile profiles/thirdparty/dra-example-driver.yaml).
 
   Background:
@@ -15,6 +16,8 @@ Feature: D - the driver contract on the node, under node faults
     And within 60 seconds 2 pods of web are Running
     When the node running a pod of web reboots
     Then within 180 seconds every pod that was on the rebooted node runs again (D8)
+    And within 60 seconds of its return the node lists its devices in the driver's ResourceSlices again (D12)
+    And the driver's ResourceSlices never listed more devices than a node has (D12)
     And no claim listed a device or CDI device id twice on a node (D9)
     And the driver never prepared a device for two claims at once on a node (D5)
 
@@ -32,6 +35,8 @@ Feature: D - the driver contract on the node, under node faults
       status: {phase: Running}
       """
     Then no claim listed a device or CDI device id twice on a node (D9)
+    And within 60 seconds of its return the node lists its devices in the driver's ResourceSlices again (D12)
+    And the driver's ResourceSlices never listed more devices than a node has (D12)
     And the driver never prepared a device for two claims at once on a node (D5)
 
   Scenario: A claim deleted while the driver's plugin was down is unprepared once it is back
@@ -41,8 +46,14 @@ Feature: D - the driver contract on the node, under node faults
     And I force-delete the pod of web on the node the driver's plugin left
     And 10 seconds pass
     And the driver's plugin starts again
+    And a pod third that claims a device is placed on the node the driver's plugin left
     Then within 60 seconds of the plugin's return every claim whose pods left is unprepared on its node (D10)
     And within 60 seconds 2 pods of web are Running
+    And within 60 seconds pod/third matches:
+      """
+      status: {phase: Running}
+      """
+    And within 60 seconds of its return the node lists its devices in the driver's ResourceSlices again (D12)
     And no claim was unprepared on a node while a pod there still used it (D11)
     And the driver never prepared a device for two claims at once on a node (D5)
 

@@ -8,7 +8,9 @@
 //     claim it does not know as done.
 //   - faulty: keeps what it prepared in memory only, so a restarted plugin has forgotten it
 //     and fails to unprepare those claims (D10); answers a known claim's second preparation
-//     with its devices twice (D9); prepares a device still prepared for another claim (D5).
+//     with its devices twice (D9); prepares a device still prepared for another claim (D5);
+//     publishes one device more than the node has, and once: a slice the kubelet deletes
+//     (when it starts, or when the plugin unregisters) is never published again (D12).
 package main
 
 import (
@@ -234,6 +236,35 @@ func (d *driver) WatchHealthStatus(ctx context.Context, _ chan<- kubeletplugin.D
 	return nil
 }
 
+// publishOnce is the faulty variant's publisher: it runs a ResourceSlice controller only until
+// the node's slice lists its devices, so nothing makes the slice again once it is deleted.
+func publishOnce(ctx context.Context, client kubernetes.Interface, d *driver,
+	resources *resourceslice.DriverResources, listed int) {
+	controller, err := resourceslice.StartController(ctx, resourceslice.Options{
+		DriverName: d.name, KubeClient: client, Resources: resources,
+		Owner: &resourceslice.Owner{APIVersion: "v1", Kind: "Node", Name: d.node}})
+	if err != nil {
+		klog.Fatalf("publishing the node's devices: %v", err)
+	}
+	defer controller.Stop()
+	selector := fmt.Sprintf("spec.nodeName=%s,spec.driver=%s", d.node, d.name)
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	for {
+		slices, err := client.ResourceV1().ResourceSlices().List(ctx,
+			metav1.ListOptions{FieldSelector: selector})
+		if err == nil && len(slices.Items) == 1 && len(slices.Items[0].Spec.Devices) == listed {
+			klog.InfoS("published the node's devices; publishing no more", "devices", listed)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
 // readyFile exists once the kubelet has registered the plugin: the DaemonSet's readiness
 // probe runs this program with --ready, so "Ready" means the kubelet can call it.
 const readyFile = "/tmp/registered"
@@ -301,13 +332,19 @@ func main() {
 		klog.Fatal(err)
 	}
 	defer helper.Stop()
+	listed := *count
+	if d.faulty {
+		listed++ // an off-by-one: a device the node does not have
+	}
 	var devices []resourceapi.Device
-	for i := range *count {
+	for i := range listed {
 		devices = append(devices, resourceapi.Device{Name: fmt.Sprintf("dev-%d", i)})
 	}
 	resources := resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{
 		d.node: {Slices: []resourceslice.Slice{{Devices: devices}}}}}
-	if err := helper.PublishResources(ctx, resources); err != nil {
+	if d.faulty {
+		go publishOnce(ctx, client, d, &resources, listed)
+	} else if err := helper.PublishResources(ctx, resources); err != nil {
 		klog.Fatal(err)
 	}
 	go awaitRegistration(ctx, helper)

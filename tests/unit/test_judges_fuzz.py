@@ -110,7 +110,10 @@ def _object(resource: str, name: str, draw) -> dict:
         return {"metadata": meta, "status": {"members": [0, 1], "finished": [2]}}
     if resource == "resourceslices":
         return {"metadata": meta, "spec": {"driver": "d", "nodeName": name.split("-")[0],
-                                           "pool": {"name": draw(st.sampled_from(NODES))}}}
+                                           "pool": {"name": draw(st.sampled_from(NODES))},
+                                           "devices": [{"name": device} for device in draw(
+                                               st.lists(st.sampled_from(("g0", "g1")),
+                                                        max_size=2))]}}
     if resource == "deployments":  # Kubernetes omits a zero counter, and a list may lack
         obj = {"metadata": meta, "spec": {"replicas": 3}, "status": {}}  # an element
         ready = draw(st.sampled_from((None, 0, 1, 3)))
@@ -395,6 +398,9 @@ JUDGEMENTS = {
     "unprepared_once_back": ({"node_state": [], "node": "n1", "back": 3.0, "within": 5},
                              {"nodes"}),
     "kept_while_used": ({"node_state": []}, {"nodes", "pods"}),
+    "only_present_devices": ({"driver": "d", "per_node": 1}, {"resourceslices"}),
+    "published_again": ({"driver": "d", "node": "n1", "since": 3.0, "back": 4.0, "within": 5},
+                        {"resourceslices"}),
     "end_state_as_reference": ({"namespace": NS, "reference": {"pods": ["{}"]},
                                 "masks": {"pods": ["metadata", "spec", "status"]}}, {"pods"}),
     "writes_as_reference": ({"actor": "ctl", "namespace": NS,
@@ -469,6 +475,8 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "data_kept": (), "reads_clean": (), "node_side_exclusive": (), "node_state_exclusive": (),
     "ran_again": (WEB, ("pods", "db-0"), ("pods", "data-")), "no_duplicate_devices": (),
     "unprepared_once_back": (), "kept_while_used": (),
+    "only_present_devices": (("resourceslices", ""),),
+    "published_again": (("resourceslices", "n1-"),),
     "end_state_as_reference": (("pods", ""),), "writes_as_reference": (("audit", "ctl"),),
     "no_error_storm": (("audit", "ctl"),),
     "never_had": (("pods", "web-0"),), "kept": (("pods", "web-0"),),

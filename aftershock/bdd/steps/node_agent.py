@@ -33,7 +33,9 @@ def reboot(scenario: Scenario, node: str) -> None:
                                         "pods": _claimants_on(scenario, node)})
     watch = scenario.facts.get("node state")
     after = (lambda: watch.resume(node)) if watch is not None else None
+    since = scenario.now
     scenario.inject(node_agent.NodeReboot(scenario.cluster, node, after))
+    _agent_back(scenario, node, since)
 
 
 @when("node {node:Name} reboots")
@@ -47,9 +49,17 @@ def node_of_pod_reboots(scenario: Scenario, name: str) -> None:
     reboot(scenario, node_of_pod(scenario, name))
 
 
+def _agent_back(scenario: Scenario, node: str, since: float) -> None:
+    """What a fault on ``node`` stopped (the node, its kubelet, the driver's plugin) is back:
+    D12 judges the node's ResourceSlices from then."""
+    scenario.remember("node agent back", {"node": node, "since": since, "back": scenario.now})
+
+
 def restart_kubelet(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_AGENT)
+    since = scenario.now
     scenario.inject(node_agent.KubeletRestart(scenario.cluster, node))
+    _agent_back(scenario, node, since)
 
 
 @when("the kubelet of node {node:Name} restarts")
@@ -77,6 +87,7 @@ def stop_plugin(scenario: Scenario, node: str) -> None:
         raise StepFailed("the driver's plugin is the DaemonSet its profile installs "
                          "(install_in_cluster.daemonset); this implementation has none")
     fault = node_agent.AgentStopped(scenario.api, node, implementation.namespace, name)
+    scenario.remember("plugin stopped at", scenario.now)
     try:
         scenario.inject(fault)
     except node_agent.FaultRefused as exc:
@@ -110,11 +121,26 @@ def force_delete_on_plugin_node(scenario: Scenario, name: str) -> None:
                 grace_period_seconds=0)
 
 
+@when("a pod {name:Name} that claims a device is placed on the node the driver's plugin left")
+def claimant_on_plugin_node(scenario: Scenario, name: str) -> None:
+    """Its claim allocated by the scheduler from that node's devices (a node affinity, not a
+    nodeName): the first free one, often the device a force-deleted pod's claim held there."""
+    node = scenario.recall("stopped plugin").rsplit("node/", 1)[1]
+    spec = claiming_pod_spec({"resourceClaimTemplateName": device_claim(
+        scenario, "ResourceClaimTemplate", f"{name}-device")})
+    spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+    create_pod(scenario, name, spec)
+
+
 @when("the driver's plugin starts again")
 def plugin_starts(scenario: Scenario) -> None:
     """Returns once the plugin's pod is Ready on that node again."""
-    scenario.end_fault(scenario.recall("stopped plugin"))
+    stopped = scenario.recall("stopped plugin")
+    scenario.end_fault(stopped)
     scenario.remember("plugin back", scenario.now)
+    _agent_back(scenario, stopped.rsplit("node/", 1)[1], scenario.recall("plugin stopped at"))
 
 
 def _pod(scenario: Scenario, name: str, claim: str) -> None:
@@ -200,3 +226,30 @@ def unprepared_once_back(scenario: Scenario, seconds: int) -> None:
 def kept_while_used(scenario: Scenario) -> None:
     scenario.judge(Judgement("kept_while_used", {"node_state": _node_state(scenario),
                                                  "namespace": scenario.namespace}))
+
+
+@then("the driver's ResourceSlices never listed more devices than a node has",
+      check="only_present_devices")
+def only_present_devices(scenario: Scenario) -> None:
+    """As many as the profile's device_driver.devices_per_node, none twice in a pool."""
+    driver = concept(scenario, "device_driver")
+    if not driver.get("devices_per_node"):
+        raise StepFailed("judged against how many devices a node has: the profile's "
+                         "device_driver concept needs devices_per_node")
+    scenario.judge(Judgement("only_present_devices", {"driver": driver["driver"],
+                                                      "per_node": driver["devices_per_node"]}))
+
+
+@then("within {seconds:d} seconds of its return the node lists its devices in the driver's "
+      "ResourceSlices again", check="published_again")
+def published_again(scenario: Scenario, seconds: int) -> None:
+    """Its return: the node's after a reboot, the kubelet's after a restart, the driver's
+    plugin's after it started again (the last of these the scenario did)."""
+    back = scenario.recall("node agent back")
+    driver = concept(scenario, "device_driver")["driver"]
+    wait = back["back"] + seconds - scenario.now
+    if wait > 0:  # judged at the bound, what was listed then: it is waited out
+        scenario.wait_until(lambda state: False, wait)
+    scenario.judge(Judgement("published_again", {
+        "driver": driver, "node": back["node"], "since": back["since"], "back": back["back"],
+        "within": seconds, "now": scenario.now}))
