@@ -1,3 +1,15 @@
-"""What pytest does not collect itself: data that tests run on purpose."""
+"""What pytest does not collect itself (data that tests run on purpose), and the order the
+tests are handed to pytest-xdist (`tests/ordering.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import ordering
 
 collect_ignore = ["data"]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items[:] = ordering.deal(items, lambda item: item.nodeid,
+                             lambda item: getattr(item, "fixturenames", ()))

@@ -29,18 +29,24 @@ def _run(tmp_path: Path, *profiles: str) -> tuple[subprocess.CompletedProcess, d
     return result, {row["profile"]: row for row in rows}
 
 
-def test_a_profile_starts_without_the_kinds_an_earlier_profile_installed(tmp_path):
+@pytest.fixture(scope="module")
+def conflict_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+    """The three profiles in one run, on one cluster, in this order."""
+    return _run(tmp_path_factory.mktemp("conflicts"), "conflict-a", "conflict-b",
+                "conflict-both")
+
+
+def test_a_profile_starts_without_the_kinds_an_earlier_profile_installed(conflict_run):
     """conflict-a installs widgets (short name wd), conflict-b gadgets of the same group (wd
     too). On 86c0d82 the widgets CRD stayed and gadgets was never Established: conflict-b's
     row read UNKNOWN everywhere."""
-    result, rows = _run(tmp_path, "conflict-a", "conflict-b")
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert rows["conflict-a"]["outcomes"] == {"R5": "pass"}
+    result, rows = conflict_run
+    assert rows["conflict-a"]["outcomes"] == {"R5": "pass"}, result.stdout[-3000:]
     assert rows["conflict-b"]["outcomes"] == {"R5": "pass"}, result.stdout[-3000:]
 
 
-def test_a_kind_that_cannot_be_established_is_an_error_naming_what_blocked_it(tmp_path):
-    result, rows = _run(tmp_path, "conflict-both")
+def test_a_kind_that_cannot_be_established_is_an_error_naming_what_blocked_it(conflict_run):
+    result, rows = conflict_run
     assert result.returncode == 1, result.stdout[-3000:]
     assert rows["conflict-both"]["outcomes"] == {"R5": "error"}, result.stdout[-3000:]
     cause = rows["conflict-both"]["error"]

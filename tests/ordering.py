@@ -1,0 +1,77 @@
+"""The order `make test` hands its tests to pytest-xdist's worksteal scheduler, which gives the
+first worker the first half of the collection and the second the rest, then lets an idle worker
+steal the back half of the other's queue. A long test that starts late leaves one worker idle
+while it runs (the noderecords pair, 144 s, ran alone for the last two minutes of a run). So the
+halves are dealt by cost, heaviest first, and each half runs its heaviest first: what is
+stolen, and what runs last, is short.
+
+The costs are one worker's seconds as `make test --durations` measured them (2026-11-28, two
+cores); a test not listed is given a default by where it lives. They order the run and nothing
+else: no test asserts a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+COSTS = {
+    "tests/integration/test_scheduler_driver_profiles.py::test_gang_operators": 241,
+    "tests/integration/test_explore.py::test_explore_finds": 230,
+    "tests/integration/test_operator_profiles.py::test_the_faulty_noderecords": 144,
+    "tests/integration/test_operator_profiles.py::test_the_faulty_replicagroup": 138,
+    "tests/integration/test_operator_profiles.py::test_the_faulty_storage": 97,
+    "tests/integration/test_operator_profiles.py::test_the_statefulset": 80,
+    "tests/integration/test_notebooks.py::test_stale_cache": 75,
+    "tests/integration/test_thirdparty.py::test_sample_controller": 68,
+    "tests/integration/test_recorder.py::test_after_a_burst": 62,
+    "tests/integration/test_leaks.py::": 58,
+    "tests/integration/test_generic_steps.py::test_a_kind_the_implementation": 57,
+    "tests/integration/test_installed_library.py::": 51,
+    "tests/integration/test_dra_double_allocation.py::test_the_default": 36,
+    "tests/integration/test_operator_profiles.py::test_the_replicaset": 34,
+    "tests/integration/test_notebooks.py::test_drain_and_watch": 28,
+    "tests/integration/test_versions.py::": 27,
+    "tests/integration/test_verdict_inversion.py::test_a_capability_missing": 26,
+}
+# Runs a fixture makes once per worker for the tests that ask for it (those go to one half).
+SHARED = {"finished_run": 57, "conflict_run": 100}
+DEFAULTS = (("tests/integration/", 6.0), ("features/", 3.0), ("tests/unit/test_judges_fuzz", 6.0),
+            ("", 0.1))
+
+T = TypeVar("T")
+
+
+def cost(nodeid: str) -> float:
+    for prefix, seconds in COSTS.items():
+        if nodeid.startswith(prefix):
+            return seconds
+    return next(seconds for prefix, seconds in DEFAULTS if nodeid.startswith(prefix))
+
+
+def deal(items: Sequence[T], nodeid: Callable[[T], str],
+         fixtures: Callable[[T], Sequence[str]]) -> list[T]:
+    """``items`` in two halves of equal count and near-equal cost, each heaviest first. The
+    items that share a run (``SHARED``) go to one half together: it is made once there."""
+    def shared(item: T) -> str | None:
+        return next((name for name in SHARED if name in fixtures(item)), None)
+    units: list[tuple[float, list[T]]] = [(cost(nodeid(item)), [item]) for item in items
+                                          if shared(item) is None]
+    for name, seconds in SHARED.items():
+        together = [item for item in items if shared(item) == name]
+        if together:
+            units.append((seconds + sum(cost(nodeid(item)) for item in together), together))
+    units.sort(key=lambda unit: -unit[0])
+    halves: list[list[tuple[float, T]]] = [[], []]
+    sums = [0.0, 0.0]
+    for seconds, members in units:  # the heaviest unit to the lighter half
+        side = 0 if sums[0] <= sums[1] else 1
+        halves[side] += [(seconds / len(members), item) for item in members]
+        sums[side] += seconds
+    first, second = halves
+    want = len(items) // 2  # worksteal's first worker takes the first len // 2
+    while len(first) != want:  # move the lightest items across; they hardly weigh
+        source, target = (first, second) if len(first) > want else (second, first)
+        lightest = min(range(len(source)), key=lambda i: source[i][0])
+        target.append(source.pop(lightest))
+    return [item for half in (first, second)
+            for _, item in sorted(half, key=lambda pair: -pair[0])]
