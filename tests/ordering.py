@@ -33,8 +33,9 @@ COSTS = {
     "tests/integration/test_versions.py::": 27,
     "tests/integration/test_verdict_inversion.py::test_a_capability_missing": 26,
 }
-# Runs a fixture makes once per worker for the tests that ask for it (those go to one half).
-SHARED = {"finished_run": 57, "conflict_run": 100}
+# What a fixture makes once per worker for the tests that ask for it (those go to one half):
+# a finished run, the conflicting profiles' run, the session's embedded cluster.
+SHARED = {"finished_run": 57, "conflict_run": 100, "aftershock_clusters": 20}
 DEFAULTS = (("tests/integration/", 6.0), ("features/", 3.0), ("tests/unit/test_judges_fuzz", 6.0),
             ("", 0.1))
 
