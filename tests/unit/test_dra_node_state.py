@@ -14,6 +14,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.sut.dra import kubelet_prepared
 from aftershock.timeline.entry import WATCH, Entry
+from tests.verdict_corpus import keep
 
 DRIVER = "gpu.example.com"
 
@@ -78,3 +79,23 @@ def test_a_claim_an_earlier_scenario_left_prepared_is_not_this_scenarios_violati
     assert later.status == VIOLATED and "ns/a, ns/b" in later.summary, later.explain()
     made_during = judge(checkpoint(), checkpoint(("other/y", ["gpu-2"]), ("a", ["gpu-2"])))
     assert made_during.status == VIOLATED, made_during.explain()
+
+
+def test_a_device_two_earlier_scenarios_claims_hold_is_not_judged_here():
+    """Claims a faulty driver left prepared by two earlier scenarios share a device; this
+    scenario's own claims never do. The judge raised on it (min() of nothing), and D5 read
+    UNKNOWN: "cannot judge node_state_exclusive"."""
+    left = checkpoint(("earlier/x", ["gpu-0"]), ("before/y", ["gpu-0"]))
+    texts = (left, checkpoint(("earlier/x", ["gpu-0"]), ("before/y", ["gpu-0"]), ("a", ["gpu-1"])))
+    verdict = judge(*texts)
+    assert verdict.status == PASS, verdict.explain()
+    assert "(not judged: node/worker-1 worker-1/gpu-0 held by two claims earlier scenarios " \
+           "left)" in verdict.summary
+    snaps = [{"time": 1e9 + i, "node": "worker-1", "text": text} for i, text in enumerate(texts)]
+    keep("d5-two-claims-earlier-scenarios-left", TIMELINE,
+         Judgement("node_state_exclusive", {"node_state": snaps, "namespace": "ns"}), ["D5"],
+         {"D5": "pass"},
+         wrong="D5: UNKNOWN: cannot judge node_state_exclusive: ValueError('min() arg is an "
+               "empty sequence')",
+         found="issue 46, the faulty reference plugin on kind at 1.37.2 (2026-11-28): its "
+               "plugin-down scenario came after two that left claims prepared on one device")
