@@ -207,6 +207,9 @@ func (d *driver) UnprepareResourceClaims(_ context.Context, claims []kubeletplug
 	defer d.mu.Unlock()
 	results := map[types.UID]error{}
 	for _, claim := range claims {
+		// Every claim asked about is answered: the kubelet takes a claim missing from the
+		// answer for one not unprepared, and keeps it in its checkpoint.
+		results[claim.UID] = nil
 		if _, known := d.claims[claim.UID]; !known {
 			if d.faulty {
 				results[claim.UID] = fmt.Errorf("claim %s was never prepared here", claim)
