@@ -11,5 +11,6 @@ collect_ignore = ["data"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)  # pytest-xdist's
     items[:] = ordering.deal(items, lambda item: item.nodeid,
-                             lambda item: getattr(item, "fixturenames", ()))
+                             lambda item: getattr(item, "fixturenames", ()), parts=workers)

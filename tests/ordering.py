@@ -1,9 +1,9 @@
-"""The order `make test` hands its tests to pytest-xdist's worksteal scheduler, which gives the
-first worker the first half of the collection and the second the rest, then lets an idle worker
-steal the back half of the other's queue. A long test that starts late leaves one worker idle
-while it runs (the noderecords pair, 144 s, ran alone for the last two minutes of a run). So the
-halves are dealt by cost, heaviest first, and each half runs its heaviest first: what is
-stolen, and what runs last, is short.
+"""The order `make test` hands its tests to pytest-xdist's worksteal scheduler, which gives each
+of its N workers one Nth of the collection in turn, then lets an idle worker steal the back half
+of the longest queue. A long test that starts late leaves the other workers idle while it runs
+(the noderecords pair, 144 s, ran alone for the last two minutes of a run). So the parts are
+dealt by cost, heaviest first, and each part runs its heaviest first: what is stolen, and what
+runs last, is short.
 
 The costs are one worker's seconds as `make test --durations` measured them (2026-11-28, two
 cores); a test not listed is given a default by where it lives. They order the run and nothing
@@ -50,9 +50,10 @@ def cost(nodeid: str) -> float:
 
 
 def deal(items: Sequence[T], nodeid: Callable[[T], str],
-         fixtures: Callable[[T], Sequence[str]]) -> list[T]:
-    """``items`` in two halves of equal count and near-equal cost, each heaviest first. The
-    items that share a run (``SHARED``) go to one half together: it is made once there."""
+         fixtures: Callable[[T], Sequence[str]], parts: int = 2) -> list[T]:
+    """``items`` in ``parts`` parts of the counts worksteal hands out and near-equal cost, each
+    heaviest first. The items that share a run (``SHARED``) go to one part together: it is
+    made once there."""
     def shared(item: T) -> str | None:
         return next((name for name in SHARED if name in fixtures(item)), None)
     units: list[tuple[float, list[T]]] = [(cost(nodeid(item)), [item]) for item in items
@@ -62,17 +63,23 @@ def deal(items: Sequence[T], nodeid: Callable[[T], str],
         if together:
             units.append((seconds + sum(cost(nodeid(item)) for item in together), together))
     units.sort(key=lambda unit: -unit[0])
-    halves: list[list[tuple[float, T]]] = [[], []]
-    sums = [0.0, 0.0]
-    for seconds, members in units:  # the heaviest unit to the lighter half
-        side = 0 if sums[0] <= sums[1] else 1
-        halves[side] += [(seconds / len(members), item) for item in members]
+    dealt: list[list[tuple[float, T]]] = [[] for _ in range(max(parts, 1))]
+    sums = [0.0] * len(dealt)
+    for seconds, members in units:  # the heaviest unit to the lightest part
+        side = sums.index(min(sums))
+        dealt[side] += [(seconds / len(members), item) for item in members]
         sums[side] += seconds
-    first, second = halves
-    want = len(items) // 2  # worksteal's first worker takes the first len // 2
-    while len(first) != want:  # move the lightest items across; they hardly weigh
-        source, target = (first, second) if len(first) > want else (second, first)
-        lightest = min(range(len(source)), key=lambda i: source[i][0])
-        target.append(source.pop(lightest))
-    return [item for half in (first, second)
-            for _, item in sorted(half, key=lambda pair: -pair[0])]
+    left = len(items)
+    for index, part in enumerate(dealt):  # worksteal gives each worker len(left) // (workers left)
+        want = left // (len(dealt) - index)
+        later = dealt[index + 1:]
+        while later and len(part) != want:  # the lightest items move; they hardly weigh
+            if len(part) > want:
+                lightest = min(range(len(part)), key=lambda i: part[i][0])
+                min(later, key=len).append(part.pop(lightest))
+            else:
+                source = max(later, key=len)
+                lightest = min(range(len(source)), key=lambda i: source[i][0])
+                part.append(source.pop(lightest))
+        left -= len(part)
+    return [item for part in dealt for _, item in sorted(part, key=lambda pair: -pair[0])]
