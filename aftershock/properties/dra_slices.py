@@ -8,7 +8,7 @@ good; kubernetes PR #132683, a slice deleted right after its creation never made
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
@@ -60,19 +60,15 @@ def _shown(names: Iterable[str]) -> str:
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
-def only_present_devices(entries: Iterable[Entry], driver: str, per_node: int,
-                         name: str = "only_present_devices") -> Verdict:
-    """D12: at every recorded state, the driver's ResourceSlices for a node list at most
-    ``per_node`` devices (what the profile says a node holds), none twice in one pool."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+def _changes(entries: Iterable[Entry],
+             driver: str) -> Iterator[tuple[Entry, Slices, set[str]]]:
+    """Each recorded change of the ResourceSlices: the entry, every slice then, and the nodes
+    whose slices of ``driver`` it changed."""
     slices: Slices = {}
-    nodes: set[str] = set()
-    states = 0
     for entry in entries:
         if entry.resource != "resourceslices":
             continue
-        changed = set()
+        nodes = set()
         for key, obj in records_of(entry):
             old = slices.pop(key, None)
             if obj is not None:
@@ -80,7 +76,19 @@ def only_present_devices(entries: Iterable[Entry], driver: str, per_node: int,
             for seen in (old, obj):
                 spec = (seen or {}).get("spec") or {}
                 if spec.get("driver") == driver and spec.get("nodeName"):
-                    changed.add(spec["nodeName"])
+                    nodes.add(spec["nodeName"])
+        yield entry, slices, nodes
+
+
+def only_present_devices(entries: Iterable[Entry], driver: str, per_node: int,
+                         name: str = "only_present_devices") -> Verdict:
+    """D12: at every recorded state, the driver's ResourceSlices for a node list at most
+    ``per_node`` devices (what the profile says a node holds), none twice in one pool."""
+    entries = list(entries)
+    origin = entries[0].mono if entries else 0.0
+    nodes: set[str] = set()
+    states = 0
+    for entry, slices, changed in _changes(entries, driver):
         for node in sorted(changed):
             states += 1
             nodes.add(node)
@@ -100,65 +108,58 @@ def only_present_devices(entries: Iterable[Entry], driver: str, per_node: int,
                    [], origin, subjects=len(nodes), reads=READS)
 
 
-def _at(entries: list[Entry], moment: float, driver: str,
-        node: str) -> tuple[Slices, Entry | None]:
-    """Every recorded slice at ``moment`` (the recorder's clock), and the last entry by then
-    that changed one of the driver's for ``node``."""
-    slices: Slices = {}
-    last = None
-    for entry in entries:
-        if entry.mono > moment:
-            break
-        if entry.resource != "resourceslices":
-            continue
-        for key, obj in records_of(entry):
-            old = slices.pop(key, None)
-            if obj is not None:
-                slices[key] = obj
-            if any(((seen or {}).get("spec") or {}).get("driver") == driver
-                   and seen["spec"].get("nodeName") == node for seen in (old, obj)):
-                last = entry
-    return slices, last
-
-
 def published_again(entries: Iterable[Entry], driver: str, node: str, since: float,
                     back: float, within: float, now: float | None = None,
                     name: str = "published_again") -> Verdict:
     """D12: the devices the driver's slices listed for node/<node> when a fault began there (at
     ``since``) are all listed again ``within`` seconds after what the fault stopped (the node,
     its kubelet or the driver's plugin) was back (at ``back``), both on the recorder's clock.
-    ``now`` is when it was judged: the history is known up to then."""
+    ``now`` is when it was judged: the history is known up to then. What was listed then rests
+    on the history from its start, so that is the window judged."""
     entries = list(entries)
     origin = entries[0].mono if entries else 0.0
-    before = published(_at(entries, since, driver, node)[0], driver, node)
+    bound = back + within
+    before: set[str] = set()
+    listed: set[str] = set()
+    changed: Entry | None = None  # the last change of the node's slices after the fault began
+    withdrawn: Entry | None = None  # the first that left out a device listed before it
+    for entry, slices, nodes in _changes(entries, driver):
+        if entry.mono > bound:
+            break
+        if node not in nodes:
+            continue
+        listed = published(slices, driver, node)
+        if entry.mono <= since:
+            before = listed
+            continue
+        changed = entry
+        if withdrawn is None and before - listed:
+            withdrawn = entry
     at = f"+{since - origin:.1f}s"
     if not before:
         return Verdict(name, UNKNOWN, f"the precondition never held: no ResourceSlice of "
                        f"{driver} for node/{node} was recorded when the fault began ({at})",
                        [], origin, subjects=0, reads=READS)
-    bound = back + within
     last = max(entries[-1].mono, now or -math.inf)
     if last < bound:
         return Verdict(name, UNKNOWN, f"the history ends at +{last - origin:.1f}s, before the "
                        f"bound of {within:g}s after the return (+{back - origin:.1f}s)", [],
-                       origin, subjects=1, reads=READS, window=(since, last))
-    then, changed = _at(entries, bound, driver, node)
-    missing = before - published(then, driver, node)
+                       origin, subjects=1, reads=READS, window=(origin, last))
+    missing = before - listed
     if missing:
-        witness = [changed] if changed is not None and changed.mono > since else []
         return Verdict(name, VIOLATED, f"{within:g}s after the return to node/{node} "
                        f"(+{back - origin:.1f}s), the ResourceSlices of {driver} no longer "
                        f"listed {len(missing)} of the {len(before)} devices they listed when "
-                       f"the fault began ({at}): {_shown(missing)}", witness, origin,
-                       subjects=1, window=(since, bound), by_absence=True, reads=READS)
-    gone = [e for e in entries if since < e.mono <= bound and e.resource == "resourceslices"
-            and before - published(_at(entries, e.mono, driver, node)[0], driver, node)]
-    how = (f"withdrawn at +{gone[0].mono - origin:.1f}s and listed again by "
-           f"+{(changed or gone[-1]).mono - origin:.1f}s" if gone else "never withdrawn")
+                       f"the fault began ({at}): {_shown(missing)}",
+                       [changed] if changed is not None else [], origin,
+                       subjects=1, window=(origin, bound), by_absence=True, reads=READS)
+    how = (f"withdrawn at +{withdrawn.mono - origin:.1f}s and listed again by "
+           f"+{changed.mono - origin:.1f}s" if withdrawn is not None and changed is not None
+           else "never withdrawn")
     return Verdict(name, PASS, f"the {len(before)} devices of node/{node} in the ResourceSlices "
                    f"of {driver} when the fault began ({at}) were listed {within:g}s after the "
                    f"return: {how}", [changed] if changed is not None else [], origin,
-                   subjects=1, window=(since, bound), reads=READS)
+                   subjects=1, window=(origin, bound), reads=READS)
 
 
 @check("only_present_devices", "A driver's ResourceSlices for a node never list more devices "

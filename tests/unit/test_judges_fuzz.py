@@ -415,6 +415,8 @@ def _window(check: str, params: dict, verdict, entries: list[Entry]) -> tuple[fl
         return params["start"], (verdict.witness[0].mono if verdict.witness else params["start"])
     if check == "stays_for":
         return params["start"], params["start"] + params["duration"]
+    if check == "published_again":
+        return (entries[0].mono if entries else 0.0), params["back"] + params["within"]
     return (entries[0].mono if entries else 0.0), end
 
 
