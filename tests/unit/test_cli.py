@@ -56,12 +56,12 @@ def test_chaos_mesh_can_be_built_before_a_run_needs_it():
     assert demo.index("kind build-chaos-mesh") < demo.index("chaos_mesh.feature")
 
 
-def test_make_test_runs_two_tests_at_a_time_unless_told_otherwise():
-    """The README says so: pytest-xdist with TEST_WORKERS workers, 2 by default."""
+def test_make_test_runs_three_tests_at_a_time_unless_told_otherwise():
+    """The README says so: pytest-xdist with TEST_WORKERS workers, 3 by default."""
     makefile = (Path(__file__).parents[2] / "Makefile").read_text()
     test = makefile[makefile.index("\ntest:"):].split("\n\n")[0]
     assert "pytest -n $(TEST_WORKERS) --dist worksteal " in test
-    assert "\nTEST_WORKERS ?= 2\n" in makefile
+    assert "\nTEST_WORKERS ?= 3\n" in makefile
 
 
 def test_explore_inputs_that_cannot_run_here_start_nothing(tmp_path):
