@@ -95,6 +95,11 @@ def stop_plugin(scenario: Scenario, node: str) -> None:
     scenario.remember("stopped plugin", fault.description)
 
 
+def _plugin_node(scenario: Scenario) -> str:
+    """The node the driver's plugin was stopped on (its fault's description ends naming it)."""
+    return scenario.recall("stopped plugin").rsplit("node/", 1)[1]
+
+
 @when("the driver's plugin on node {node:Name} stops")
 def plugin_stops(scenario: Scenario, node: str) -> None:
     stop_plugin(scenario, node)
@@ -109,7 +114,7 @@ def plugin_of_pod_stops(scenario: Scenario, name: str) -> None:
 def force_delete_on_plugin_node(scenario: Scenario, name: str) -> None:
     """Its API object goes at once, and its generated claim after it, while the kubelet there
     cannot unprepare the claim yet (a graceful delete would wait for that)."""
-    node = scenario.recall("stopped plugin").rsplit("node/", 1)[1]
+    node = _plugin_node(scenario)
     pods = kube.core(scenario.api).list_namespaced_pod(
         scenario.namespace, label_selector=workloads.label_selector(name),
         field_selector=f"spec.nodeName={node}").items
@@ -125,7 +130,7 @@ def force_delete_on_plugin_node(scenario: Scenario, name: str) -> None:
 def claimant_on_plugin_node(scenario: Scenario, name: str) -> None:
     """Its claim allocated by the scheduler from that node's devices (a node affinity, not a
     nodeName): the first free one, often the device a force-deleted pod's claim held there."""
-    node = scenario.recall("stopped plugin").rsplit("node/", 1)[1]
+    node = _plugin_node(scenario)
     spec = claiming_pod_spec({"resourceClaimTemplateName": device_claim(
         scenario, "ResourceClaimTemplate", f"{name}-device")})
     spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
@@ -140,7 +145,7 @@ def plugin_starts(scenario: Scenario) -> None:
     stopped = scenario.recall("stopped plugin")
     scenario.end_fault(stopped)
     scenario.remember("plugin back", scenario.now)
-    _agent_back(scenario, stopped.rsplit("node/", 1)[1], scenario.recall("plugin stopped at"))
+    _agent_back(scenario, _plugin_node(scenario), scenario.recall("plugin stopped at"))
 
 
 def _pod(scenario: Scenario, name: str, claim: str) -> None:
@@ -212,7 +217,7 @@ def no_duplicate_devices(scenario: Scenario) -> None:
       "unprepared on its node", check="unprepared_once_back")
 def unprepared_once_back(scenario: Scenario, seconds: int) -> None:
     back = scenario.recall("plugin back")
-    node = scenario.recall("stopped plugin").rsplit("node/", 1)[1]
+    node = _plugin_node(scenario)
     wait = back + seconds - scenario.now
     if wait > 0:  # the checkpoint is read on the node, not recorded: its bound is waited out
         scenario.wait_until(lambda state: False, wait)
