@@ -196,6 +196,15 @@ def test_b4_is_violated_by_evicting_a_group_that_is_completing():
     assert "2 Succeeded: a, b" in verdict.summary
 
 
+def _keep_b4_passed(slug: str, h: History, truth: str, found: str) -> None:
+    """A B4 verdict that wrongly passed one eviction, saved with its true status."""
+    keep(slug, h.entries,
+         Judgement("kept_not_evicted", {"group": asdict(GROUP), "actor": SCHEDULER}), ["B4"],
+         {"B4": truth},
+         wrong="B4: PASS: 1 evictions of podgroup/ns/g's pods by "
+               "system:serviceaccount:ns:gang, none while it kept its minimum", found=found)
+
+
 def test_b4_judges_the_group_as_the_eviction_met_it_not_as_it_left_it():
     """The watch delivered the evicted pod's deletionTimestamp before the audit event's stage
     time (when the delete's response completed): the state at that time already showed the
@@ -210,14 +219,10 @@ def test_b4_judges_the_group_as_the_eviction_met_it_not_as_it_left_it():
     verdict = judge("kept_not_evicted", h, ["B4"], actor=SCHEDULER)
     assert verdict.status == VIOLATED, verdict.explain()
     assert "while it kept 3 pods, at least its minimum 3 (2 Succeeded: a, b)" in verdict.summary
-    keep("b4-the-evictions-own-doing", h.entries,
-         Judgement("kept_not_evicted", {"group": asdict(GROUP), "actor": SCHEDULER}), ["B4"],
-         {"B4": "violated"},
-         wrong="B4: PASS: 1 evictions of podgroup/ns/g's pods by "
-               "system:serviceaccount:ns:gang, none while it kept its minimum",
-         found="issue 45, make test at 2026-11-28 01:08: the faulty gang scheduler evicted a "
-               "completing group and B4 passed it, its pod seen going before the delete's "
-               "audit stage time")
+    _keep_b4_passed("b4-the-evictions-own-doing", h, "violated",
+                    "issue 45, make test at 2026-11-28 01:08: the faulty gang scheduler evicted a "
+                    "completing group and B4 passed it, its pod seen going before the delete's "
+                    "audit stage time")
 
 
 def test_b4_passes_an_eviction_of_a_group_below_its_minimum_and_no_eviction():
@@ -256,13 +261,9 @@ def test_b4_judges_no_eviction_against_a_minimum_it_never_saw():
     h.evict(10, "c")
     verdict = judge("kept_not_evicted", h, ["B4"], actor=SCHEDULER)
     assert verdict.status == UNKNOWN and "no minimum of podgroup/ns/g" in verdict.summary
-    keep("b4-without-the-groups-minimum", h.entries,
-         Judgement("kept_not_evicted", {"group": asdict(GROUP), "actor": SCHEDULER}), ["B4"],
-         {"B4": "unknown"},
-         wrong="B4: PASS: 1 evictions of podgroup/ns/g's pods by "
-               "system:serviceaccount:ns:gang, none while it kept its minimum",
-         found="issue 45, on a read of B4 before stopping: an eviction was passed against a "
-               "minimum never recorded")
+    _keep_b4_passed("b4-without-the-groups-minimum", h, "unknown",
+                    "issue 45, on a read of B4 before stopping: an eviction was passed against "
+                    "a minimum never recorded")
 
 
 QUEUED = {**GROUP.mapping, "queue": {
