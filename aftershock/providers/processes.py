@@ -266,7 +266,8 @@ def gc(min_age: float = 60.0) -> GcResult:
 def _stale_build_dirs() -> list[str]:
     """Temp dirs of toolchain builds whose builder (pid in the name) is gone."""
     removed = []
-    scratches = [path for where in ("bin", "kind/bin", "kind", "kind/chaos-mesh", "kind/helm")
+    scratches = [path for where in ("bin", "kind/bin", "kind", "kind/chaos-mesh", "kind/helm",
+                                   "kind/containerd")
                  for path in (cache_root() / where).glob(".tmp-*")]
     for scratch in scratches:
         parts = scratch.name.split("-pid")

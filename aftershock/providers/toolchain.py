@@ -237,6 +237,7 @@ class BuildStep:
     packages: tuple[str, ...]
     ldflags: str
     cgo: bool = False  # most binaries are static; a few need C (and gcc)
+    tags: str = ""  # Go build tags, space-separated
 
 
 def plan(versions: Versions, with_kubectl: bool, progress: Progress) -> list[BuildStep]:
@@ -259,15 +260,18 @@ def plan(versions: Versions, with_kubectl: bool, progress: Progress) -> list[Bui
 
 def run_step(step: BuildStep, out: Path, index: int, total: int, progress: Progress) -> float:
     env = {**os.environ, "CGO_ENABLED": "1" if step.cgo else "0", "GOFLAGS": "-mod=mod"}
-    listed = subprocess.run(["go", "list", "-deps", *step.packages], cwd=step.module, env=env,
-                            capture_output=True, text=True)
+    listed = subprocess.run(["go", "list", "-deps", *(["-tags", step.tags] if step.tags else []),
+                             *step.packages], cwd=step.module, env=env, capture_output=True,
+                            text=True)
     count = max(len(listed.stdout.split()), 1)
     progress(f"[{index}/{total}] building {step.label}: {count} packages")
     started = time.monotonic()
     # A single package names the output file; several need a directory.
     target = str(out / "etcd") if step.packages == ("go.etcd.io/etcd/server/v3",) else f"{out}/"
+    tags = ["-tags", step.tags] if step.tags else []
     proc = subprocess.Popen(
-        ["go", "build", "-v", "-trimpath", "-ldflags", step.ldflags, "-o", target, *step.packages],
+        ["go", "build", "-v", "-trimpath", *tags, "-ldflags", step.ldflags, "-o", target,
+         *step.packages],
         cwd=step.module, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
     )
     assert proc.stderr is not None

@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.providers.kindimage import archive, base
+from aftershock.providers.kindimage import archive, base, containerd
 
 KIND_CONFIG = """version = 2
 
@@ -98,7 +98,7 @@ def test_images_are_tagged_as_kubeadm_and_containerd_ask_for_them(tmp_path):
     assert f"image: {routes}" in manifest and "would you kindly patch this file" in manifest
 
 
-def test_kinds_files_get_its_modes_and_debians_binaries_are_where_kind_looks(tmp_path):
+def test_kinds_files_get_its_modes_and_the_binaries_are_where_kind_looks(tmp_path):
     module = tmp_path / "kind"
     files = module / "images" / "base" / "files"
     for relative in ("usr/local/bin/entrypoint", "kind/bin/mount-product-files.sh",
@@ -112,8 +112,24 @@ def test_kinds_files_get_its_modes_and_debians_binaries_are_where_kind_looks(tmp
     assert (root / "kind/bin/mount-product-files.sh").stat().st_mode & 0o777 == 0o755
     assert (root / "etc/containerd/config.toml").stat().st_mode & 0o777 == 0o644
     base.link_debian_binaries(root)
-    assert str((root / "usr/local/bin/containerd").readlink()) == "/usr/bin/containerd"
     assert str((root / "opt/cni/bin/ptp").readlink()) == "/usr/lib/cni/ptp"
+    built = tmp_path / "built"
+    built.mkdir()
+    for name in containerd.BINARIES:
+        (built / name).write_text(name)
+    base.install_containerd(built, root)
+    installed = root / "usr/local/bin/containerd-shim-runc-v2"
+    assert installed.read_text() == "containerd-shim-runc-v2"
+    assert installed.stat().st_mode & 0o777 == 0o755
+
+
+def test_the_node_runs_kinds_containerd_built_here_not_debians(monkeypatch):
+    """bookworm's containerd 1.6 ignores CDI specs (D8's driver half could never fail)."""
+    assert "containerd" not in base.PACKAGES
+    assert int(containerd.version().split(".")[0]) >= 2
+    before = base.key("v0.33.0")
+    monkeypatch.setattr(containerd, "version", lambda: "2.9.9")
+    assert base.key("v0.33.0") != before  # another containerd is another base image
 
 
 def test_units_that_make_no_sense_in_a_node_are_removed(tmp_path):

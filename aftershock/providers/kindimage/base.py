@@ -9,6 +9,8 @@ Go module at build time, never from this repository. Two changes to them, for th
   kubelet asks -997 for every static pod;
 - the fuse-overlayfs snapshotter (rootless only) is left out.
 Bookworm, not trixie (kind's base since v0.32): systemd 257 refuses cgroup v1 hosts.
+containerd is not Debian's (bookworm's 1.6 ignores CDI specs) but kind's version, built from
+its Go module (`kindimage/containerd.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aftershock.errors import UserError
+from aftershock.providers.kindimage import containerd
 from aftershock.providers.kindimage.docker import Docker
 
 SUITE = "bookworm"
@@ -31,11 +34,10 @@ MIRROR = "http://deb.debian.org/debian"
 PACKAGES = (
     "systemd", "dbus", "conntrack", "iptables", "nftables", "iproute2", "ethtool", "util-linux",
     "mount", "kmod", "libseccomp2", "pigz", "e2fsprogs", "bash", "ca-certificates", "curl", "jq",
-    "procps", "containerd", "runc", "containernetworking-plugins", "socat",
+    "procps", "runc", "containernetworking-plugins", "socat",
 )
 CNI_PLUGINS = ("host-local", "loopback", "ptp", "portmap", "bridge")
-CONTAINERD_BINARIES = ("containerd", "ctr", "containerd-shim-runc-v2")
-REVISION = 1  # bump when what this module does to the root file system changes
+REVISION = 2  # bump when what this module does to the root file system changes
 
 Say = Callable[[str], None]
 
@@ -45,7 +47,7 @@ def say_to_stderr(message: str) -> None:
 
 
 def key(kind_version: str) -> str:
-    text = json.dumps([SUITE, PACKAGES, kind_version, REVISION])
+    text = json.dumps([SUITE, PACKAGES, kind_version, containerd.version(), REVISION])
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -132,13 +134,18 @@ def trim_systemd(root: Path) -> None:
         init.symlink_to("/usr/lib/systemd/systemd")
 
 
+def install_containerd(built: Path, root: Path) -> None:
+    """The containerd built here, where kind's units look for it (/usr/local/bin)."""
+    for name in containerd.BINARIES:
+        dest = root / "usr" / "local" / "bin" / name
+        dest.unlink(missing_ok=True)
+        shutil.copyfile(built / name, dest)
+        dest.chmod(0o755)
+
+
 def link_debian_binaries(root: Path) -> None:
-    """kind's units and config name /usr/local/bin/containerd and /opt/cni/bin; Debian puts
-    them in /usr/bin and /usr/lib/cni."""
-    for name in CONTAINERD_BINARIES:
-        link = root / "usr" / "local" / "bin" / name
-        link.unlink(missing_ok=True)
-        link.symlink_to(f"/usr/bin/{name}")
+    """kind's units and config name /opt/cni/bin; Debian puts the CNI plugins in
+    /usr/lib/cni."""
     cni = root / "opt" / "cni" / "bin"
     cni.mkdir(parents=True, exist_ok=True)
     for plugin in CNI_PLUGINS:
@@ -154,8 +161,9 @@ def _chroot(root: Path, *command: str) -> str:
     return done.stdout
 
 
-def customise(root: Path, kind_module: Path) -> None:
+def customise(root: Path, kind_module: Path, built_containerd: Path) -> None:
     copy_kind_files(kind_module, root)
+    install_containerd(built_containerd, root)
     config = root / "etc" / "containerd" / "config.toml"
     config.write_text(containerd_config(config.read_text()))
     link_debian_binaries(root)
@@ -182,10 +190,12 @@ def ensure(docker: Docker, kind_module: Path, kind_version: str, scratch: Path, 
     if docker.has_image(wanted):
         say(f"base image {wanted}: cached")
         return wanted
+    built = containerd.ensure(say)
     root = scratch / "rootfs"
     debootstrap(root, say)
-    say("adding kind's entrypoint, units and containerd config")
-    customise(root, kind_module)
+    say(f"adding containerd v{containerd.version()}, kind's entrypoint, units and "
+        "containerd config")
+    customise(root, kind_module, built)
     say(f"importing the root file system as {wanted}")
     imported = f"{wanted}-import"
     docker.import_tree(root, imported, ["ENV container=docker",
