@@ -27,15 +27,16 @@ FAMILIES = {
 # What a family's table cannot say: whose share of the contract each property is.
 NOTES = {
     "D": "Whose share each is. D5, D9, D10 and D12 are what a driver answers for (D9 with the "
-         "kubelet, which keeps the driver's answer): aftershock's faulty reference kubelet "
-         "plugin (`profiles/incluster/drakubelet-faulty.yaml`, on kind) breaks each of them, "
-         "and the embedded cluster's faulty driver (`profiles/dradriver-faulty.yaml`) D5. D8 is "
-         "both's (the kubelet must ask the driver again after a reboot, and the driver must "
-         "write its CDI spec again); a container runtime that ignores CDI specs cannot show the "
-         "driver's half. D1-D4, D6, D7 and D11 are Kubernetes' (the scheduler, the claim "
-         "controller, the kubelet's DRA manager), whatever the driver: each check is shown "
-         "failing on the recorded history of the Kubernetes bug behind it (`tests/unit`), and "
-         "D9 and D11 on the Kubernetes versions that have the bug (1.35.4, 1.36.3).",
+         "kubelet, which keeps the driver's answer), and D8 is both's (the kubelet must ask the "
+         "driver again after a reboot, and the driver must write its CDI spec again, which only "
+         "a container runtime that injects CDI devices shows: kind's node image runs containerd "
+         "2.3.4 for it). aftershock's faulty reference kubelet plugin "
+         "(`profiles/incluster/drakubelet-faulty.yaml`, on kind) breaks each of the five, and "
+         "the embedded cluster's faulty driver (`profiles/dradriver-faulty.yaml`) D5. D1-D4, "
+         "D6, D7 and D11 are Kubernetes' (the scheduler, the claim controller, the kubelet's "
+         "DRA manager), whatever the driver: each check is shown failing on the recorded "
+         "history of the Kubernetes bug behind it (`tests/unit`), and D9 and D11 on the "
+         "Kubernetes versions that have the bug (1.35.4, 1.36.3).",
 }
 
 

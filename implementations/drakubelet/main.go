@@ -6,11 +6,14 @@
 //     again with the answer it gave (its CDI spec written again, since a reboot empties the
 //     tmpfs it lies on); refuses a device still prepared for another claim; unprepares a
 //     claim it does not know as done.
-//   - faulty: keeps what it prepared in memory only, so a restarted plugin has forgotten it
-//     and fails to unprepare those claims (D10); answers a known claim's second preparation
-//     with its devices twice (D9); prepares a device still prepared for another claim (D5);
-//     publishes one device more than the node has, and once: a slice the kubelet deletes
-//     (when it starts, or when the plugin unregisters) is never published again (D12).
+//   - faulty: keeps what it prepared on the node's disk too, but answers a known claim's second
+//     preparation from that record alone: its devices twice (D9), and no CDI spec written
+//     again, so after a reboot emptied the tmpfs the spec lay on the container cannot be made
+//     (D8, kubernetes#141433); reads a claim from the API server to unprepare it, so a claim
+//     deleted while the plugin was down is never unprepared (D10: unpreparing must work when
+//     the claim is gone); prepares a device still prepared for another claim (D5); publishes
+//     one device more than the node has, and once: a slice the kubelet deletes (when it
+//     starts, or when the plugin unregisters) is never published again (D12).
 package main
 
 import (
@@ -44,6 +47,7 @@ type prepared struct {
 }
 
 type driver struct {
+	client   kubernetes.Interface
 	name     string
 	node     string
 	faulty   bool
@@ -58,9 +62,6 @@ func (d *driver) statePath() string { return filepath.Join(d.stateDir, "prepared
 
 func (d *driver) load() error {
 	d.claims = map[types.UID]prepared{}
-	if d.faulty { // the faulty variant keeps nothing across a restart
-		return nil
-	}
 	data, err := os.ReadFile(d.statePath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -72,9 +73,6 @@ func (d *driver) load() error {
 }
 
 func (d *driver) save() error {
-	if d.faulty {
-		return nil
-	}
 	data, err := json.Marshal(d.claims)
 	if err != nil {
 		return err
@@ -164,7 +162,7 @@ func (d *driver) prepare(claim *resourceapi.ResourceClaim) kubeletplugin.Prepare
 		}
 	}
 	if known, ok := d.claims[claim.UID]; ok {
-		if d.faulty { // its answer to the first preparation, and this one's again
+		if d.faulty { // its record's answer, twice, and the CDI spec taken to be still there
 			answer := d.answer(claim.UID, known.Devices, requests)
 			return kubeletplugin.PrepareResult{Devices: append(answer, answer...)}
 		}
@@ -202,7 +200,7 @@ func (d *driver) PrepareResourceClaims(_ context.Context, claims []*resourceapi.
 	return results, nil
 }
 
-func (d *driver) UnprepareResourceClaims(_ context.Context, claims []kubeletplugin.NamespacedObject) (map[types.UID]error, error) {
+func (d *driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletplugin.NamespacedObject) (map[types.UID]error, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	results := map[types.UID]error{}
@@ -210,11 +208,15 @@ func (d *driver) UnprepareResourceClaims(_ context.Context, claims []kubeletplug
 		// Every claim asked about is answered: the kubelet takes a claim missing from the
 		// answer for one not unprepared, and keeps it in its checkpoint.
 		results[claim.UID] = nil
-		if _, known := d.claims[claim.UID]; !known {
-			if d.faulty {
-				results[claim.UID] = fmt.Errorf("claim %s was never prepared here", claim)
+		if d.faulty { // the claim's object read back, as if the record were not enough
+			if _, err := d.client.ResourceV1().ResourceClaims(claim.Namespace).Get(ctx,
+				claim.Name, metav1.GetOptions{}); err != nil {
+				results[claim.UID] = fmt.Errorf("reading claim %s: %w", claim, err)
+				continue
 			}
-			continue // the correct variant: nothing of it is left to undo
+		}
+		if _, known := d.claims[claim.UID]; !known {
+			continue // nothing of it is left to undo
 		}
 		if err := os.Remove(d.specPath(claim.UID)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			results[claim.UID] = err
@@ -322,6 +324,7 @@ func main() {
 		klog.Fatal(err)
 	}
 	client := kubernetes.NewForConfigOrDie(config)
+	d.client = client
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	// Sockets named after this pod: a plugin pod that replaces another on the node (the next
