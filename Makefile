@@ -97,7 +97,9 @@ demo: toolchain report-tools
 	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/thirdparty/dra-example-driver.yaml \
 	    --profile profiles/thirdparty/k8s-dra-test-driver.yaml \
-	    --profile profiles/incluster/drakubelet-correct.yaml --profile profiles/incluster/drakubelet-faulty.yaml
+	    --profile profiles/incluster/drakubelet-correct.yaml
+	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/incluster/drakubelet-faulty.yaml
 	@echo "==> [demo] AIStore under its own operator on kind, at the parent of NVIDIA/ais-k8s PR #61, its fix and 3.4.0: operator from its source tree, aisnode and ais-init from their module (where the source cannot be reached, one line says why)"
 	-$(BIN)/aftershock run features/operator/storage_scale_down.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress -k "not service" --profile profiles/thirdparty/ais-operator-388c1f8e.yaml \

@@ -109,8 +109,12 @@ def _validate_inputs(config: pytest.Config) -> None:
                           config.option.aftershock_allow_faults_on or [])
         if config.option.aftershock_shape:
             load_shape(config.option.aftershock_shape)
-        for path in config.option.aftershock_profile:
-            profile = load_profile(path)
+        profiles = [load_profile(path) for path in config.option.aftershock_profile]
+        if config.option.aftershock_cluster == "kind":
+            from aftershock.sut.profile import node_agents_apart
+
+            node_agents_apart(profiles)
+        for profile in profiles:
             if profile.build is not None and not hasattr(config, "workerinput"):
                 from aftershock.sut.gobuild import ensure
 

@@ -170,6 +170,25 @@ class Profile:
         return self.resolve(self.start.cwd) if self.start else self.path.parent
 
 
+def node_agents_apart(profiles: list[Profile]) -> None:
+    """Two profiles of one DRA driver name on real kubelets share each node's state of it (its
+    plugin directory, its checkpoint): the second would meet the first's, which another
+    version may not read (dra-example-driver v0.2.1 refuses v0.4.0's checkpoint as corrupted),
+    and be judged for it. Refused before anything starts."""
+    seen: dict[str, Profile] = {}
+    for profile in profiles:
+        driver = (profile.concept("device_driver") or {}).get("driver")
+        if not driver:
+            continue
+        first = seen.setdefault(driver, profile)
+        if first.name != profile.name:
+            raise UserError(
+                f"profiles {first.name} ({first.path}) and {profile.name} ({profile.path}) both "
+                f"run the DRA driver {driver}: on one cluster of real nodes the second meets "
+                f"the first's state on every node (/var/lib/kubelet/plugins/{driver}); run "
+                "them apart, one aftershock run each")
+
+
 def load_profile(path: str | Path) -> Profile:
     if not Path(path).is_file():
         raise UserError("no such profile", path=str(path))

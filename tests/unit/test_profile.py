@@ -3,7 +3,7 @@
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.sut.profile import load_profile
+from aftershock.sut.profile import load_profile, node_agents_apart
 
 GOOD = """name: demo
 start:
@@ -245,3 +245,18 @@ def test_a_part_of_a_concept_is_asked_for_by_a_dotted_name():
     assert known_concept("gang_scheduler.queue") and known_concept("gang_scheduler")
     assert not known_concept("gang_scheduler.pod_selector")  # a field, not a part
     assert not known_concept("gang_scheduler.queues")
+
+
+def test_two_profiles_of_one_dra_driver_are_refused_on_one_cluster_of_real_nodes():
+    """The second would meet the first's checkpoint on every node (v0.2.1 of the example
+    driver refused v0.4.0's as corrupted, and its scenarios stopped at their first wait)."""
+    correct = load_profile("profiles/incluster/drakubelet-correct.yaml")
+    faulty = load_profile("profiles/incluster/drakubelet-faulty.yaml")
+    with pytest.raises(UserError) as refused:
+        node_agents_apart([correct, faulty])
+    message = str(refused.value)
+    assert "drakubelet-correct" in message and "drakubelet-faulty" in message
+    assert "gpu.aftershock.io" in message and "run them apart" in message
+    node_agents_apart([correct, correct])  # the same profile again (--repeat) is one driver
+    example = load_profile("profiles/thirdparty/dra-example-driver.yaml")
+    node_agents_apart([example, correct])  # two drivers of their own names
