@@ -294,6 +294,23 @@ def run_step(step: BuildStep, out: Path, index: int, total: int, progress: Progr
     return elapsed
 
 
+def build_into(final: Path, steps: list[BuildStep], say: Progress) -> dict[str, float]:
+    """Every step built into a scratch directory beside ``final`` (named so that `cluster gc`
+    removes it if we were killed), which then replaces ``final`` whole; the seconds each
+    step took."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".tmp-pid{os.getpid()}-", dir=final.parent))
+    try:
+        seconds = {step.label: round(run_step(step, scratch, index, len(steps), say), 1)
+                   for index, step in enumerate(steps, start=1)}
+        (scratch / "manifest.json").write_text(json.dumps({"seconds": seconds}, indent=2))
+        shutil.rmtree(final, ignore_errors=True)
+        scratch.rename(final)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return seconds
+
+
 def build(kubernetes: str | None = None, progress: Progress | None = None,
           force: bool = False) -> Binaries:
     """Build every binary for these versions unless already cached; idempotent and atomic."""

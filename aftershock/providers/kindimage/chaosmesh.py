@@ -16,12 +16,9 @@ unknown").
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
 import subprocess
-import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -79,16 +76,7 @@ def build(say: Progress, force: bool = False) -> Path:
              BuildStep(f"chaos-mesh daemon {version()} (cgo)", module, (DAEMON,), flags,
                        cgo=True),
              BuildStep("helm", toolchain.pinned_module("kind/helm"), (HELM,), "-s -w")]
-    final.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".tmp-pid{os.getpid()}-", dir=final.parent))
-    try:
-        seconds = {step.label: round(toolchain.run_step(step, scratch, index, len(steps), say),
-                                     1) for index, step in enumerate(steps, start=1)}
-        (scratch / "manifest.json").write_text(json.dumps({"seconds": seconds}, indent=2))
-        shutil.rmtree(final, ignore_errors=True)
-        scratch.rename(final)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    toolchain.build_into(final, steps, say)
     return final
 
 

@@ -6,9 +6,6 @@ CDI spec that is gone changes nothing a pod shows; containerd 2 reads them by de
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from aftershock.cache import cache_root
@@ -39,16 +36,8 @@ def ensure(say: Progress) -> Path:
     final = directory()
     if all((final / name).is_file() for name in BINARIES):
         return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    # named as the image builds' scratch, which `cluster gc` removes if we were killed
-    scratch = Path(tempfile.mkdtemp(prefix=f".tmp-pid{os.getpid()}-", dir=final.parent))
     flags = f"-s -w -X {MODULE}/version.Version=v{version()}"
     step = BuildStep(f"containerd v{version()}", toolchain.pinned_module("kind/containerd"),
                      tuple(f"{MODULE}/cmd/{name}" for name in BINARIES), flags, tags=TAGS)
-    try:
-        toolchain.run_step(step, scratch, 1, 1, say)
-        shutil.rmtree(final, ignore_errors=True)
-        scratch.rename(final)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    toolchain.build_into(final, [step], say)
     return final

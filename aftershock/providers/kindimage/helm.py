@@ -4,9 +4,6 @@ Built once into the cache, with progress."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from aftershock.cache import cache_root
@@ -25,14 +22,6 @@ def ensure(say: Progress) -> Path:
     final = directory()
     if (final / "helm").is_file():
         return final / "helm"
-    final.parent.mkdir(parents=True, exist_ok=True)
-    # named as the image builds' scratch, which `cluster gc` removes if we were killed
-    scratch = Path(tempfile.mkdtemp(prefix=f".tmp-pid{os.getpid()}-", dir=final.parent))
-    try:
-        toolchain.run_step(BuildStep("helm", toolchain.pinned_module("kind/helm"), (PACKAGE,),
-                                     "-s -w"), scratch, 1, 1, say)
-        shutil.rmtree(final, ignore_errors=True)
-        scratch.rename(final)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    toolchain.build_into(final, [BuildStep("helm", toolchain.pinned_module("kind/helm"),
+                                           (PACKAGE,), "-s -w")], say)
     return final / "helm"
