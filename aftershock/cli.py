@@ -125,7 +125,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     index = html.generate(run)
     for line in matrix.text(matrix.load(run)):
         print(line)
-    print(f"conformance matrix: {run / 'matrix.html'} (markdown: {run / 'matrix.md'})")
+    if (run / "matrix.html").is_file():
+        print(f"conformance matrix: {run / 'matrix.html'} (markdown: {run / 'matrix.md'})")
+    else:
+        print("no conformance matrix: no scenario of this run named a property, e.g. (R1)")
     print(f"HTML report: {index}")
     return 0
 
@@ -188,7 +191,11 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_steps(args: argparse.Namespace) -> int:
     from aftershock.project import catalogue
 
-    for line in catalogue(Path(args.project)):
+    lines = catalogue(Path(args.project), args.words)
+    if not lines:
+        raise UserError(f"no step mentions {' and '.join(repr(w) for w in args.words)} (aftershock "
+                        "steps with no word lists every step)")
+    for line in lines:
         print(line)
     return 0
 
@@ -203,11 +210,16 @@ def cluster_option(argv: list[str]) -> str | None:
     return None
 
 
-def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
+def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     import pytest
 
-    from aftershock import versions
+    from aftershock import run_options, versions
+    from aftershock.pytest_plugin import check_inputs
 
+    extra = [*run_options.passed_on(args), *unknown]
+    if versions.listed(option_value(extra, versions.OPTION)) is not None:
+        versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
+    check_inputs(run_options.with_defaults(args))
     if cluster_option([*extra, *args.paths]) == "kind":
         from aftershock.providers import engine
 
@@ -314,11 +326,16 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="aftershock", description=__doc__)
     sub = top.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="run features (any other option goes to pytest)")
-    run.add_argument("paths", nargs="*", default=["features"])
-    run.add_argument("--workers", type=int, default=1, metavar="N",
-                     help="run N shards at once here (--shard K/N each), each with its own "
-                     "cluster and run dir, then merge them (default: 1)")
+    from aftershock.run_options import add_to_argparse
+
+    run = sub.add_parser(
+        "run", help="run features (any other option goes to pytest)",
+        description="Run features against a cluster and judge them; the matrix, allure results "
+        "and JUnit XML go into the run dir.",
+        epilog="Any other option is pytest's, passed on as given (pytest --help lists them).")
+    run.add_argument("paths", nargs="*", default=["features"],
+                     help="features or folders of them (default: features)")
+    add_to_argparse(run)
 
     joined = sub.add_parser("merge", help="join the run dirs of shards (aftershock run or "
                             "explore --shard) into one matrix, allure results and summary")
@@ -375,7 +392,11 @@ def parser() -> argparse.ArgumentParser:
     start.add_argument("directory", help="where (absent or empty)")
     start.set_defaults(func=cmd_init)
 
-    vocabulary = sub.add_parser("steps", help="every step a feature may use")
+    vocabulary = sub.add_parser("steps", help="every step a feature may use (or those that "
+                                "mention every WORD)")
+    vocabulary.add_argument("words", nargs="*", metavar="WORD",
+                            help="show only the steps whose text, description or module "
+                            "mention this (case ignored), e.g. drain")
     vocabulary.add_argument("--project", default=".",
                             help="the project whose own steps/ join the built-in ones")
     vocabulary.set_defaults(func=cmd_steps)

@@ -25,14 +25,15 @@ def init(target: Path) -> list[Path]:
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UserError("not an empty directory: aftershock init writes a new project",
                         path=str(target))
-    values = {"project": target.resolve().name, "requirement": requirement()}
+    values = {"project": target.resolve().name, "aftershock_version": metadata.version(
+        "aftershock"), "aftershock_source": installed_from()}
     written = []
     for source in sorted(p for p in TEMPLATE.rglob("*") if p.is_file()):
         if "__pycache__" in source.parts:
             continue
         relative = source.relative_to(TEMPLATE)
         name, text = relative.name, source.read_text()
-        if name.endswith(".in"):  # the project's own name and version go in; nothing else
+        if name.endswith(".in"):  # the project's name, aftershock's version and source go in
             name, text = name.removesuffix(".in"), fill(text, values)
         destination = target / relative.parent / name.replace("dot-", ".", 1)
         destination.parent.mkdir(parents=True, exist_ok=True)
@@ -41,14 +42,12 @@ def init(target: Path) -> list[Path]:
     return written
 
 
-def requirement() -> str:
-    """The project's dependency on aftershock, as TOML: the distribution installed here, by the
-    place it was installed from (PEP 610's direct_url.json: a wheel file, a source tree). This
-    project does not own the name on a public package index, so a bare "aftershock==X" could
-    install someone else's package; with no such place known, no dependency is written."""
+def installed_from() -> str:
+    """Where the aftershock installed here came from (PEP 610's direct_url.json: a source
+    tree, a wheel file), as a path for the new project's README; else a stand-in."""
     found = [d.read_text("direct_url.json") for d in metadata.distributions(name="aftershock")]
     url = next((json.loads(text).get("url", "") for text in found if text), "")
-    return json.dumps(f"aftershock @ {url}") if url else ""
+    return url.removeprefix("file://") if url else "path/to/aftershock-checkout-or-wheel"
 
 
 def load_project_steps(root: Path) -> None:
@@ -61,20 +60,36 @@ def load_project_steps(root: Path) -> None:
             sys.path.remove(str(root))
 
 
-def catalogue(root: Path) -> list[str]:
-    """Every step: its words, the check it judges by, where it comes from, what it does."""
+def catalogue(root: Path, words: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """Every step (or those that mention every one of ``words``, in their text, what they do
+    or the module they come from): its words, the check it judges by, where it comes from,
+    what it does."""
     load_project_steps(root)
     lines = []
     for definition in sorted(REGISTRY, key=lambda d: (_origin(d), d.example)):
+        if not _mentions(definition, words):
+            continue
         judged = f"  [judges by {definition.check}; may name properties]" if definition.check \
             else ""
         block = "  [with a YAML block under it, between \"\"\" lines]" \
             if definition.takes_block else ""
         lines.append(f"{definition.kind.capitalize()} {definition.example}{judged}{block}")
         doc = inspect.getdoc(definition.func)
-        detail = doc.splitlines()[0] if doc else ""
+        detail = _first_sentence(doc) if doc else ""
         lines.append(f"    {_origin(definition)}{': ' + detail if detail else ''}")
     return lines
+
+
+def _first_sentence(doc: str) -> str:
+    paragraph = " ".join(doc.split("\n\n")[0].split())
+    end = paragraph.find(". ")
+    return paragraph if end < 0 else paragraph[:end + 1]
+
+
+def _mentions(definition, words: list[str] | tuple[str, ...]) -> bool:
+    text = " ".join([definition.kind, definition.example, inspect.getdoc(definition.func) or "",
+                     _origin(definition), definition.check or ""]).lower()
+    return all(word.lower() in text for word in words)
 
 
 def _origin(definition) -> str:

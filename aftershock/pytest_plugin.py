@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import signal
 import sys
@@ -24,37 +25,9 @@ SHARD_KEY = pytest.StashKey[tuple]()  # (the shard, scenarios kept, scenarios co
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("aftershock")
-    group.addoption("--cluster", dest="aftershock_cluster", default="local",
-                    choices=("local", "kind", "existing"),
-                    help="where scenarios run (default: local; kind needs a container engine)")
-    group.addoption("--shape", dest="aftershock_shape", default=None,
-                    help="cluster shape file for the local and kind providers (default: three "
-                         "nodes)")
-    group.addoption("--kubernetes-version", dest="aftershock_kubernetes_version", default=None,
-                    help="Kubernetes version of the local cluster (built the first time) or of "
-                         "the kind node image (default 1.37.2); `aftershock run` takes a list, "
-                         "1.35.4,1.36.3,1.37.2, and runs each")
-    group.addoption("--profile", dest="aftershock_profile", action="append", default=[],
-                    help="profile of the implementation under test (profiles/*.yaml); given "
-                         "more than once, each scenario runs against each profile")
-    group.addoption("--repeat", dest="aftershock_repeat", type=int, default=1, metavar="N",
-                    help="run every scenario N times and print a flake table")
-    group.addoption("--shard", dest="aftershock_shard", default=None, metavar="K/N",
-                    help="run only the K-th of N parts of the scenarios (a hash of each one's "
-                    "id decides; every machine agrees); join the run dirs with aftershock merge")
-    group.addoption("--run-dir", dest="aftershock_run_dir", default=None, metavar="DIR",
-                    help="where the run's reports go (default: reports/run-<time>); several "
-                         "runs may share one, e.g. to build one matrix")
-    group.addoption("--progress", dest="aftershock_progress", action="store_true",
-                    help="print each step as it starts, with the faults active and the time")
-    group.addoption("--kubeconfig", dest="aftershock_kubeconfig", default=None,
-                    help="kubeconfig for --cluster=existing")
-    group.addoption("--context", dest="aftershock_context", default=None,
-                    help="context for --cluster=existing (default: current)")
-    group.addoption("--allow-faults-on", dest="aftershock_allow_faults_on", action="append",
-                    default=[], metavar="CONTEXT",
-                    help="allow destructive faults on this existing context")
+    from aftershock.run_options import add_to_pytest
+
+    add_to_pytest(parser.getgroup("aftershock"))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -77,7 +50,9 @@ def pytest_configure(config: pytest.Config) -> None:
     PROJECT[:] = [Path(config.rootpath)]
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):
-            config.pluginmanager.import_plugin(module)
+            # registered, not import_plugin'd: that would mark the module for assertion
+            # rewriting, and warn that `aftershock run` (or a conftest) had imported it first
+            config.pluginmanager.register(importlib.import_module(module), module)
     from aftershock.bdd.reporting import configure
 
     configure(config)
@@ -90,30 +65,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _validate_inputs(config: pytest.Config) -> None:
     """Bad shape or profile: one message before anything starts."""
-    from aftershock.limits import MAX_REPEAT
-    from aftershock.shape import load_shape
-    from aftershock.sut.profile import load_profile
-
-    repeat = config.option.aftershock_repeat
-    if not 1 <= repeat <= MAX_REPEAT:
-        raise pytest.UsageError(f"--repeat {repeat}: between 1 and {MAX_REPEAT}")
     try:
-        if config.option.aftershock_shard:
-            from aftershock import shards
-
-            shards.parse(config.option.aftershock_shard)
-        if config.option.aftershock_cluster == "existing":  # read now, not at the first scenario
-            from aftershock.providers.existing import open_existing
-
-            open_existing(config.option.aftershock_kubeconfig, config.option.aftershock_context,
-                          config.option.aftershock_allow_faults_on or [])
-        if config.option.aftershock_shape:
-            load_shape(config.option.aftershock_shape)
-        profiles = [load_profile(path) for path in config.option.aftershock_profile]
-        if config.option.aftershock_cluster == "kind":
-            from aftershock.sut.profile import node_agents_apart
-
-            node_agents_apart(profiles)
+        profiles = check_inputs(config.option)
         for profile in profiles:
             if profile.build is not None and not hasattr(config, "workerinput"):
                 from aftershock.sut.gobuild import ensure
@@ -121,6 +74,36 @@ def _validate_inputs(config: pytest.Config) -> None:
                 ensure(profile.build)  # built once, before any scenario, with progress
     except UserError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def check_inputs(option: object) -> list:
+    """The run's inputs (repeat, shard, an existing cluster's kubeconfig, the shape, the
+    profiles), read and checked: a `UserError` for the first that is wrong. `aftershock run`
+    asks this too, before pytest starts, so that its error reads as every other one."""
+    from aftershock.limits import MAX_REPEAT
+    from aftershock.shape import load_shape
+    from aftershock.sut.profile import load_profile
+
+    repeat = option.aftershock_repeat
+    if not 1 <= repeat <= MAX_REPEAT:
+        raise UserError(f"--repeat {repeat}: between 1 and {MAX_REPEAT}")
+    if option.aftershock_shard:
+        from aftershock import shards
+
+        shards.parse(option.aftershock_shard)
+    if option.aftershock_cluster == "existing":  # read now, not at the first scenario
+        from aftershock.providers.existing import open_existing
+
+        open_existing(option.aftershock_kubeconfig, option.aftershock_context,
+                      option.aftershock_allow_faults_on or [])
+    if option.aftershock_shape:
+        load_shape(option.aftershock_shape)
+    profiles = [load_profile(path) for path in option.aftershock_profile]
+    if option.aftershock_cluster == "kind":
+        from aftershock.sut.profile import node_agents_apart
+
+        node_agents_apart(profiles)
+    return profiles
 
 
 def _require_engine(config: pytest.Config) -> None:

@@ -72,6 +72,14 @@ def test_the_wheel_in_a_fresh_venv_runs_a_projects_own_steps(tmp_path):
     made = _run(aftershock, "init", "project", cwd=home)
     assert made.returncode == 0, made.stderr
     project = home / "project"
+    # as its README says: aftershock first (here, from the wheel), then the project by version
+    joined = _run(python, "-m", "pip", "install", "-e", ".", cwd=project, timeout=900)
+    assert joined.returncode == 0, joined.stdout[-2000:] + joined.stderr[-2000:]
+    assert "WARNING" not in joined.stdout + joined.stderr, joined.stdout + joined.stderr
+    listed_only = _run(aftershock, "run", "features", "--collect-only", cwd=project)
+    assert listed_only.returncode == 0, listed_only.stdout[-2000:] + listed_only.stderr
+    assert "3 tests collected" in listed_only.stdout, listed_only.stdout
+    assert not list((project / "reports").glob("run-*"))  # nothing ran: no report
     (project / "steps" / "checks.py").write_text(OWN_STEP)  # a new step module: one file
     (project / "features" / "mine.feature").write_text(FEATURE)
     listed = _run(aftershock, "steps", cwd=project)
@@ -82,3 +90,8 @@ def test_the_wheel_in_a_fresh_venv_runs_a_projects_own_steps(tmp_path):
                cwd=project)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
     assert "1 passed" in ran.stdout
+    assert "warning" not in ran.stdout.lower() + ran.stderr.lower(), ran.stdout[-3000:]
+    judged = _run(aftershock, "run", "features/replica_group.feature", "--profile",
+                  "profiles/kube-replicaset.yaml", "-p", "no:cacheprovider", cwd=project)
+    assert judged.returncode == 0, judged.stdout[-3000:] + judged.stderr[-2000:]
+    assert "2 passed" in judged.stdout and "warning" not in judged.stdout.lower()

@@ -39,7 +39,8 @@ def test_a_shape_this_machine_cannot_hold_and_a_huge_repeat_start_nothing(tmp_pa
     assert f"{shape}:3: 100000 nodes need about" in up.stderr
     run = _aftershock("run", "features/harness/smoke.feature", "--shape", str(shape),
                       "-p", "no:cacheprovider", env=env)
-    assert run.returncode == 4 and "100000 nodes need about" in run.stdout + run.stderr
+    assert run.returncode == 2 and run.stderr.startswith("aftershock: error: "), run.stderr
+    assert "100000 nodes need about" in run.stderr
     repeat = _aftershock("run", "features/harness/smoke.feature", "--repeat", "100000",
                          "-p", "no:cacheprovider", env=env)
     assert "--repeat 100000: between 1 and 1000" in repeat.stdout + repeat.stderr
@@ -97,3 +98,73 @@ def test_explore_with_fewer_than_three_replays_is_refused_in_one_line(tmp_path):
     from aftershock.explore import command, engine
 
     assert command.BOUNDS["replays"][0] == engine.MIN_REPLAYS
+
+
+def test_run_help_lists_every_option_grouped():
+    """Every option a run takes is in `aftershock run --help`, under its group: aftershock's
+    own (the ones the pytest plugin adds) and pytest's a user reaches for."""
+    from aftershock.run_options import GROUPS, OPTIONS
+
+    shown = _aftershock("run", "--help").stdout
+    for key in GROUPS:
+        assert f"\n{key}: " in shown, key
+    for option in OPTIONS:
+        assert option.flags[0] in shown, option.flags
+    assert "--workers" in shown and "pytest --help" in shown
+    groups = shown.split("\n\n")
+    cluster = next(g for g in groups if g.startswith("cluster: "))
+    assert "--kubernetes-version" in cluster and "--profile" not in cluster
+
+
+def test_run_passes_its_options_on_to_pytest_as_given():
+    from aftershock import run_options
+
+    args, unknown = cli.parser().parse_known_args(
+        ["run", "features/x.feature", "--profile", "a.yaml", "--profile", "b.yaml", "-k",
+         "drain", "--repeat", "3", "-vv", "--co", "--maxfail=2"])
+    assert args.paths == ["features/x.feature"] and unknown == ["--maxfail=2"]
+    assert run_options.passed_on(args) == [
+        "--profile", "a.yaml", "--profile", "b.yaml", "-k", "drain", "--collect-only",
+        "--repeat", "3", "-v", "-v"]
+    filled = run_options.with_defaults(args)
+    assert filled.aftershock_cluster == "local" and filled.aftershock_repeat == 3
+
+
+def test_a_bad_profile_reads_as_every_other_error(tmp_path):
+    profile = tmp_path / "bad.yaml"
+    profile.write_text("name: x\nbogus: 1\n")
+    run = _aftershock("run", "features/harness/smoke.feature", "--profile", str(profile),
+                      "--collect-only", "-p", "no:cacheprovider")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.splitlines()[0].startswith(
+        f"aftershock: error: {profile}:2: unknown field 'bogus'"), run.stderr
+    assert "ERROR:" not in run.stdout + run.stderr
+
+
+def test_steps_filters_by_word():
+    drain = _aftershock("steps", "drain")
+    assert drain.returncode == 0
+    steps = [line for line in drain.stdout.splitlines() if not line.startswith(" ")]
+    assert steps and all("drain" in line.lower() or "Drain" in line for line in steps), steps
+    everything = _aftershock("steps").stdout.splitlines()
+    assert len(everything) > 2 * len(drain.stdout.splitlines())
+    none = _aftershock("steps", "no-such-word")
+    assert none.returncode == 2 and none.stderr.startswith("aftershock: error: no step mentions")
+
+
+def test_listing_scenarios_writes_no_report(tmp_path):
+    run_dir = tmp_path / "runs" / "one"
+    listed = _aftershock("run", "features/harness/smoke.feature", "--collect-only",
+                         "--run-dir", str(run_dir), "-p", "no:cacheprovider")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "1 test collected" in listed.stdout and "reports in" not in listed.stdout
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_feature_that_does_not_collect_writes_no_report(tmp_path):
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "a.feature").write_text(
+        "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodez\n")
+    ran = _aftershock("run", "features", "-p", "no:cacheprovider", cwd=tmp_path)
+    assert ran.returncode == 2 and "unknown step" in ran.stdout, ran.stdout
+    assert "junit" not in ran.stdout and not (tmp_path / "reports").exists(), ran.stdout
