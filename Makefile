@@ -17,7 +17,7 @@ REPORT_TOOLS := node_modules/.installed
 DEMO_RUN ?= reports/demo-$(shell date +%Y%m%d-%H%M%S)
 THIRDPARTY := sample-controller prometheus-operator kuberay-v1.0.0 kuberay-v1.4.2
 
-.PHONY: demo test test-kind toolchain venv lint unit clean report-tools browser
+.PHONY: demo test test-kind toolchain venv lint unit clean report-tools browser notebook
 
 $(DEPS): pyproject.toml constraints.txt
 	@echo "==> [setup] virtualenv $(VENV) with pinned Python dependencies"
@@ -44,6 +44,12 @@ browser:
 	  echo "==> [setup] Debian's chromium (headless, for the report rendering test)"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
 	  else sudo apt-get update -q && sudo apt-get install -y -q chromium; fi; }
+
+# JupyterLab on this project (pinned in pyproject's extras, installed with the rest); the
+# notebooks' paths resolve against the project wherever the kernel starts.
+notebook: $(DEPS)
+	@echo "==> [notebook] JupyterLab on $(CURDIR) (notebooks/ holds the examples)"
+	$(BIN)/aftershock notebook $(NOTEBOOK_ARGS)
 
 lint: $(DEPS)
 	$(BIN)/ruff check .

@@ -1,6 +1,6 @@
-"""The ``aftershock`` command: run | explore | judge | properties | steps | init | cluster
-up/down/list/gc | engine up/down/status | kind build-image | toolchain build/status | report |
-doctor."""
+"""The ``aftershock`` command: run | explore | judge | properties | steps | init | notebook |
+cluster up/down/list/gc | engine up/down/status | kind build-image | toolchain build/status |
+report | doctor."""
 
 # Imports inside functions: start-up time. `aftershock --help` imports in a tenth of a
 # second; the engine a subcommand needs (the step library about a second, the notebook layer
@@ -200,6 +200,30 @@ def cmd_steps(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_notebook(args: argparse.Namespace, extra: list[str]) -> int:
+    """JupyterLab on the project (the nearest folder up whose pyproject.toml names
+    aftershock), from the pinned dependency; any other option goes to `jupyter lab`."""
+    import importlib.util
+
+    from aftershock.project import find_root
+
+    if importlib.util.find_spec("jupyterlab") is None:
+        raise UserError("JupyterLab is not installed here: pip install -c constraints.txt "
+                        "'aftershock[notebook]' (make notebook does)")
+    root = find_root(Path.cwd().resolve()) or Path.cwd().resolve()
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
+               f"--port={args.port}", f"--ip={args.ip}", *extra]
+    if args.no_browser:
+        command.append("--no-browser")
+    if os.geteuid() == 0:  # a container's root, as here: jupyter refuses it unless told
+        command.append("--allow-root")
+    _say(f"aftershock: JupyterLab on {root} (notebooks/ holds the examples); Ctrl-C twice ends "
+         "it, and every cluster a notebook started goes with its kernel")
+    sys.stdout.flush()
+    os.execv(sys.executable, command)  # jupyter's own Ctrl-C and shutdown from here on
+    return 0  # not reached
+
+
 def cluster_option(argv: list[str]) -> str | None:
     """The --cluster value among the arguments passed on to pytest."""
     for index, arg in enumerate(argv):
@@ -392,6 +416,12 @@ def parser() -> argparse.ArgumentParser:
     start.add_argument("directory", help="where (absent or empty)")
     start.set_defaults(func=cmd_init)
 
+    lab = sub.add_parser("notebook", help="JupyterLab on this project, its notebooks' paths "
+                         "resolving against it (any other option goes to jupyter lab)")
+    lab.add_argument("--port", type=int, default=8888, help="(default: 8888)")
+    lab.add_argument("--ip", default="127.0.0.1", help="where it listens (default: 127.0.0.1)")
+    lab.add_argument("--no-browser", action="store_true", help="print its address only")
+
     vocabulary = sub.add_parser("steps", help="every step a feature may use (or those that "
                                 "mention every WORD)")
     vocabulary.add_argument("words", nargs="*", metavar="WORD",
@@ -414,7 +444,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     top = parser()
-    if argv[:1] == ["run"]:
+    if argv[:1] in (["run"], ["notebook"]):
         args, extra = top.parse_known_args(argv)
     else:
         args, extra = top.parse_args(argv), []
@@ -422,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return cmd_run(args, extra)
+        if args.command == "notebook":
+            return cmd_notebook(args, extra)
         return args.func(args)
     except UserError as exc:
         _say(f"aftershock: error: {exc}")

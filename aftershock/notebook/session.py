@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
+import json
 import re
 import time
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas
+from kubernetes.client.exceptions import ApiException
 
 import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
 from aftershock import world
@@ -48,6 +50,8 @@ from aftershock.scenario import PropertyViolated, Scenario
 from aftershock.session_cluster import ClusterRequest, open_cluster
 from aftershock.sut.profile import load_profile
 
+SAVED = ("passed", "violated")  # the statuses of the steps `Session.save` writes
+
 
 @dataclass
 class StepResult:
@@ -61,6 +65,15 @@ class StepResult:
     @property
     def line(self) -> str:
         return f"{self.keyword} {self.text}"
+
+
+def api_refusal(exc: ApiException) -> str:
+    """The API server's own words for a refusal, in one line."""
+    try:
+        message = json.loads(exc.body or "{}").get("message") or exc.reason
+    except ValueError:
+        message = exc.reason
+    return f"the API refused it (HTTP {exc.status} {exc.reason}): {message}"
 
 
 class TimelinePlot:
@@ -149,12 +162,11 @@ class Session:
 
     # --- steps ---------------------------------------------------------------------------
 
-    def step(self, line: str, raise_on_failure: bool = True,
-             block: str | None = None) -> StepResult:
-        """Run one step of the features' vocabulary, with the YAML block under it for a step
-        that takes one (``I apply:``). A violated or failed step raises (unless told not to);
-        an interrupt (Ctrl-C, a kernel interrupt) reverts every active fault."""
-        assert self.scenario is not None, "no scenario: call new_scenario()"
+    @staticmethod
+    def check(line: str, block: str | None = None) -> tuple[str, str, Any, dict]:
+        """A step's words matched and checked as pytest checks them at collection, running
+        nothing: (keyword, text, its definition, its arguments); a `UserError` naming the
+        closest known steps otherwise."""
         keyword, text = split_keyword(line)
         found = match_step(text)
         if found is None:
@@ -172,6 +184,16 @@ class Session:
                             + (f" (line {problem[1]} of its block)" if problem[1] else ""))
         if block is not None:
             arguments = {**arguments, BLOCK: block}
+        return keyword, text, definition, arguments
+
+    def step(self, line: str, raise_on_failure: bool = True,
+             block: str | None = None) -> StepResult:
+        """Run one step of the features' vocabulary, with the YAML block under it for a step
+        that takes one (``I apply:``). A violated or failed step raises (unless told not to);
+        an interrupt (Ctrl-C, a kernel interrupt) reverts every active fault."""
+        if self.scenario is None:
+            raise UserError("no scenario: call new_scenario()")
+        keyword, text, definition, arguments = self.check(line, block)
         # The kinds it names, found by discovery and recorded from now (a feature's are found
         # before its first step); manifests are named relative to the working directory.
         objects.prepare(self.scenario, None, [(line, block, 1)])
@@ -194,6 +216,9 @@ class Session:
         except StepFailed as exc:
             result = StepResult(keyword, text, "failed", time.monotonic() - began,
                                 self.scenario.redactor.text(str(exc)))
+        except ApiException as exc:  # a write the API refused: a conflict with an earlier run
+            result = StepResult(keyword, text, "failed", time.monotonic() - began,
+                                self.scenario.redactor.text(api_refusal(exc)))
         finally:
             self.scenario.property_label = None
         result.block = block
@@ -247,7 +272,24 @@ class Session:
         return TimelinePlot(plot.figure(drawing, title or scenario.name))
 
     def save(self, path: str | Path, scenario_name: str, feature_name: str | None = None) -> Path:
-        """The steps run so far in this scenario, as a feature file pytest runs unchanged."""
+        """The steps run so far in this scenario that passed or judged (a violated Then is a
+        step of the feature), as a feature file pytest runs unchanged; a step that failed, was
+        skipped or interrupted is left out (`left_out` names them)."""
         return write_feature(Path(path), scenario_name, [(r.line, r.block) for r in self.results
-                                                         if r.status != "interrupted"],
-                             feature_name)
+                                                         if r.status in SAVED], feature_name)
+
+    def left_out(self) -> list[StepResult]:
+        """The steps `save` leaves out: those that failed, were skipped or interrupted."""
+        return [r for r in self.results if r.status not in SAVED]
+
+    def drop(self, numbers: Iterable[int]) -> list[StepResult]:
+        """Forget steps by their number in `results` (from 1), for what `save` writes; what
+        they did to the cluster stays (`new_scenario` starts clean)."""
+        wanted = set(numbers)
+        bad = sorted(n for n in wanted if not 1 <= n <= len(self.results))
+        if bad:
+            raise UserError(f"no step {', '.join(map(str, bad))}: this scenario has run "
+                            f"{len(self.results)} steps (%scenario steps lists them)")
+        dropped = [r for i, r in enumerate(self.results, 1) if i in wanted]
+        self.results = [r for i, r in enumerate(self.results, 1) if i not in wanted]
+        return dropped
