@@ -10,19 +10,13 @@ from pathlib import Path
 import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
 from aftershock.features import parse_feature
 from aftershock.grammar import label_ids, match_step, split_label
-from aftershock.properties.base import CHECKS, Property, all_properties, sorted_ids
-
-FAMILIES = {
-    "R": "replica groups under a stale cache",
-    "G": "gang workloads and termination delay",
-    "B": "gang schedulers: a pod group bound whole, onto nodes that take it, evicted whole, "
-         "a queue within its limit",
-    "S": "stateful storage scale-down",
-    "N": "per-node bookkeeping outlives its node",
-    "D": "dynamic resource allocation",
-    "E": "explore's oracles: a run against its unperturbed reference runs",
-    "harness": "the generic checks (each judges the properties above that accept it)",
-}
+from aftershock.properties.base import (
+    CHECKS,
+    FAMILIES,
+    Property,
+    all_properties,
+    sorted_ids,
+)
 
 # What a family's table cannot say: whose share of the contract each property is.
 NOTES = {

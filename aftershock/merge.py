@@ -13,7 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.report import conformance, matrix
+from aftershock.report import matrix, page
 
 RESULTS = "allure-results"
 UNPERTURBED = "flaky without a fault"  # explore.engine.UNPERTURBED (merge imports no engine)
@@ -69,8 +69,7 @@ def merge_runs(runs: list[Path], out: Path) -> None:
         if (run / "junit.xml").is_file():
             suites += _suites(run / "junit.xml")
     (out / matrix.FILE).write_text("".join(json.dumps(asdict(r)) + "\n" for r in rows))
-    matrix.write(out)
-    conformance.write(out)
+    page.write(out)
     if suites:
         top = ET.Element("testsuites")
         top.extend(suites)

@@ -23,6 +23,20 @@ from aftershock.timeline.store import collector_paused
 
 Params = dict[str, Any]
 
+# Each family's title, in the order the catalogue lists them.
+FAMILIES = {
+    "R": "replica groups under a stale cache",
+    "G": "gang workloads and termination delay",
+    "B": "gang schedulers: a pod group bound whole, onto nodes that take it, evicted whole, "
+         "a queue within its limit",
+    "S": "stateful storage scale-down",
+    "N": "per-node bookkeeping outlives its node",
+    "D": "dynamic resource allocation",
+    "E": "explore's oracles: a run against its unperturbed reference runs",
+    "harness": "the generic checks (each judges the properties above that accept it)",
+}
+
+
 
 @dataclass(frozen=True)
 class Judgement:

@@ -92,10 +92,10 @@ class EvidenceWriter:
         witness = witness_entries(scenario.verdicts)
         explained = witness_text(scenario.verdicts)
         drawing = picturing.build(entries, witness)
-        self.text("timeline", "timeline.html", plot.page(drawing, title, explained), "html")
         png = plot.write_png(drawing, self.dir / "timeline.png", title)
-        self.items.append(Evidence("timeline (image)", png, "png"))
+        self.items.append(Evidence("timeline (image)", png, "png"))  # first: what a reader opens
         self.text("witness", "witness.txt", explained)
+        self.text("timeline", "timeline.html", plot.page(drawing, title, explained), "html")
         self.text("fault log", "faults.txt", fault_log(scenario, origin))
         self.text("audit excerpt (witness objects)", "audit.txt",
                   audit_excerpt(entries, witness, origin))

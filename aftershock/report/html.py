@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.report import conformance, matrix
+from aftershock.report import page
 
 REPO = Path(__file__).resolve().parents[2]  # a source checkout of aftershock
 ALLURE_VERSION = "3.18.0"
@@ -55,7 +55,9 @@ def config(name: str) -> dict:
     return {"name": name, "output": f"./{OUTPUT}",
             "plugins": {"awesome": {"options": {"singleFile": True, "reportName": name,
                                                 "reportLanguage": "en",
-                                                "stepTreeExpansion": "expanded"}}},
+                                                "stepTreeExpansion": "expanded",
+                                                # implementation, then property family
+                                                "groupBy": ["parentSuite", "suite"]}}},
             "categories": CATEGORIES}
 
 
@@ -79,8 +81,7 @@ def generate(run: Path) -> Path:
     if tool is None:
         raise UserError(f"allure is not installed: `npm install allure@{ALLURE_VERSION}` in "
                         "the project (in aftershock's checkout: make report-tools)")
-    matrix.write(run)
-    conformance.write(run)
+    page.write(run)
     lines = [f"{key}={value}" for key, value in environment(run).items()]
     (results / "environment.properties").write_text("\n".join(lines) + "\n")
     (run / "allurerc.json").write_text(json.dumps(config(f"aftershock {run.name}"), indent=2))

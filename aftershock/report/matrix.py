@@ -5,7 +5,6 @@ judges, one outcome. A cell is the worst outcome over the scenarios that judged 
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections.abc import Iterable
@@ -49,6 +48,7 @@ class Row:
     kubernetes: str | None = None  # the version its API server reported (e.g. v1.37.2)
     seconds: float | None = None  # from its history's first entry to its row (older runs: None)
     title: str | None = None  # the scenario's name as its feature writes it
+    version: str | None = None  # the implementation's module version or commit, as built
 
     @property
     def implementation(self) -> str:
@@ -188,40 +188,12 @@ def text(rows: Iterable[Row]) -> list[str]:
     return out
 
 
-def to_html(rows: Iterable[Row], title: str = "aftershock conformance matrix") -> str:
-    rows = list(rows)
-    lines, properties, grid = cells(rows)
-    head = "".join(f"<th>{html.escape(p)}</th>" for p in properties)
-    body = []
-    for line in lines:
-        tds = []
-        for prop in properties:
-            outcome = grid.get((line, prop))
-            colour = COLOURS.get(outcome or "", "#ffffff")
-            meaning = html.escape(LEGEND.get(outcome or "", "not judged"))
-            tds.append(f'<td style="background:{colour}" title="{meaning}">'
-                       f"{html.escape(outcome or '')}</td>")
-        body.append(f"<tr><th>{html.escape(line[0])}</th><td>{html.escape(line[1])}</td>"
-                    f"{''.join(tds)}</tr>")
-    legend = "".join(f'<li><span style="background:{COLOURS[k]}">{k}</span>: {html.escape(v)}</li>'
-                     for k, v in LEGEND.items())
-    failed = "".join(f"<li>{html.escape(line)}</li>" for line in errors(rows))
-    if failed:
-        legend += f"</ul><h2>Errors (no verdict)</h2><ul>{failed}"
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
-            "td,th{border:1px solid #999;padding:4px 8px;text-align:center}"
-            "span{padding:0 6px}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><table><tr><th>profile</th><th>kubernetes</th>{head}"
-            f"</tr>{''.join(body)}</table><ul>{legend}</ul></body></html>\n")
-
-
 def write(run_dir: Path) -> list[Path]:
-    """matrix.md and matrix.html next to matrix.jsonl; returns them (none if nothing ran)."""
+    """matrix.md next to matrix.jsonl; returns it (none if nothing ran). matrix.html is
+    `report.page`'s."""
     rows = load(run_dir)
     if not rows:
         return []
-    md, page = run_dir / "matrix.md", run_dir / "matrix.html"
+    md = run_dir / "matrix.md"
     md.write_text(markdown(rows))
-    page.write_text(to_html(rows))
-    return [md, page]
+    return [md]

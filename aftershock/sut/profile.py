@@ -8,6 +8,7 @@ loaded into the nodes — kind only); a profile may offer both."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,34 @@ class Profile:
         found: Any = self.concepts
         for key in name.split("."):
             found = found.get(key) if isinstance(found, dict) else None
+        return found
+
+    def pinned(self, kubernetes: str | None = None) -> str:
+        """What of the implementation ran, for a report: its module version or commit; for a
+        program its profile starts from files, each file's name and the start of its SHA-256;
+        for a controller built into Kubernetes, that Kubernetes."""
+        if self.build is not None:
+            return self.build.pinned
+        if self.in_cluster is not None and self.in_cluster.build_context:
+            return f"an image built here from {self.in_cluster.build_context}"
+        if self.start is None and self.in_cluster is None:
+            return f"built into Kubernetes {kubernetes or ''}".rstrip()
+        return ", ".join(_digest(path) for path in self._started_from()) or \
+            "started by its profile (nothing built to pin)"
+
+    def _started_from(self) -> list[Path]:
+        """The files or packages its start command names (a script, `-m package`)."""
+        if self.start is None:
+            return []
+        base, command = self.path.parent / self.start.cwd, self.start.command
+        named = [command[i + 1].replace(".", "/") for i, word in enumerate(command[:-1])
+                 if word == "-m"] + [word for word in command if "{" not in word]
+        found = []
+        for name in named:
+            for candidate in (base / name, base / f"{name}.py"):
+                if candidate.exists() and candidate not in found and candidate != base:
+                    found.append(candidate)
+                    break
         return found
 
     def resolve(self, relative: str) -> Path:
@@ -326,3 +355,12 @@ def _extra_image(doc: Located, index: int, raw: dict[str, Any]) -> ExtraImage:
                         f"absolute path in the image, not '{raw['program']}'",
                         "install_in_cluster", "images", index, "program")
     return ExtraImage(raw["image"], build, raw["program"], tuple(raw.get("entrypoint") or ()))
+
+
+def _digest(path: Path) -> str:
+    """A file's or a package's name and the start of the SHA-256 of its Python files."""
+    files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    found = hashlib.sha256()
+    for file in files:
+        found.update(str(file.relative_to(path.parent)).encode() + b"\0" + file.read_bytes())
+    return f"{path.name}@{found.hexdigest()[:12]}"

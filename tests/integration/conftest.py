@@ -1,5 +1,5 @@
 """Shared by the report and notebook tests: one finished, failing run (a scenario that reads a
-Secret and violates R1), its HTML report generated."""
+Secret and violates R1, against two profiles), its HTML report generated."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def finished_run(tmp_path_factory) -> Path:
     feature.write_text(FEATURE)
     result = subprocess.run(
         [sys.executable, "-m", "aftershock.cli", "run", str(feature), "--run-dir", str(run),
-         "--profile", "profiles/replicagroup-correct.yaml", "-p", "no:cacheprovider"],
+         "--profile", "profiles/replicagroup-correct.yaml", "--profile",
+         "profiles/kube-replicaset.yaml", "-p", "no:cacheprovider"],
         cwd=REPO, capture_output=True, text=True, timeout=600)
     feature.unlink()
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]

@@ -37,7 +37,8 @@ def test_no_secret_value_or_token_anywhere_in_the_report_dir(finished_run: Path)
 def _failing_result(report: Path) -> dict:
     results = [json.loads(p.read_text()) for p in (report / "allure-results").glob(
         "*-result.json")]
-    failing = [r for r in results if r["status"] == "failed"]
+    failing = [r for r in results if r["status"] == "failed" and {
+        "name": "profile", "value": "replicagroup-correct"} in r["labels"]]
     assert len(failing) == 1, [r["status"] for r in results]
     return failing[0]
 
@@ -88,3 +89,45 @@ def test_the_failing_scenario_page_shows_its_timeline_and_witness(finished_run: 
     subprocess.run([*CHROMIUM, "--window-size=1400,2400", f"--screenshot={shot}", url],
                    capture_output=True, timeout=120)
     assert shot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_matrix_page_reads_in_a_browser(finished_run: Path):
+    """matrix.html of a run with two profiles, as chromium draws it: the run's header, each
+    property's title, and a witness link that opens the witness."""
+    from aftershock.providers import toolchain
+
+    dom = _rendered((finished_run / "matrix.html").as_uri(), "No over-creation")
+    assert "No over-creation" in dom, "R1's title under its id"
+    version = f"v{toolchain.pinned_kubernetes()}"
+    for fact in ("aftershock", "provider", "local", version, "replicagroup@",
+                 f"built into Kubernetes {version}", "replicagroup-correct", "kube-replicaset"):
+        assert fact in dom, fact
+    links = re.findall(r'href="([^"#]+/evidence/witness\.txt)"', dom)
+    assert len(set(links)) == 2, links  # each profile's violated R1 cell
+    assert all((finished_run / link).is_file() for link in links)
+    opened = subprocess.run([*CHROMIUM, "--dump-dom", (finished_run / links[0]).as_uri()],
+                            capture_output=True, text=True, timeout=180).stdout
+    assert "R1: VIOLATED" in opened and "witness (" in opened
+
+
+def test_allure_groups_by_implementation_then_family(finished_run: Path):
+    from aftershock.providers import toolchain
+
+    results = [json.loads(p.read_text()) for p in (finished_run / "allure-results").glob(
+        "*-result.json")]
+    version = f"v{toolchain.pinned_kubernetes()}"
+    groups = {label["value"] for r in results for label in r["labels"]
+              if label["name"] == "parentSuite"}
+    assert groups == {f"replicagroup-correct · Kubernetes {version}",
+                      f"kube-replicaset · Kubernetes {version}"}, groups
+    assert all(r["name"].endswith((" · replicagroup-correct", " · kube-replicaset"))
+               for r in results), [r["name"] for r in results]
+    assert all({"name": "suite", "value": "R: replica groups under a stale cache"}
+               in r["labels"] for r in results)
+    failing = _failing_result(finished_run)
+    assert "No over-creation" in failing["description"] and "witness (" in failing["description"]
+    assert failing["attachments"][0]["name"] == "timeline (image)", "the picture first"
+    dom = _rendered((finished_run / "html" / "index.html").as_uri(),
+                    f"kube-replicaset · Kubernetes {version}")
+    assert f"kube-replicaset · Kubernetes {version}" in dom
+    assert f"replicagroup-correct · Kubernetes {version}" in dom

@@ -1,6 +1,6 @@
 """The conformance matrix: one outcome per profile and property, the worst over scenarios."""
 
-from aftershock.report import matrix
+from aftershock.report import matrix, page
 from aftershock.report.matrix import (
     CAUGHT,
     MISSED,
@@ -45,15 +45,15 @@ def test_a_cell_is_the_worst_outcome_and_properties_sort_naturally(tmp_path):
     assert properties == ["R1", "R2", "R10"]
     assert grid[(("faulty", "-"), "R1")] == VIOLATED
     assert (("correct", "-"), "R10") not in grid
-    md, page = matrix.write(tmp_path)
+    md, *_, html = page.write(tmp_path)
     assert "| faulty | - | violated | skipped | pass |" in md.read_text()
-    assert "<th>faulty</th>" in page.read_text()
+    assert "<th>faulty</th>" in html.read_text() and html.name == "matrix.html"
     assert any(line.startswith("faulty") and "violated" in line
                for line in matrix.text(matrix.load(tmp_path)))
 
 
 def test_an_empty_run_writes_no_matrix(tmp_path):
-    assert matrix.write(tmp_path) == []
+    assert matrix.write(tmp_path) == [] and page.write(tmp_path) == []
     assert matrix.markdown([]) == "no property was judged in this run\n"
 
 
@@ -79,7 +79,33 @@ def test_each_kubernetes_version_is_its_own_line_in_every_form(tmp_path):
     assert grid[(("faulty", "v1.35.4"), "R1")] == VIOLATED
     assert grid[(("faulty", "v1.37.2"), "R1")] == PASS
     assert "| faulty | v1.35.4 | violated |" in matrix.markdown(rows)
-    assert "<th>faulty</th><td>v1.37.2</td>" in matrix.to_html(rows)
+    assert "<th>faulty</th><td>v1.37.2</td>" in page.render(tmp_path, rows)
     text = matrix.text(rows)
     assert "kubernetes" in text[0]
     assert any(line.split()[:3] == ["faulty", "v1.35.4", "violated"] for line in text)
+
+
+def test_the_page_names_what_ran_titles_each_property_and_links_each_cell(tmp_path):
+    """matrix.html: a header (when, aftershock, provider, Kubernetes, each implementation's
+    version), a title under each property id (its statement on hover and in full below), and
+    a cell not passed saying why in one line with links to its witness and timeline."""
+    scenario = tmp_path / "test_web_faulty"
+    (scenario / "evidence").mkdir(parents=True)
+    (scenario / "evidence" / "witness.txt").write_text("R1: VIOLATED: 6 live pods\n")
+    (scenario / "evidence" / "timeline.png").write_bytes(b"\x89PNG")
+    (scenario / "verdicts.txt").write_text(
+        "R1: VIOLATED: 6 live pods of replica group web at once, more than 5\nwitness (1)\n")
+    matrix.append(tmp_path, Row("faulty", "f.feature::test_web[faulty]", {"R1": VIOLATED},
+                                dir=scenario.name, kubernetes="v1.37.2", title="web",
+                                version="replicagroup@e7e6ea152dfc"))
+    matrix.append(tmp_path, Row("correct", "f.feature::test_web[correct]", {"R1": PASS},
+                                kubernetes="v1.37.2", provider="kind", title="web"))
+    html = page.render(tmp_path, matrix.load(tmp_path), written="2026-11-28 07:00 UTC")
+    for fact in ("2026-11-28 07:00 UTC", "aftershock", "kind, local", "v1.37.2",
+                 "replicagroup@e7e6ea152dfc", "correct on kind"):
+        assert fact in html, fact
+    assert "<small>No over-creation</small>" in html and "title=\"No over-creation: " in html
+    assert "6 live pods of replica group web at once" in html  # why, in the cell
+    assert 'href="test_web_faulty/evidence/witness.txt"' in html
+    assert 'href="test_web_faulty/evidence/timeline.png"' in html
+    assert "<dt id='p-R1'>R1</dt>" in html and 'href="#c-' in html

@@ -11,7 +11,7 @@ import pytest
 from kubernetes import client
 
 from aftershock import manifests
-from aftershock.report import matrix
+from aftershock.report import matrix, page
 
 
 def _crd(name: str, short: list[str], accepted: bool = True) -> client.V1CustomResourceDefinition:
@@ -80,7 +80,7 @@ def test_the_matrix_shows_an_error_row_with_its_cause(tmp_path):
     text = "\n".join(matrix.text(rows))
     assert "error" in text and "errors (no verdict):" in text and "gadgets" in text
     assert "Errors (no verdict)" in matrix.markdown(rows)
-    assert "gadgets" in matrix.to_html(rows)
+    assert "gadgets" in page.render(tmp_path, rows)
     worst = matrix.cells([row, matrix.Row("conflict-b", "y", {"R5": matrix.UNKNOWN})])[2]
     assert worst[(("conflict-b", "-"), "R5")] == matrix.ERROR
 
