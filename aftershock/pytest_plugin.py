@@ -47,6 +47,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "cluster: needs a running cluster (every feature's scenarios do)")
     config.addinivalue_line(
         "markers", "explore: a scenario `aftershock explore` found (select with -m explore)")
+    config.addinivalue_line(
+        "markers", "demo: a scenario that represents its family in `make demo` (-m demo)")
     PROJECT[:] = [Path(config.rootpath)]
     for module in FIXTURE_MODULES:
         if not config.pluginmanager.has_plugin(module):

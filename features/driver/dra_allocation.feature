@@ -28,6 +28,7 @@ Feature: D - dynamic resource allocation
     And no device was ever allocated to two claims at once (D2)
     And the driver never prepared a device for two claims at once on a node (D5)
 
+  @demo
   Scenario: A force-deleted pod's device is not prepared twice
     Given a Deployment web of 3 pods that each claim a device
     And within 60 seconds 3 pods of web are Running

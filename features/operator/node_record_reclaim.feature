@@ -3,7 +3,7 @@ Feature: N - per-node bookkeeping outlives its node
   "no slot" because 0 is falsy. Runs against any profile with the node_records concept
   (aftershock run features/operator --profile profiles/noderecords-correct.yaml).
 
-  @concept:node_records
+  @concept:node_records @demo
   Scenario Outline: The record with <which> is reclaimed like any other
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -44,7 +44,7 @@ Feature: N - per-node bookkeeping outlives its node
     Then no node record was reclaimed early (N2)
     And for 3 seconds node node-1 holds a node record holds (N2)
 
-  @concept:stateful_set
+  @concept:stateful_set @demo
   Scenario: Kubernetes form: a deleted node's pods, lease and slices go, ordinal 0 runs elsewhere
     Given a cluster with 3 nodes
     And the implementation under test is running

@@ -9,6 +9,7 @@ Feature: R - replica groups under a stale cache
     Given a cluster with 3 nodes
     And the implementation under test is running
 
+  @demo
   Scenario Outline: No over-creation under a <delay> s watch delay
     Given the pod watch of the implementation is delayed by <delay> seconds
     And a replica group web with 3 replicas

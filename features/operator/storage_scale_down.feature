@@ -7,7 +7,7 @@ Feature: S - stateful storage scale-down
   and AIStore's own on kind (--cluster=kind --profile
   profiles/thirdparty/ais-operator-388c1f8e.yaml). A mode the profile does not have is skipped.
 
-  @concept:storage_cluster
+  @concept:storage_cluster @demo
   Scenario Outline: Scaling down after a drain left member 0 Pending (<mode> mode)
     Given a cluster with 3 nodes
     And the implementation under test is running
@@ -79,7 +79,7 @@ Feature: S - stateful storage scale-down
     Then at no point did the workload of the storage cluster data shrink (S6)
     And for 3 seconds the storage cluster data has 3 Ready members holds (S6)
 
-  @concept:stateful_set
+  @concept:stateful_set @demo
   Scenario: Kubernetes form: retained claims survive a scale-down after a drain
     Given a cluster with 3 nodes
     And the implementation under test is running

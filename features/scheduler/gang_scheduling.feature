@@ -15,6 +15,7 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
     Given a cluster with 10 nodes
     And the implementation under test is running
 
+  @demo
   Scenario: A group that cannot have its minimum waits, and is then bound whole
     Given a pod group filler of 7 pods with minMember 7
     And within 30 seconds the pod group filler has 7 bound pods

@@ -15,6 +15,7 @@ Feature: G - gang workloads and termination delay
     Given a cluster with 10 nodes
     And the implementation under test is running
 
+  @demo
   Scenario Outline: A partial regression of a gang healthy for <held> seconds is detected and only its gang replica is recycled
     Given a gang train of 2 groups of 3 pods with minAvailable 3 and a termination delay of 5 seconds
     And within 60 seconds the gang train has 6 Ready pods

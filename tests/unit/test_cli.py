@@ -53,7 +53,7 @@ def test_chaos_mesh_can_be_built_before_a_run_needs_it():
     args = cli.parser().parse_args(["kind", "build-chaos-mesh"])
     assert args.func is kind_command.cmd_build_chaos_mesh and not args.force
     makefile = (Path(__file__).parents[2] / "Makefile").read_text()
-    demo = makefile[makefile.index("\ndemo:"):]
+    demo = makefile[makefile.index("\ndemo-all:"):]
     assert demo.index("kind build-chaos-mesh") < demo.index("chaos_mesh.feature")
 
 
