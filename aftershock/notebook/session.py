@@ -16,7 +16,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
-import json
 import re
 import time
 from collections.abc import Iterable
@@ -28,7 +27,7 @@ import pandas
 from kubernetes.client.exceptions import ApiException
 
 import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
-from aftershock import world
+from aftershock import door, world
 from aftershock.bdd.steps import objects
 from aftershock.capabilities import MissingCapability
 from aftershock.errors import StepFailed, UserError
@@ -65,15 +64,6 @@ class StepResult:
     @property
     def line(self) -> str:
         return f"{self.keyword} {self.text}"
-
-
-def api_refusal(exc: ApiException) -> str:
-    """The API server's own words for a refusal, in one line."""
-    try:
-        message = json.loads(exc.body or "{}").get("message") or exc.reason
-    except ValueError:
-        message = exc.reason
-    return f"the API refused it (HTTP {exc.status} {exc.reason}): {message}"
 
 
 class TimelinePlot:
@@ -218,7 +208,7 @@ class Session:
                                 self.scenario.redactor.text(str(exc)))
         except ApiException as exc:  # a write the API refused: a conflict with an earlier run
             result = StepResult(keyword, text, "failed", time.monotonic() - began,
-                                self.scenario.redactor.text(api_refusal(exc)))
+                                self.scenario.redactor.text(str(door.refused("it", exc))))
         finally:
             self.scenario.property_label = None
         result.block = block
