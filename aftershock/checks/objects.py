@@ -11,10 +11,10 @@ from typing import Any
 
 from aftershock import partial, paths
 from aftershock.checks.invariants import changes
-from aftershock.checks.temporal import eventually
+from aftershock.checks.temporal import eventually, stays_for
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.comparison import Comparison
-from aftershock.timeline.entry import Entry
+from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import State, replay
 
 
@@ -123,4 +123,52 @@ def matches_within(entries: Iterable[Entry], ref: ObjectRef, expected: dict[str,
     return replace(verdict, summary=f"{ref} did not match within {within:g}s: {why}")
 
 
-__all__ = ["PASS", "ObjectRef", "kept", "matches_within", "never_had"]
+def matches_for(entries: Iterable[Entry], ref: ObjectRef, expected: dict[str, Any],
+                start: float, duration: float, now: float, name: str = "matches_for") -> Verdict:
+    """``ref`` matched the partial manifest at ``start`` and at every recorded change until
+    ``start + duration``: a state that flips away and back between two polls breaks it. The
+    summary of a break names what did not match."""
+    entries = list(entries)
+    verdict = stays_for(entries, lambda s: partial.matches(expected, ref.get(s)),
+                        f"{ref} matches", start=start, duration=duration, now=now, name=name,
+                        resources={ref.resource}, about=lambda s: int(ref.get(s) is not None))
+    if verdict.status != VIOLATED:
+        return verdict
+    at = verdict.window[1] if verdict.window else start
+    last = None
+    for entry, state in replay(entries):
+        if entry.mono > at:
+            break
+        last = ref.get(state)
+    why = "; ".join(partial.mismatches(expected, last)) if last is not None else \
+        f"{ref} was not there"
+    return replace(verdict, summary=f"{verdict.summary}: {why}")
+
+
+def changed_at_most(entries: Iterable[Entry], ref: ObjectRef, limit: int, start: float,
+                    within: float, now: float, name: str = "changed_at_most") -> Verdict:
+    """``ref`` changed (a recorded watch event of it: made, changed, deleted) at most
+    ``limit`` times from ``start`` to ``start + within``: a status write loop breaks it, with
+    the first ``limit + 1`` of its changes as the witness."""
+    entries = list(entries)
+    end, reads = start + within, frozenset({ref.resource})
+    origin = entries[0].mono if entries else 0.0
+    mine = [e for e in entries if e.kind == WATCH and e.resource == ref.resource
+            and e.namespace == ref.namespace and e.name == ref.name and e.mono <= end]
+    counted = [e for e in mine if e.mono > start]
+    if len(counted) > limit:
+        witness = counted[:limit + 1]
+        return Verdict(name, VIOLATED, f"{ref} changed {len(counted)} times within "
+                       f"{within:g}s, more than {limit} (the first {limit + 1} are the "
+                       "witness)", witness, origin, subjects=1,
+                       window=(witness[0].mono, witness[-1].mono), reads=reads)
+    if now < end:
+        return Verdict(name, UNKNOWN, f"{ref}: observed only {now - start:.1f}s of "
+                       f"{within:g}s", [], origin, subjects=int(bool(mine)), reads=reads)
+    return Verdict(name, PASS, f"{ref} changed {len(counted)} times within {within:g}s "
+                   f"(at most {limit})", [], origin, subjects=int(bool(mine)),
+                   window=(start, end), reads=reads)
+
+
+__all__ = ["PASS", "ObjectRef", "changed_at_most", "kept", "matches_for", "matches_within",
+           "never_had"]

@@ -1,5 +1,6 @@
 """The generic checks over one object of any kind (issue 34's authoring steps): a field
-compared with a value at every recorded change, and a partial manifest matched in time."""
+compared with a value at every recorded change, a partial manifest matched in time or held for
+a duration, and how often the object changed."""
 
 from __future__ import annotations
 
@@ -40,3 +41,18 @@ def kept(history: History, p: Params) -> Verdict:
 def matches_within(history: History, p: Params) -> Verdict:
     return objects.matches_within(history.entries, _ref(p), p["expected"], start=p["start"],
                                   within=p["within"], now=p["now"])
+
+
+@check("matches_for", "An object matched a partial manifest (Chainsaw's rules) at a moment and "
+       "at every recorded change after it for a duration: a state that flips away and back "
+       "between two polls breaks it.")
+def matches_for(history: History, p: Params) -> Verdict:
+    return objects.matches_for(history.entries, _ref(p), p["expected"], start=p["start"],
+                               duration=p["duration"], now=p["now"])
+
+
+@check("changed_at_most", "An object changed (a recorded watch event of it) at most a number "
+       "of times within a duration from a moment: a status write loop breaks it.")
+def changed_at_most(history: History, p: Params) -> Verdict:
+    return objects.changed_at_most(history.entries, _ref(p), p["limit"], start=p["start"],
+                                   within=p["within"], now=p["now"])

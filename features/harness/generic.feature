@@ -70,3 +70,24 @@ Feature: Steps for any resource
       data: {mode: fast}
       """
     And at no point did configmap/flag have data.mode == slow
+
+  Scenario: A Deployment that has settled keeps its state and stays quiet
+    Given a cluster with 3 nodes
+    And I apply the manifest manifests/web.yaml
+    And within 60 seconds deployment/web matches:
+      """
+      status: {readyReplicas: 2}
+      """
+    Then for 3 seconds deployment/web matches:
+      """
+      status:
+        readyReplicas: 2
+        conditions[type=Available]: {status: "True"}
+      """
+    And deployment/web changed at most 0 times within 3 seconds
+
+  @expect-violation:changed_at_most
+  Scenario: An object still being written is caught changing more often than allowed
+    Given a cluster with 3 nodes
+    And I apply the manifest manifests/web.yaml
+    Then deployment/web changed at most 1 times within 10 seconds

@@ -383,6 +383,10 @@ JUDGEMENTS = {
     "kept": ({"object": WEB_0, "comparison": "status.phase != Running"}, {"pods"}),
     "matches_within": ({"object": WEB_0, "expected": {"status": {"phase": "Running"}},
                         "start": 5, "within": 30, "now": 100}, {"pods"}),
+    "matches_for": ({"object": WEB_0, "expected": {"status": {"phase": "Running"}},
+                     "start": 5, "duration": 30, "now": 100}, {"pods"}),
+    "changed_at_most": ({"object": WEB_0, "limit": 2, "start": 5, "within": 30, "now": 100},
+                        {"pods"}),
     "claims_retained": ({"namespace": NS, "name": "data"},
                         {"statefulsets", "persistentvolumeclaims", "persistentvolumes"}),
     "own_claim_kept": ({"namespace": NS, "pod": "data-0"},
@@ -413,8 +417,10 @@ def _window(check: str, params: dict, verdict, entries: list[Entry]) -> tuple[fl
     end = entries[-1].mono if entries else 0.0
     if check in ("eventually", "matches_within"):
         return params["start"], (verdict.witness[0].mono if verdict.witness else params["start"])
-    if check == "stays_for":
+    if check in ("stays_for", "matches_for"):
         return params["start"], params["start"] + params["duration"]
+    if check == "changed_at_most":
+        return params["start"], params["start"] + params["within"]
     if check == "published_again":
         return (entries[0].mono if entries else 0.0), params["back"] + params["within"]
     return (entries[0].mono if entries else 0.0), end
@@ -482,7 +488,8 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "end_state_as_reference": (("pods", ""),), "writes_as_reference": (("audit", "ctl"),),
     "no_error_storm": (("audit", "ctl"),),
     "never_had": (("pods", "web-0"),), "kept": (("pods", "web-0"),),
-    "matches_within": (("pods", "web-0"),),
+    "matches_within": (("pods", "web-0"),), "matches_for": (("pods", "web-0"),),
+    "changed_at_most": (("pods", "web-0"),),
 }
 
 

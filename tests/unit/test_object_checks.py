@@ -1,6 +1,7 @@
-"""The generic checks over one object (never_had, kept, matches_within): each fails on a
-history that breaks it, passes on one that keeps it, and is UNKNOWN where a gap hides what it
-speaks of or where the object was never recorded."""
+"""The generic checks over one object (never_had, kept, matches_within, matches_for,
+changed_at_most): each fails on a history that breaks it (for the last two, a status written
+in a loop), passes on one that keeps it, and is UNKNOWN where a gap hides what it speaks of or
+where the object was never recorded."""
 
 from __future__ import annotations
 
@@ -146,3 +147,66 @@ def test_is_gone_fails_while_the_object_stays_and_is_unknown_over_a_gap():
     gapped.gap(1, 9, [{"type": "DELETED", "object": raycluster(0)}])
     gapped.at(10, "mark", detail="end")
     assert judge("eventually", params, gapped).status == UNKNOWN
+
+
+HELD = {"object": WEB, "expected": {"status": {"state": "ready"}}, "start": 0.5,
+        "duration": 5, "now": 10}
+CALM = {"object": WEB, "limit": 3, "start": 0.5, "within": 5, "now": 10}
+
+
+def _flapping(history: History, every: float = 0.05, until: float = 5.0) -> History:
+    """A status written in a loop: ready, failed, ready, ... 20 times a second."""
+    at, state = 1.0, "failed"
+    while at < until:
+        history.cluster(at, 3, state)
+        at, state = at + every, ("ready" if state == "failed" else "failed")
+    return history
+
+
+def test_matches_for_holds_at_every_change_and_breaks_on_a_flap_between_polls():
+    history = History().cluster(0, 3, type="ADDED").cluster(2, 2).cluster(4, 3)
+    history.at(10, "mark", detail="end")
+    assert judge("matches_for", HELD, history).status == PASS
+    flapping = _flapping(History().cluster(0, 3, type="ADDED"))
+    flapping.at(10, "mark", detail="end")
+    verdict = judge("matches_for", HELD, flapping)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert verdict.summary == ("raycluster/web matches stopped holding after 0.500s: "
+                               "status.state: 'failed', expected 'ready'")
+    assert [entry.mono for entry in verdict.witness] == [1.0]
+
+
+def test_matches_for_over_a_gap_is_unknown_and_never_recorded_is_unknown():
+    gapped = History().cluster(0, 3, type="ADDED")
+    gapped.gap(1, 4, [{"type": "MODIFIED", "object": raycluster(3)}])
+    gapped.at(10, "mark", detail="end")
+    verdict = judge("matches_for", HELD, gapped)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+    other = History().at(0, resource="rayclusters", namespace=NS, name="other", uid="u",
+                         type="ADDED", object={"metadata": {"name": "other"}})
+    other.at(10, "mark", detail="end")
+    assert judge("matches_for", HELD, other).status in (UNKNOWN, VIOLATED)
+
+
+def test_changed_at_most_counts_every_recorded_change_and_catches_a_write_loop():
+    calm = History().cluster(0, 3, type="ADDED").cluster(2, 2).cluster(4, 3)
+    calm.at(10, "mark", detail="end")
+    verdict = judge("changed_at_most", CALM, calm)
+    assert verdict.status == PASS and "changed 2 times within 5s" in verdict.summary
+    loop = _flapping(History().cluster(0, 3, type="ADDED"))
+    loop.at(10, "mark", detail="end")
+    verdict = judge("changed_at_most", CALM, loop)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "changed 81 times within 5s, more than 3" in verdict.summary
+    assert len(verdict.witness) == 4
+
+
+def test_changed_at_most_over_a_gap_is_unknown_and_before_its_end_is_unknown():
+    gapped = History().cluster(0, 3, type="ADDED").cluster(2, 2)
+    gapped.gap(3, 4, [{"type": "MODIFIED", "object": raycluster(3)}])
+    gapped.at(10, "mark", detail="end")
+    verdict = judge("changed_at_most", CALM, gapped)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+    early = History().cluster(0, 3, type="ADDED").cluster(2, 2)
+    verdict = judge("changed_at_most", {**CALM, "now": 3}, early)
+    assert verdict.status == UNKNOWN and "observed only" in verdict.summary

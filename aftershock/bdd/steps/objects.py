@@ -285,6 +285,40 @@ def matches(scenario: Scenario, seconds: int, ref: str, docstring: str) -> None:
         "now": scenario.now}))
 
 
+@then("for {seconds:d} seconds {ref:Ref} matches:", check="matches_for")
+def matches_for(scenario: Scenario, seconds: int, ref: str, docstring: str) -> None:
+    """It matched the block's partial manifest from this step on, at every recorded change,
+    for the whole time: an object that flips away and back between two polls breaks it."""
+    _, _, target = _ref(scenario, ref)
+    expected = _documents(scenario, docstring, "the block")
+    if len(expected) != 1:
+        raise StepFailed("the part of the object to match is one map")
+    start = scenario.now
+    end = start + seconds
+    try:  # returns early once it breaks: the verdict is then already decided
+        scenario.wait_until(lambda state: not partial.matches(expected[0], target.get(state))
+                            or scenario.now >= end, seconds)
+    except PartialError as exc:
+        raise StepFailed(str(exc)) from None
+    scenario.judge(Judgement("matches_for", {
+        "object": _plain(target), "expected": expected[0], "start": start, "duration": seconds,
+        "now": scenario.now}))
+
+
+@then("{ref:Ref} changed at most {count:d} times within {seconds:d} seconds",
+      check="changed_at_most")
+def changed_at_most(scenario: Scenario, ref: str, count: int, seconds: int) -> None:
+    """From this step on, for that long, it changed at most so often (every recorded watch
+    event of it counts): a status written in a loop breaks it."""
+    _, _, target = _ref(scenario, ref)
+    start = scenario.now
+    end = start + seconds
+    scenario.wait_until(lambda _state: scenario.now >= end, seconds)
+    scenario.judge(Judgement("changed_at_most", {
+        "object": _plain(target), "limit": count, "start": start, "within": seconds,
+        "now": scenario.now}))
+
+
 def _comparison(text: str) -> Comparison:
     try:
         return Comparison.parse(text)
