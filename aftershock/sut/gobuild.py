@@ -212,7 +212,9 @@ def _unreachable(build: SourceBuild, stderr: str) -> str:
     said = [line.strip() for line in stderr.splitlines() if line.strip()]
     return (f"cannot fetch {build.git} at {build.commit}: {said[-1] if said else 'git failed'}"
             f" (a machine that cannot reach it maps the URL to a mirror: git config --global "
-            f"url.<mirror>.insteadOf {build.git})")
+            f"url.<mirror>.insteadOf {build.git}; or for one run only, in its environment: "
+            f"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=url.<mirror>.insteadOf "
+            f"GIT_CONFIG_VALUE_0={build.git})")
 
 
 @cache

@@ -89,6 +89,9 @@ def test_a_source_that_cannot_be_reached_is_one_line_naming_url_and_mirror(repos
     message = str(refused.value)
     assert message.startswith(f"cannot fetch {URL} at {commit}: "), message
     assert f"url.<mirror>.insteadOf {URL}" in message and "\n" not in message
+    # the per-process form, which the test above fetches through, is offered too
+    assert ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=url.<mirror>.insteadOf "
+            f"GIT_CONFIG_VALUE_0={URL}") in message
     assert not list(gobuild.source_root().rglob(commit))  # nothing half-fetched left
 
 
