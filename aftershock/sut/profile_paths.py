@@ -1,7 +1,8 @@
 """The paths a profile names, checked when it loads: each is readable (``spec.replicas``,
-``spec.groups[0].replicas``, ``spec.groups[name=w].replicas``), each manifest it installs
-exists, and where it installs the CRD of a concept's resource, every path of that concept is
-one the CRD's schema can address. A wrong one is a UserError naming file:line."""
+``spec.groups[0].replicas``, ``spec.groups[name=w].replicas``), each manifest it installs or
+reads its RBAC from exists, and where it installs the CRD of a concept's resource, every path
+of that concept is one the CRD's schema can address. A wrong one is a UserError naming
+file:line."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ def check(doc: Located, directory: Path) -> None:
             raise doc.error(f"field 'install.manifests' names {manifest}, which is not a file "
                             f"(paths are relative to the profile file)", "install",
                             "manifests", position)
+    for position, manifest in enumerate(raw.get("rbac_from") or []):
+        if not (directory / fill(manifest, values)).is_file():
+            raise doc.error(f"field 'rbac_from' names {manifest}, which is not a file "
+                            f"(paths are relative to the profile file)", "rbac_from", position)
     start = raw.get("start") or {}
     for position, manifest in enumerate(start.get("manifests") or []):
         if not (directory / fill(manifest, values)).is_file():
@@ -69,6 +74,7 @@ def _module_values(doc: Located) -> dict[str, str]:
     names them)."""
     build = build_of(doc, doc.data.get("build"))
     checked = [*((doc.data.get("install") or {}).get("manifests") or []),
+               *(doc.data.get("rbac_from") or []),
                *((doc.data.get("start") or {}).get("manifests") or []),
                *((doc.data.get("start") or {}).get("files") or {}).values()]
     found: dict[str, str] = {}

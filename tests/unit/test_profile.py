@@ -260,3 +260,19 @@ def test_two_profiles_of_one_dra_driver_are_refused_on_one_cluster_of_real_nodes
     node_agents_apart([correct, correct])  # the same profile again (--repeat) is one driver
     example = load_profile("profiles/thirdparty/dra-example-driver.yaml")
     node_agents_apart([example, correct])  # two drivers of their own names
+
+
+@pytest.mark.parametrize("field, line", [("install:\n  manifests: [crd.yaml, gone.yaml]", 3),
+                                         ("rbac_from: [role.yaml, gone.yaml]", 2)])
+def test_a_manifest_or_rbac_file_that_is_gone_is_one_line_at_its_place(tmp_path, field, line):
+    """A profile moved to another commit (or folder) whose files are not there any more is
+    refused at load, naming the field, the file and its line."""
+    (tmp_path / "crd.yaml").write_text("kind: List\nitems: []\n")
+    (tmp_path / "role.yaml").write_text("kind: ClusterRole\nrules: []\n")
+    profile = tmp_path / "p.yaml"
+    profile.write_text(f"name: p\n{field}\nconcepts: {{}}\n")
+    with pytest.raises(UserError) as refused:
+        load_profile(str(profile))
+    message = str(refused.value)
+    assert message.startswith(f"{profile}:{line}: field '") and "gone.yaml, which is not a " \
+        "file" in message, message
