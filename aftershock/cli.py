@@ -205,7 +205,7 @@ def cmd_notebook(args: argparse.Namespace, extra: list[str]) -> int:
     aftershock), from the pinned dependency; any other option goes to `jupyter lab`."""
     import importlib.util
 
-    from aftershock.project import find_root
+    from aftershock.shape import find_root
 
     if importlib.util.find_spec("jupyterlab") is None:
         raise UserError("JupyterLab is not installed here: pip install -c constraints.txt "
@@ -240,7 +240,7 @@ def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     from aftershock import run_options, versions
     from aftershock.pytest_plugin import check_inputs
 
-    extra = [*run_options.passed_on(args), *unknown]
+    extra = [*run_options.passed_on(args), *unknown, *_rootdir(unknown)]
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
         versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
     check_inputs(run_options.with_defaults(args))
@@ -254,6 +254,17 @@ def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
         return run_workers(args, extra)
     progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
     return int(pytest.main([*progress, *extra, *args.paths]))
+
+
+def _rootdir(unknown: list[str]) -> list[str]:
+    """pytest's rootdir, where a run writes its reports and cache: the project this command
+    runs in (the nearest folder up whose pyproject.toml names aftershock), else the working
+    directory; never the folder of a feature named from elsewhere, which pytest would pick."""
+    from aftershock.shape import find_root
+
+    if any(arg == "--rootdir" or arg.startswith("--rootdir=") for arg in unknown):
+        return []
+    return [f"--rootdir={find_root(Path.cwd().resolve()) or Path.cwd().resolve()}"]
 
 
 def option_value(argv: list[str], name: str) -> str | None:

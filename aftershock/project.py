@@ -50,16 +50,6 @@ def installed_from() -> str:
     return url.removeprefix("file://") if url else "path/to/aftershock-checkout-or-wheel"
 
 
-def find_root(start: Path) -> Path | None:
-    """The project a path is in: the nearest folder, from ``start`` up, whose pyproject.toml
-    names aftershock (this repository, or a project `aftershock init` made)."""
-    for folder in [start, *start.parents]:
-        manifest = folder / "pyproject.toml"
-        if manifest.is_file() and "aftershock" in manifest.read_text(errors="replace"):
-            return folder
-    return None
-
-
 def load_project_steps(root: Path) -> None:
     """The project's own steps/ (as its conftest.py imports them), if it has any."""
     if (root / "steps" / "__init__.py").is_file():

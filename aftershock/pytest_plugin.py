@@ -156,12 +156,8 @@ def pytest_bdd_apply_tag(tag: str, function):
                             "(@api:scheduling.k8s.io/v1alpha2,resource.k8s.io/v1)")
         pytest.mark.aftershock_api(*wanted)(function)
         return True
-    if tag.startswith("shape:"):
-        from aftershock.session_cluster import shape_file
-
-        name = tag.split(":", 1)[1]
-        shape_file(name, PROJECT[0])  # unknown: a collection error naming the known ones
-        pytest.mark.aftershock_shape(name)(function)
+    if tag.startswith("shape:"):  # checked with the feature's path, once items are known
+        pytest.mark.aftershock_shape(tag.split(":", 1)[1])(function)
         return True
     return None
 
@@ -242,13 +238,13 @@ def _versions(config: pytest.Config, items: list[pytest.Item]) -> list[str | Non
     from aftershock.shape import default_shape, load_shape
 
     given = config.option.aftershock_kubernetes_version
-    shapes: dict[str | None, object] = {}
+    shapes: dict[Path | None, object] = {}
     found: list[str | None] = []
     for item in items:
         tagged = item.get_closest_marker("aftershock_shape")
-        name = tagged.args[0] if tagged else None
+        name = shape_file(tagged.args[0], PROJECT[0], Path(item.path)) if tagged else None
         if name not in shapes:
-            shapes[name] = load_shape(shape_file(name, PROJECT[0])) if name else \
+            shapes[name] = load_shape(name) if name else \
                 load_shape(config.option.aftershock_shape) if config.option.aftershock_shape \
                 else default_shape(PROJECT[0])
         version = getattr(shapes[name], "kubernetes_version", None) or given
@@ -326,6 +322,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     return None
 
 
+def _known_shape(test, feature: Path) -> None:
+    """A `@shape:` tag names a shape of the project that owns the feature (or of pytest's
+    rootdir): one that names none is the feature's collection error, naming the known ones."""
+    from aftershock.session_cluster import shape_file
+
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name == "aftershock_shape":
+            shape_file(mark.args[0], PROJECT[0], feature)
+
+
 class FeatureFile(pytest.Module):
     """A .feature file collected directly: its scenarios become tests via pytest-bdd."""
 
@@ -349,6 +355,7 @@ class FeatureFile(pytest.Module):
                 # Known at collection (pytest-bdd asks for it only when a step runs), so that
                 # several --profile values parametrize every scenario.
                 pytest.mark.usefixtures("aftershock_scenario")(value)
+                _known_shape(value, self.path)
         return module
 
     def repr_failure(self, excinfo, style=None):

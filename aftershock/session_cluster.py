@@ -15,7 +15,7 @@ from aftershock.errors import UserError
 from aftershock.providers.existing import open_existing
 from aftershock.providers.kind import KindProvider
 from aftershock.providers.local import LocalProvider
-from aftershock.shape import default_shape, load_shape, project_shapes
+from aftershock.shape import default_shape, find_root, load_shape, project_shapes
 
 
 @dataclass(frozen=True)
@@ -42,15 +42,21 @@ class ClusterRequest:
                    allow_faults_on=option.aftershock_allow_faults_on)
 
 
-def shape_file(name: str, project: Path) -> Path:
-    """clusters/<name>.yaml for a `@shape:<name>` tag; a clear error when there is none."""
-    shapes = project_shapes(project)
-    path = shapes / f"{name}.yaml"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in shapes.glob("*.yaml"))) or "none"
-        raise UserError(f"tag @shape:{name}: no clusters/{name}.yaml in {shapes.parent} "
-                        f"(known shapes: {known})")
-    return path
+def shape_file(name: str, project: Path, feature: Path | None = None) -> Path:
+    """clusters/<name>.yaml for a `@shape:<name>` tag: the one of the project that owns the
+    feature (the nearest folder up whose pyproject.toml names aftershock), else ``project``'s;
+    a clear error when neither has it."""
+    owners = list(dict.fromkeys([*filter(None, [find_root(feature.resolve().parent)
+                                                if feature else None]), project]))
+    for owner in owners:
+        path = project_shapes(owner) / f"{name}.yaml"
+        if path.is_file():
+            return path
+    known = ", ".join(sorted({p.stem for owner in owners
+                              for p in project_shapes(owner).glob("*.yaml")})) or "none"
+    where = " or ".join(str(owner) for owner in owners)
+    raise UserError(f"tag @shape:{name}: no clusters/{name}.yaml in {where} (known shapes: "
+                    f"{known})")
 
 
 def open_cluster(request: ClusterRequest, project: Path):
@@ -76,14 +82,15 @@ class ClusterPool:
         self._clusters: dict[str, Any] = {}
         self.used: list[str] = []  # described when opened: still there after down()
 
-    def get(self, shape: str | None = None, gang_scheduling: bool = False):
-        """The cluster of ``shape``; one a profile needs kube-scheduler's gangs on is a
-        cluster of its own."""
+    def get(self, shape: str | None = None, gang_scheduling: bool = False,
+            feature: Path | None = None):
+        """The cluster of ``shape`` (as the project of ``feature`` has it); one a profile
+        needs kube-scheduler's gangs on is a cluster of its own."""
         if self.config.option.aftershock_cluster == "existing":
             shape, gang_scheduling = None, False
-        key = (shape or "default") + (" with gang scheduling" if gang_scheduling else "")
+        path = shape_file(shape, self.project, feature) if shape else None
+        key = str(path or "default") + (" with gang scheduling" if gang_scheduling else "")
         if key not in self._clusters:
-            path = shape_file(shape, self.project) if shape else None
             request = replace(ClusterRequest.from_options(self.config.option, path),
                               gang_scheduling=gang_scheduling)
             cluster = open_cluster(request, self.project)

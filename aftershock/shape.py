@@ -254,6 +254,16 @@ def load_shape(path: str | Path) -> Shape:
     return parse(load(path))
 
 
+def find_root(start: Path) -> Path | None:
+    """The project a path is in: the nearest folder, from ``start`` up, whose pyproject.toml
+    names aftershock (this repository, or a project `aftershock init` made)."""
+    for folder in [start, *start.parents]:
+        manifest = folder / "pyproject.toml"
+        if manifest.is_file() and "aftershock" in manifest.read_text(errors="replace"):
+            return folder
+    return None
+
+
 def project_shapes(project: Path) -> Path:
     """The project's cluster shapes: its clusters/ (the project is pytest's rootdir, or the
     working directory of a command or a notebook)."""
