@@ -240,7 +240,8 @@ def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     from aftershock import run_options, versions
     from aftershock.pytest_plugin import check_inputs
 
-    extra = [*run_options.passed_on(args), *unknown, *_rootdir(unknown)]
+    extra = [*run_options.passed_on(args), *unknown]
+    extra += _kept_with_the_caller(extra)
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
         versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
     check_inputs(run_options.with_defaults(args))
@@ -256,15 +257,21 @@ def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     return int(pytest.main([*progress, *extra, *args.paths]))
 
 
-def _rootdir(unknown: list[str]) -> list[str]:
-    """pytest's rootdir, where a run writes its reports and cache: the project this command
-    runs in (the nearest folder up whose pyproject.toml names aftershock), else the working
-    directory; never the folder of a feature named from elsewhere, which pytest would pick."""
+def _kept_with_the_caller(given: list[str]) -> list[str]:
+    """Where a run writes, when not told: its run dir and pytest's cache in the project this
+    command runs in (the nearest folder up whose pyproject.toml names aftershock), else the
+    working directory; never the folder of a feature named from elsewhere, which pytest makes
+    its rootdir."""
     from aftershock.shape import find_root
 
-    if any(arg == "--rootdir" or arg.startswith("--rootdir=") for arg in unknown):
-        return []
-    return [f"--rootdir={find_root(Path.cwd().resolve()) or Path.cwd().resolve()}"]
+    home = find_root(Path.cwd().resolve()) or Path.cwd().resolve()
+    out = []
+    if option_value(given, "--run-dir") is None:
+        out += ["--run-dir", str(home / "reports" / (
+            time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}"))]
+    if not any("cache_dir" in arg or arg == "no:cacheprovider" for arg in given):
+        out += ["-o", f"cache_dir={home / '.pytest_cache'}"]
+    return out
 
 
 def option_value(argv: list[str], name: str) -> str | None:
