@@ -262,13 +262,13 @@ def _kept_with_the_caller(given: list[str]) -> list[str]:
     command runs in (the nearest folder up whose pyproject.toml names aftershock), else the
     working directory; never the folder of a feature named from elsewhere, which pytest makes
     its rootdir."""
+    from aftershock.run_options import fresh_run_dir
     from aftershock.shape import find_root
 
     home = find_root(Path.cwd().resolve()) or Path.cwd().resolve()
     out = []
     if option_value(given, "--run-dir") is None:
-        out += ["--run-dir", str(home / "reports" / (
-            time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}"))]
+        out += ["--run-dir", str(fresh_run_dir(home))]
     if not any("cache_dir" in arg or arg == "no:cacheprovider" for arg in given):
         out += ["-o", f"cache_dir={home / '.pytest_cache'}"]
     return out
@@ -293,9 +293,7 @@ def run_workers(args: argparse.Namespace, extra: list[str]) -> int:
     if option_value(extra, "--shard"):
         raise UserError("--workers splits the scenarios into shards itself: not with --shard")
     shards.require_workers(args.workers, option_value(extra, "--shape"), Path.cwd())
-    given = option_value(extra, "--run-dir")
-    run = Path(given) if given else Path("reports") / (
-        time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}")
+    run = Path(option_value(extra, "--run-dir") or "")  # cmd_run gave one when not told
     passed = workers.without(extra, "--run-dir")
     _say(f"aftershock: {args.workers} workers, each its own cluster; reports in {run}")
     codes = workers.run_shards(args.workers, lambda shard: workers.aftershock_command(
@@ -326,9 +324,7 @@ def run_versions(args: argparse.Namespace, extra: list[str]) -> int:
         from aftershock.shape import load_shape
 
         load_shape(shape)
-    given = option_value(extra, "--run-dir")
-    run = Path(given) if given else Path("reports") / (
-        time.strftime("run-%Y%m%d-%H%M%S") + f"-{time.time_ns() % 100000:05d}")
+    run = Path(option_value(extra, "--run-dir") or "")  # cmd_run gave one when not told
     passed = workers.without(extra, "--run-dir", versions.OPTION)
     more = ["--workers", str(args.workers)] if args.workers != 1 else []
     _say(f"aftershock: {len(wanted)} Kubernetes versions ({', '.join(wanted)}), one after "

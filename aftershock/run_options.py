@@ -5,7 +5,9 @@ user of the harness reaches for, grouped as a user looks for them."""
 from __future__ import annotations
 
 import argparse
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 CLUSTER, IMPLEMENTATION, SELECTION, REPEATS, OUTPUT = (
@@ -131,3 +133,10 @@ def passed_on(args: argparse.Namespace) -> list[str]:
         else:
             out += [flag, str(value)]
     return out
+
+
+def fresh_run_dir(home: Path) -> Path:
+    """A run dir of its own under ``home``/reports: its time, and a part of the clock's
+    nanoseconds, so that two runs started in one second get two."""
+    return home / "reports" / (time.strftime("run-%Y%m%d-%H%M%S")
+                               + f"-{time.time_ns() % 100000:05d}")
