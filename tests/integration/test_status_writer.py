@@ -1,0 +1,41 @@
+"""The steps that judge every recorded state from a step on, against a real controller: the
+reference status writer's correct variant writes a ConfigMap's state once, its faulty one in a
+loop (ready and busy in turn, 20 times a second). The one-moment check ("within ... matches")
+passes both; "for N seconds ... matches" and "changed at most N times" pass the correct one
+and are VIOLATED on the faulty one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.cluster
+
+
+def _verdicts(run: Path, profile: str, scenario: str) -> str:
+    (found,) = [d for d in run.iterdir() if d.is_dir() and scenario in d.name
+                and profile in d.name]
+    return (found / "verdicts.txt").read_text()
+
+
+def test_a_state_written_in_a_loop_is_caught_and_one_written_once_passes(tmp_path):
+    run = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", "features/harness/status_writer.feature",
+         "--profile", "profiles/statuswriter-correct.yaml", "--profile",
+         "profiles/statuswriter-faulty.yaml", "--run-dir", str(run), "-p", "no:cacheprovider"],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert "2 failed, 2 passed" in result.stdout, result.stdout[-3000:]
+    for profile in ("statuswriter-correct", "statuswriter-faulty"):
+        for scenario in ("holds", "stays_quiet"):
+            assert "matches_within: PASS" in _verdicts(run, profile, scenario)
+    assert "matches_for: PASS" in _verdicts(run, "statuswriter-correct", "holds")
+    assert "changed_at_most: PASS" in _verdicts(run, "statuswriter-correct", "stays_quiet")
+    held = _verdicts(run, "statuswriter-faulty", "holds")
+    assert "matches_for: VIOLATED" in held and "data.state: 'busy', expected 'ready'" in held
+    quiet = _verdicts(run, "statuswriter-faulty", "stays_quiet")
+    assert "changed_at_most: VIOLATED" in quiet and "more than 1" in quiet
