@@ -31,5 +31,14 @@ def _comparison_type(text: str) -> str:
 
 # A field compared with a value (aftershock.comparison), told from other words by its operator
 _comparison_type.pattern = r"\S+ +(?:(?:==|!=|<=|>=|<|>) *\S.*|exists|absent)"
+
+
+def _having_type(text: str) -> str:
+    return text
+
+
+# What an object has: a comparison, or a bare path meaning it exists
+# (status.reservedFor[name=x]); it ends before " until ", which starts a scope's end
+_having_type.pattern = (r"\S+(?: +(?:(?:==|!=|<=|>=|<|>) *\S(?:(?! until ).)*|exists|absent))?")
 EXTRA_TYPES = {"Name": _name_type, "Ordinal": _ordinal_type, "Ref": _ref_type,
-               "Comparison": _comparison_type}
+               "Comparison": _comparison_type, "Having": _having_type}

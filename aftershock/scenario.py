@@ -67,6 +67,10 @@ class Scenario:
     judgements: list[dict[str, Any]] = field(default_factory=list)
     _cleanups: list[tuple[str, Callable[[], None]]] = field(default_factory=list)
     _schedules: list[Callable[[], None]] = field(default_factory=list)
+    # Judgements a step made for the scenario's end ("from now on ..."): its label, its words
+    # and what makes the judgement then
+    _promises: list[tuple[str | None, str | None, Callable[[], Judgement]]] = field(
+        default_factory=list)
 
     def __repr__(self) -> str:  # shown as a step parameter in reports: short, nothing secret
         return f"Scenario(namespace/{self.namespace})"
@@ -104,6 +108,34 @@ class Scenario:
             print(f"expected violation caught:\n{verdict.explain()}")
             return verdict
         raise PropertyViolated(verdict)
+
+    def promise(self, judgement: Callable[[], Judgement]) -> None:
+        """Judge at the scenario's end, after its last step, as the step running now (its
+        label, its words): a step that speaks of the rest of the scenario ("from now on")."""
+        self._promises.append((self.property_label, self.step, judgement))
+
+    def keep_promises(self) -> list[tuple[str | None, Verdict]]:
+        """Judge what steps promised for the end: (each step's words, its verdict). A labelled
+        violation goes on with the others (``violations``), as a labelled step's does; an
+        unlabelled one raises."""
+        verdicts: list[tuple[str | None, Verdict]] = []
+        while self._promises:
+            label, step, make = self._promises.pop(0)
+            self.property_label, self.step = label, step
+            try:
+                verdicts.append((step, self.judge(make())))
+            except PropertyViolated as exc:
+                verdicts.append((step, exc.verdict))
+                if label is None:
+                    raise
+                self.violations.append(exc.verdict)
+            finally:
+                self.property_label = None
+        return verdicts
+
+    @property
+    def promised(self) -> int:
+        return len(self._promises)
 
     def context(self) -> Context:
         """What the words of a step mean here, as plain data (saved with each judgement)."""

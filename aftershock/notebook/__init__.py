@@ -41,7 +41,8 @@ from aftershock.shape import find_root
 
 __all__ = ["Session", "load_ipython_extension"]
 
-MARKS = {"passed": "✔", "violated": "✘", "failed": "✘", "skipped": "-", "interrupted": "⏹"}
+MARKS = {"passed": "✔", "violated": "✘", "failed": "✘", "skipped": "-", "interrupted": "⏹",
+         "promised": "⧗"}
 ERRORS = (UserError, StepFailed, ClusterError)  # shown as one ✘ line
 BOUND = re.compile(r"\b(?:within|for|after)\s+(\d+)\s+seconds?\b|\b(\d+)\s+seconds?\s+pass")
 TICK = 1.0  # seconds between updates of a running step's line
@@ -219,11 +220,16 @@ def load_ipython_extension(ipython) -> None:
                 return Markdown("\n".join(
                     f"{n}. {MARKS[r.status]} `{r.line}` — {r.status}"
                     for n, r in enumerate(session.results, 1)) or "no step has run yet")
+            if words == ["judge"]:
+                judged = session.judge_promises()
+                for result in judged:
+                    display(_final(result))
+                return None if judged else "nothing promised for the scenario's end"
             if words[:1] == ["drop"] and len(words) > 1 and all(w.isdigit() for w in words[1:]):
                 dropped = session.drop(int(w) for w in words[1:])
                 return f"dropped {len(dropped)}: " + "; ".join(r.line for r in dropped)
             raise UsageError('usage: %scenario save FILE "Scenario name" | new "Name" | plot | '
-                             "steps | drop N...")
+                             "steps | judge | drop N...")
 
         def _save(self, session: Session, path: str, name: str) -> str:
             left = session.left_out()

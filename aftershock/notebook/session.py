@@ -30,6 +30,7 @@ import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the
 from aftershock import door, world
 from aftershock.bdd.steps import objects
 from aftershock.capabilities import MissingCapability
+from aftershock.checks.verdict import PASS
 from aftershock.errors import StepFailed, UserError
 from aftershock.grammar import (
     BLOCK,
@@ -49,7 +50,8 @@ from aftershock.scenario import PropertyViolated, Scenario
 from aftershock.session_cluster import ClusterRequest, open_cluster
 from aftershock.sut.profile import load_profile
 
-SAVED = ("passed", "violated")  # the statuses of the steps `Session.save` writes
+SAVED = ("passed", "violated", "promised")  # the statuses of the steps `Session.save` writes
+PROMISED = "judged at the scenario's end (here: `%scenario judge`)"
 
 
 @dataclass
@@ -187,12 +189,14 @@ class Session:
         # The kinds it names, found by discovery and recorded from now (a feature's are found
         # before its first step); manifests are named relative to the working directory.
         objects.prepare(self.scenario, None, [(line, block, 1)])
-        began = time.monotonic()
+        began, promised = time.monotonic(), self.scenario.promised
         self.scenario.property_label = split_label(text)[1]
         self.scenario.step = f"{keyword} {text}"
         try:
             definition.func(self.scenario, **arguments)
             result = StepResult(keyword, text, "passed", time.monotonic() - began)
+            if self.scenario.promised > promised:
+                result.status, result.message = "promised", PROMISED
         except KeyboardInterrupt:
             self.results.append(StepResult(keyword, text, "interrupted",
                                            time.monotonic() - began,
@@ -216,6 +220,24 @@ class Session:
         if raise_on_failure and result.status in ("violated", "failed"):
             raise StepFailed(f"{result.line}: {result.message}")
         return result
+
+    def judge_promises(self) -> list[StepResult]:
+        """Judge now what steps promised for the scenario's end ("from now on ..."): a
+        notebook's scenario ends when the user says so (under pytest, after its last step)."""
+        if self.scenario is None:
+            return []
+        try:
+            verdicts = self.scenario.keep_promises()
+        except PropertyViolated as exc:
+            verdicts = [(self.scenario.step, exc.verdict)]
+        self.scenario.violations.clear()  # shown here, as a step's are
+        judged = []
+        for step, verdict in verdicts:
+            keyword, text = split_keyword(step or f"Then {verdict.property}")
+            status = "passed" if verdict.status == PASS else "violated"
+            judged.append(StepResult(keyword, text, status, 0.0, "" if status == "passed" else
+                                     self.scenario.redactor.text(verdict.explain())))
+        return judged
 
     def interrupted(self) -> list[str]:
         """Ctrl-C or a kernel interrupt: revert every active fault (idempotent); returns what

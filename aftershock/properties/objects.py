@@ -56,3 +56,26 @@ def matches_for(history: History, p: Params) -> Verdict:
 def changed_at_most(history: History, p: Params) -> Verdict:
     return objects.changed_at_most(history.entries, _ref(p), p["limit"], start=p["start"],
                                    within=p["within"], now=p["now"])
+
+
+def _condition(p: Params, key: str) -> tuple[objects.ObjectRef, Comparison]:
+    """Another object and a comparison on it (``until``, ``while``), as the step saved them."""
+    said = p[key]
+    return (objects.ObjectRef(**said["object"]),
+            replace(Comparison.parse(said["comparison"]), numeric=said.get("numeric")))
+
+
+@check("never_has_from", "From a moment on (the state an object had then, and every recorded "
+       "change after it) until another object first had a field so, or the scenario's end, "
+       "the object never had a field so.")
+def never_has_from(history: History, p: Params) -> Verdict:
+    until = _condition(p, "until") if p.get("until") else None
+    return objects.never_has_from(history.entries, _ref(p), _comparison(p), start=p["start"],
+                                  now=p["now"], until=until)
+
+
+@check("never_while", "No recorded change of an object left it with a field so while another "
+       "object had a field so (a claim written reserved for a pod that had finished); a "
+       "condition that never held is UNKNOWN.")
+def never_while(history: History, p: Params) -> Verdict:
+    return objects.never_while(history.entries, _condition(p, "while"), _ref(p), _comparison(p))

@@ -320,6 +320,7 @@ def _storage() -> dict:
 
 LEDGER = {"written": [{"object": "o", "member": 2}]}
 WEB_0 = {"resource": "pods", "namespace": NS, "name": "web-0", "shown": "pod/web-0"}
+N1 = {"resource": "nodes", "namespace": "", "name": "n1", "shown": "node/n1"}
 POD_GROUP = asdict(PodGroup("web", NS, {
     "scheduler_name": "s", "min_member_path": "spec.minMember", "pod_selector": {"app": "{name}"},
     "resource": {"group": "g", "version": "v1", "plural": "podgroups", "kind": "PodGroup"}}))
@@ -387,6 +388,13 @@ JUDGEMENTS = {
                      "start": 5, "duration": 30, "now": 100}, {"pods"}),
     "changed_at_most": ({"object": WEB_0, "limit": 2, "start": 5, "within": 30, "now": 100},
                         {"pods"}),
+    "never_has_from": ({"object": WEB_0, "comparison": "status.phase == Running", "start": 5,
+                        "now": 100, "until": {"object": N1, "comparison":
+                                              'status.conditions[type=Ready].status == "False"'}},
+                       {"pods", "nodes"}),
+    "never_while": ({"object": WEB_0, "comparison": "status.phase == Running", "while": {
+        "object": N1, "comparison": 'status.conditions[type=Ready].status == "False"'}},
+        {"pods", "nodes"}),
     "claims_retained": ({"namespace": NS, "name": "data"},
                         {"statefulsets", "persistentvolumeclaims", "persistentvolumes"}),
     "own_claim_kept": ({"namespace": NS, "pod": "data-0"},
@@ -421,6 +429,8 @@ def _window(check: str, params: dict, verdict, entries: list[Entry]) -> tuple[fl
         return params["start"], params["start"] + params["duration"]
     if check == "changed_at_most":
         return params["start"], params["start"] + params["within"]
+    if check == "never_has_from":
+        return verdict.window
     if check == "published_again":
         return (entries[0].mono if entries else 0.0), params["back"] + params["within"]
     return (entries[0].mono if entries else 0.0), end
@@ -489,7 +499,8 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "no_error_storm": (("audit", "ctl"),),
     "never_had": (("pods", "web-0"),), "kept": (("pods", "web-0"),),
     "matches_within": (("pods", "web-0"),), "matches_for": (("pods", "web-0"),),
-    "changed_at_most": (("pods", "web-0"),),
+    "changed_at_most": (("pods", "web-0"),), "never_has_from": (("pods", "web-0"),),
+    "never_while": (("nodes", "n1"),),
 }
 
 

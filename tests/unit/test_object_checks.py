@@ -210,3 +210,96 @@ def test_changed_at_most_over_a_gap_is_unknown_and_before_its_end_is_unknown():
     early = History().cluster(0, 3, type="ADDED").cluster(2, 2)
     verdict = judge("changed_at_most", {**CALM, "now": 3}, early)
     assert verdict.status == UNKNOWN and "observed only" in verdict.summary
+
+
+BUSY = {"object": WEB, "comparison": "status.state == failed"}
+
+
+def test_from_now_on_judges_from_its_own_moment_and_fails_on_a_flap_after_it():
+    """A flap before the step is history; one after it breaks "from now on ... never has"."""
+    flapped_before = _flapping(History().cluster(0, 3, type="ADDED"), until=2.0)
+    flapped_before.cluster(2.5, 3, "ready").at(10, "mark", detail="end")
+    verdict = judge("never_has_from", {**BUSY, "start": 3, "now": 10}, flapped_before)
+    assert verdict.status == PASS, verdict.explain()
+    assert verdict.window == (3, 10)
+    verdict = judge("never_had", BUSY, flapped_before)
+    assert verdict.status == VIOLATED  # the whole history's check sees the earlier flap
+    flapping = _flapping(History().cluster(0, 3, type="ADDED"))
+    flapping.at(10, "mark", detail="end")
+    verdict = judge("never_has_from", {**BUSY, "start": 3, "now": 10}, flapping)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert 2.9 < verdict.witness[0].mono < 3.1 and "from +3.000s" in verdict.summary
+
+
+def test_from_now_on_counts_the_state_the_object_had_at_its_start():
+    history = History().cluster(0, 3, "failed", type="ADDED").at(10, "mark", detail="end")
+    verdict = judge("never_has_from", {**BUSY, "start": 3, "now": 10}, history)
+    assert verdict.status == VIOLATED and verdict.witness[0].mono == 0
+
+
+def test_until_ends_the_scope_at_the_first_state_its_condition_held():
+    done = {"object": WEB, "comparison": "status.readyWorkerReplicas == 0"}
+    history = History().cluster(0, 3, type="ADDED").cluster(4, 0).cluster(5, 0, "failed")
+    history.at(10, "mark", detail="end")
+    params = {**BUSY, "start": 1, "now": 10, "until": done}
+    verdict = judge("never_has_from", params, history)
+    assert verdict.status == PASS and verdict.window == (1, 4), verdict.explain()
+    assert "until raycluster/web had status.readyWorkerReplicas == 0" in verdict.summary
+    early = History().cluster(0, 3, type="ADDED").cluster(2, 3, "failed").cluster(4, 0)
+    early.at(10, "mark", detail="end")
+    assert judge("never_has_from", params, early).status == VIOLATED
+
+
+def test_from_now_on_over_a_gap_is_unknown_and_a_gap_before_it_is_not_its_business():
+    gapped = History().cluster(0, 3, type="ADDED")
+    gapped.gap(4, 5, [{"type": "MODIFIED", "object": raycluster(3)}])
+    gapped.at(10, "mark", detail="end")
+    verdict = judge("never_has_from", {**BUSY, "start": 3, "now": 10}, gapped)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+    assert judge("never_has_from", {**BUSY, "start": 6, "now": 10}, gapped).status == PASS
+
+
+POD = {"resource": "pods", "namespace": NS, "name": "x", "shown": "pod/x"}
+CLAIM = {"resource": "resourceclaims", "namespace": NS, "name": "y",
+         "shown": "resourceclaim/y"}
+RESERVED = {"object": CLAIM, "comparison": "status.reservedFor[name=x] exists",
+            "while": {"object": POD, "comparison": "status.phase == Succeeded"}}
+
+
+def _pod(h: History, at: float, phase: str) -> History:
+    return h.at(at, resource="pods", namespace=NS, name="x", uid="u-x", type="MODIFIED",
+                object={"metadata": {"name": "x", "namespace": NS}, "status": {"phase": phase}})
+
+
+def _claim(h: History, at: float, reserved: bool) -> History:
+    status = {"reservedFor": [{"name": "x", "resource": "pods"}]} if reserved else {}
+    return h.at(at, resource="resourceclaims", namespace=NS, name="y", uid="u-y",
+                type="MODIFIED", object={"metadata": {"name": "y", "namespace": NS},
+                                         "status": status})
+
+
+def test_while_a_pod_is_done_its_claim_is_never_written_reserved_for_it():
+    """The claim still reserved when the pod finishes is cleaned up a moment later: not a
+    violation. Written reserved again while the pod is Succeeded (a stale cache) is."""
+    kept = _claim(_pod(History(), 0, "Running"), 0.5, True)
+    _claim(_pod(kept, 2, "Succeeded"), 2.2, False).at(5, "mark", detail="end")
+    verdict = judge("never_while", RESERVED, kept)
+    assert verdict.status == PASS, verdict.explain()
+    stale = _claim(_pod(History(), 0, "Running"), 0.5, True)
+    _claim(_claim(_pod(stale, 2, "Succeeded"), 2.2, False), 3, True).at(5, "mark", detail="end")
+    verdict = judge("never_while", RESERVED, stale)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert [e.mono for e in verdict.witness] == [2, 3]
+    assert "while pod/x had status.phase == Succeeded" in verdict.summary
+
+
+def test_while_a_condition_that_never_held_or_a_gap_is_unknown():
+    running = _claim(_pod(History(), 0, "Running"), 0.5, True).at(5, "mark", detail="end")
+    verdict = judge("never_while", RESERVED, running)
+    assert verdict.status == UNKNOWN and "never had status.phase == Succeeded" in verdict.summary
+    gapped = _claim(_pod(History(), 0, "Succeeded"), 0.5, False)
+    gapped.at(1, GAP_START, resource="resourceclaims", detail="410 Gone")
+    gapped.at(2, GAP_END, resource="resourceclaims", extra={"changes": []})
+    gapped.at(5, "mark", detail="end")
+    verdict = judge("never_while", RESERVED, gapped)
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()

@@ -91,15 +91,17 @@ def _check_fields(scenario: Scenario, definition, arguments: dict[str, Any],
     """The fields a judging step names exist in the kind's published schema: a typo would
     otherwise make "at no point did it have <typo> > 5" hold for ever."""
     refs = REF.findall(definition.pattern)
-    if not refs or definition.func not in (never_had, kept, matches):
+    if not refs or definition.func not in FIELDS:
         return
-    kind = catalog(scenario).resolve(str(arguments[refs[0]]).partition("/")[0])
-    if definition.func is matches:
+    if definition.func in (matches, matches_for):
         expected = [d for d in yaml.safe_load_all(block or "") if d is not None]
-        fields = partial.leaf_paths(expected[0]) if len(expected) == 1 else []
+        named = [(refs[0], path) for path in
+                 (partial.leaf_paths(expected[0]) if len(expected) == 1 else [])]
     else:
-        fields = [Comparison.parse(str(arguments["comparison"])).path]
-    for path in fields:
+        named = [(ref, Comparison.parse(_having(str(arguments[said]))).path)
+                 for ref, said in FIELDS[definition.func]]
+    for ref, path in named:
+        kind = catalog(scenario).resolve(str(arguments[ref]).partition("/")[0])
         problem = catalog(scenario).field_problem(kind, path)
         if problem:
             raise UnknownKind(f"{kind.kind.lower()} has no field {path}: {problem}")
@@ -340,6 +342,60 @@ def kept(scenario: Scenario, ref: str, comparison: str) -> None:
     scenario.judge(Judgement("kept", _compared(scenario, ref, comparison)))
 
 
+def _having(text: str) -> str:
+    """What an object has: a comparison, or a bare path meaning it exists."""
+    text = text.strip()
+    return text if " " in text else f"{text} exists"
+
+
+def _condition(scenario: Scenario, ref: str, having: str) -> dict[str, Any]:
+    return _compared(scenario, ref, _having(having))
+
+
+@then("from now on {ref:Ref} never has {comparison:Having}", check="never_has_from")
+def never_has_from(scenario: Scenario, ref: str, comparison: str) -> None:
+    """From this step to the scenario's end, it never has the field so (the state it has now
+    included): judged after the last step. A bare path means the field exists:
+    status.reservedFor[name=x]."""
+    _promise(scenario, _condition(scenario, ref, comparison), None)
+
+
+@then("from now on {ref:Ref} never has {comparison:Having} until {other:Ref} has "
+      "{until:Having}", check="never_has_from")
+def never_has_until(scenario: Scenario, ref: str, comparison: str, other: str,
+                    until: str) -> None:
+    """From this step until the other object first has its field so (or the scenario's end),
+    it never has the field so; what it has from then on is not judged."""
+    _promise(scenario, _condition(scenario, ref, comparison),
+             _condition(scenario, other, until))
+
+
+def _promise(scenario: Scenario, said: dict[str, Any], until: dict[str, Any] | None) -> None:
+    start = scenario.now
+    scenario.timeline.mark(f"from now on: {said['object']['shown']} never has "
+                           f"{said['comparison']}")
+    scenario.promise(lambda: Judgement("never_has_from", {
+        **said, "start": start, "now": scenario.now, "until": until}))
+
+
+@then("while {guard:Ref} has {condition:Having}, {ref:Ref} never has {comparison:Having}",
+      check="never_while")
+def never_while(scenario: Scenario, guard: str, condition: str, ref: str,
+                comparison: str) -> None:
+    """No recorded change of the second object left it with its field so while the first had
+    its own so: a claim written reserved for a pod after the pod finished."""
+    scenario.judge(Judgement("never_while", {**_condition(scenario, ref, comparison),
+                                             "while": _condition(scenario, guard, condition)}))
+
+
+@then("while {guard:Ref} is {phase:w}, {ref:Ref} never has {comparison:Having}",
+      check="never_while")
+def never_while_phase(scenario: Scenario, guard: str, phase: str, ref: str,
+                      comparison: str) -> None:
+    """The same, with the first object's status.phase: while pod/x is Succeeded, ..."""
+    never_while(scenario, guard, f"status.phase == {phase}", ref, comparison)
+
+
 def _compared(scenario: Scenario, ref: str, comparison: str) -> dict[str, Any]:
     """A comparison's judgement, with what the published schema types its field as: a number
     (its absence is 0), another type, or not known (None)."""
@@ -353,3 +409,12 @@ def _compared(scenario: Scenario, ref: str, comparison: str) -> dict[str, Any]:
 def _plain(ref: ObjectRef) -> dict[str, str]:
     return {"resource": ref.resource, "namespace": ref.namespace, "name": ref.name,
             "shown": ref.shown}
+
+
+# The judging steps whose fields are checked against the published schema at collection: the
+# object each field is of, and the argument that names it ("phase" is status.phase)
+FIELDS = {never_had: [("ref", "comparison")], kept: [("ref", "comparison")], matches: [],
+          matches_for: [], never_has_from: [("ref", "comparison")],
+          never_has_until: [("ref", "comparison"), ("other", "until")],
+          never_while: [("guard", "condition"), ("ref", "comparison")],
+          never_while_phase: [("ref", "comparison")]}
