@@ -213,8 +213,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     now if this machine has not built them (once, cached), with progress shown, after the
     inputs were checked and the scenarios collected, before any cluster starts."""
     config = session.config
-    if config.option.aftershock_cluster != "local" or hasattr(config, "workerinput") or \
-            config.option.collectonly:
+    if config.option.collectonly or hasattr(config, "workerinput"):
+        return
+    from aftershock.sut.profile import load_profile
+
+    try:  # the source trees the run's implementations build from, fetched now, not at loading
+        for path in config.option.aftershock_profile or ():
+            load_profile(path).fetch()
+    except UserError as exc:
+        pytest.exit(f"aftershock: error: {exc}", returncode=2)
+    if config.option.aftershock_cluster != "local":
         return
     from aftershock.providers import toolchain
 

@@ -15,7 +15,13 @@ from aftershock.errors import UserError
 from aftershock.providers.existing import open_existing
 from aftershock.providers.kind import KindProvider
 from aftershock.providers.local import LocalProvider
-from aftershock.shape import default_shape, find_root, load_shape, project_shapes
+from aftershock.shape import (
+    default_shape,
+    find_root,
+    load_shape,
+    project_shapes,
+    shipped_shapes,
+)
 
 
 @dataclass(frozen=True)
@@ -44,19 +50,20 @@ class ClusterRequest:
 
 def shape_file(name: str, project: Path, feature: Path | None = None) -> Path:
     """clusters/<name>.yaml for a `@shape:<name>` tag: the one of the project that owns the
-    feature (the nearest folder up whose pyproject.toml names aftershock), else ``project``'s;
-    a clear error when neither has it."""
+    feature (the nearest folder up whose pyproject.toml names aftershock), else ``project``'s,
+    else the one aftershock ships; a clear error when none has it."""
     owners = list(dict.fromkeys([*filter(None, [find_root(feature.resolve().parent)
                                                 if feature else None]), project]))
-    for owner in owners:
-        path = project_shapes(owner) / f"{name}.yaml"
+    folders = list(dict.fromkeys([*(project_shapes(owner) for owner in owners),
+                                  shipped_shapes()]))
+    for folder in folders:
+        path = folder / f"{name}.yaml"
         if path.is_file():
             return path
-    known = ", ".join(sorted({p.stem for owner in owners
-                              for p in project_shapes(owner).glob("*.yaml")})) or "none"
-    where = " or ".join(str(owner) for owner in owners)
-    raise UserError(f"tag @shape:{name}: no clusters/{name}.yaml in {where} (known shapes: "
-                    f"{known})")
+    known = ", ".join(sorted({p.stem for folder in folders
+                              for p in folder.glob("*.yaml")})) or "none"
+    where = " or ".join(str(folder) for folder in folders)
+    raise UserError(f"tag @shape:{name}: no {name}.yaml in {where} (known shapes: {known})")
 
 
 def open_cluster(request: ClusterRequest, project: Path):

@@ -264,6 +264,13 @@ def find_root(start: Path) -> Path | None:
     return None
 
 
+def shipped_shapes() -> Path:
+    """The shapes aftershock ships: the installed package's clusters/, or its checkout's."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "clusters"
+    return packaged if packaged.is_dir() else here.parent / "clusters"
+
+
 def project_shapes(project: Path) -> Path:
     """The project's cluster shapes: its clusters/ (the project is pytest's rootdir, or the
     working directory of a command or a notebook)."""

@@ -179,10 +179,18 @@ def _alone(final: Path) -> Iterator[None]:
         yield
 
 
+def _tree(build: SourceBuild) -> Path:
+    return source_root() / re.sub(r"[^A-Za-z0-9_.-]+", "_", build.git) / build.commit
+
+
+def is_fetched(build: SourceBuild) -> bool:
+    return (_tree(build) / ".git").is_dir()
+
+
 def source_tree(build: SourceBuild, progress: Progress | None = None) -> Path:
     """The repository's files at the commit: fetched once (shallow, that commit only) into
     ~/.cache/aftershock/src/<repository>/<commit>/."""
-    final = source_root() / re.sub(r"[^A-Za-z0-9_.-]+", "_", build.git) / build.commit
+    final = _tree(build)
     if (final / ".git").is_dir():
         return final
     with _alone(final):

@@ -8,6 +8,7 @@ loaded into the nodes — kind only); a profile may offer both."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +18,7 @@ from aftershock import labels
 from aftershock.errors import UserError
 from aftershock.schema import validate
 from aftershock.sut import profile_paths
-from aftershock.sut.gobuild import Build, GoBuild, values
-from aftershock.sut.placeholders import fill
+from aftershock.sut.gobuild import Build, GoBuild, SourceBuild, source_tree, values
 from aftershock.sut.profile_schema import (  # noqa: F401 (re-exported)
     CONCEPTS,
     SCHEMA,
@@ -121,6 +121,9 @@ class Profile:
     more_builds: dict[str, Build] = field(default_factory=dict)  # {binary_<name>}
     rbac_from: tuple[str, ...] = ()
     gang_scheduling: bool = False  # the cluster it runs on needs kube-scheduler's gangs on
+    # Where the files it names are looked up: its own folder, then those of the profiles it
+    # extends (nearest first)
+    dirs: tuple[Path, ...] = ()
 
     @property
     def in_cluster_only(self) -> bool:
@@ -166,7 +169,7 @@ class Profile:
         """The files or packages its start command names (a script, `-m package`)."""
         if self.start is None:
             return []
-        base, command = self.path.parent / self.start.cwd, self.start.command
+        base, command = self.resolve(self.start.cwd), self.start.command
         named = [command[i + 1].replace(".", "/") for i, word in enumerate(command[:-1])
                  if word == "-m"] + [word for word in command if "{" not in word]
         found = []
@@ -178,10 +181,15 @@ class Profile:
         return found
 
     def resolve(self, relative: str) -> Path:
-        """Paths in a profile are relative to the profile file (wherever it is kept);
-        {module_dir} is the built implementation's module (its CRDs, its RBAC); {source_dir}
-        the whole source tree it was built from."""
-        return (self.path.parent / fill(relative, self.module_values())).resolve()
+        """Paths in a profile are relative to the profile file (wherever it is kept), else to
+        a profile it extends; {module_dir} is the built implementation's module (its CRDs, its
+        RBAC); {source_dir} the whole source tree it was built from; {aftershock} the profiles
+        aftershock ships, {project} the project the profile is in."""
+        folders = self.dirs or (self.path.parent,)
+        values = profile_paths.path_values(folders[0])
+        if "{module_dir}" in relative or "{source_dir" in relative:  # fetched when named
+            values.update(self.module_values())
+        return profile_paths.find(folders, profile_paths.named(relative, values, folders))
 
     def module_values(self) -> dict[str, str]:
         """{module_dir} and {source_dir} of its build; {source_dir_<name>} of a program it
@@ -193,10 +201,22 @@ class Profile:
                 found[f"source_dir_{name}"] = values(build)["source_dir"]
         return found
 
+    def fetch(self) -> Profile:
+        """Its source trees, fetched now where they are not yet (``SourceUnreachable`` when
+        one cannot be), and the files it names in them checked, at file:line: a run fetches
+        what it needs, and loading it (collection, ``--collect-only``) fetches nothing."""
+        for build in (self.build, *self.more_builds.values()):
+            if isinstance(build, SourceBuild):
+                source_tree(build)
+        doc, dirs = document(self.path)
+        profile_paths.check(doc, dirs)
+        return self
+
     @property
     def workdir(self) -> Path:
         """Where the implementation's commands (its start, a data probe) run."""
-        return self.resolve(self.start.cwd) if self.start else self.path.parent
+        return self.resolve(self.start.cwd) if self.start else (self.dirs or
+                                                                 (self.path.parent,))[0]
 
 
 def node_agents_apart(profiles: list[Profile]) -> None:
@@ -218,12 +238,15 @@ def node_agents_apart(profiles: list[Profile]) -> None:
                 "them apart, one aftershock run each")
 
 
+EXTENDS_DEPTH = 8  # a chain of profiles each stating what differs from the next
+
+
 def load_profile(path: str | Path) -> Profile:
     if not Path(path).is_file():
         raise UserError("no such profile", path=str(path))
-    doc = load(path)
+    doc, dirs = document(Path(path).resolve())
     validate(doc, SCHEMA)
-    profile_paths.check(doc, Path(path).resolve().parent)
+    profile_paths.check(doc, dirs)
     raw = doc.data
     _check_node_selector(doc, raw["concepts"].get("node_records"))
     _check_gang(doc, raw["concepts"].get("gang"))
@@ -259,10 +282,11 @@ def load_profile(path: str | Path) -> Profile:
         watch_delay_target=raw.get("watch_delay_target"),
         actor=raw.get("actor"),
         in_cluster=in_cluster,
-        build=_build(doc, raw.get("build")),
+        build=profile_paths.build_of(doc, raw.get("build"), dirs),
         more_builds=profile_paths.more_builds(doc, raw.get("build")),
         rbac_from=tuple(raw.get("rbac_from") or ()),
         gang_scheduling=bool((raw.get("cluster") or {}).get("gangScheduling", False)),
+        dirs=dirs,
     )
 
 
@@ -297,8 +321,73 @@ def _check_node_selector(doc: Located, records: dict[str, Any] | None) -> None:
                         "node_records", "node_selector") from None
 
 
-def _build(doc: Located, raw: dict[str, Any] | None) -> Build | None:
-    return profile_paths.build_of(doc, raw)
+def document(path: Path, chain: tuple[Path, ...] = ()) -> tuple[Located, tuple[Path, ...]]:
+    """A profile's document with what it extends merged under it (``extends: <profile>``: its
+    mappings merged key by key, a list or a value replaced whole, null removing a key), and the
+    folders its files are looked up in, its own first."""
+    doc = load(path)
+    said = doc.data.get("extends") if isinstance(doc.data, dict) else None
+    if said is None:
+        return doc, (path.parent,)
+    if not isinstance(said, str):
+        raise doc.error("field 'extends': expected the path of a profile (relative to this "
+                        "one, or {aftershock}/..., {project}/...)", "extends")
+    if "name" not in doc.data:
+        raise doc.error("a profile that extends another states its own name", "extends")
+    values = profile_paths.path_values(path.parent)
+    try:
+        base_path = profile_paths.find((path.parent,),
+                                       profile_paths.named(said, values, (path.parent,)))
+    except UserError as exc:
+        raise doc.error(f"field 'extends': {exc}", "extends") from None
+    if not base_path.is_file():
+        raise doc.error(f"field 'extends' names {said}, which is not a file (relative to this "
+                        "profile, or {aftershock}/... for the profiles aftershock ships: "
+                        f"{profile_paths.shipped_profiles()})", "extends")
+    if base_path in (*chain, path):
+        circle = " → ".join(p.name for p in (*chain, path, base_path))
+        raise doc.error(f"field 'extends': the profiles extend each other in a circle "
+                        f"({circle})", "extends")
+    if len(chain) >= EXTENDS_DEPTH:
+        raise doc.error(f"field 'extends': more than {EXTENDS_DEPTH} profiles deep", "extends")
+    base, dirs = document(base_path, (*chain, path))
+    validate(base, SCHEMA)  # its own mistakes are named in its own file
+    merged = _merged(_anchored(base.data, base_path.parent),
+                     {k: v for k, v in doc.data.items() if k != "extends"})
+    lines = {key: doc.line("extends") for key in base.lines} | doc.lines
+    return Located(doc.path, merged, lines), tuple(dict.fromkeys((path.parent, *dirs)))
+
+
+# The folders a profile names (a start's working directory, a Go module, an image's build
+# context, a chart): one a base states is its own folder's, made absolute before merging (a
+# folder is found from every profile's folder, so looking it up would take the wrong one)
+FOLDERS = (("start", "cwd"), ("build", "path"), ("install_in_cluster", "build", "context"),
+           ("install_in_cluster", "build", "dockerfile"), ("install_in_cluster", "helm", "chart"))
+
+
+def _anchored(data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    for keys in FOLDERS:
+        holder = data
+        for key in keys[:-1]:
+            holder = holder.get(key) if isinstance(holder, dict) else None
+        said = holder.get(keys[-1]) if isinstance(holder, dict) else None
+        if isinstance(said, str) and not said.startswith(("{", "/")) and \
+                (folder / said).exists():
+            holder[keys[-1]] = str((folder / said).resolve())
+    return data
+
+
+def _merged(base: Any, over: Any) -> Any:
+    if not isinstance(base, dict) or not isinstance(over, dict):
+        return over
+    merged = dict(base)
+    for key, value in over.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = _merged(base.get(key), value)
+    return merged
 
 
 def _in_cluster(doc: Located, raw: dict[str, Any] | None,

@@ -95,3 +95,13 @@ def test_the_wheel_in_a_fresh_venv_runs_a_projects_own_steps(tmp_path):
                   "profiles/kube-replicaset.yaml", "-p", "no:cacheprovider", cwd=project)
     assert judged.returncode == 0, judged.stdout[-3000:] + judged.stderr[-2000:]
     assert "2 passed" in judged.stdout and "warning" not in judged.stdout.lower()
+    # a profile of the project's own that states only what differs from one the wheel ships
+    (project / "profiles" / "mine.yaml").write_text(
+        'extends: "{aftershock}/kube-replicaset.yaml"\nname: mine\n')
+    loaded = _run(python, "-c", "from aftershock.sut.profile import load_profile; "
+                  "p = load_profile('profiles/mine.yaml'); print(p.name, p.dirs[-1], "
+                  "p.resolve(p.concept('replica_group')['manifest']).is_file())",
+                  cwd=project)
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert loaded.stdout.split() == ["mine", str(site / "aftershock" / "profiles"), "True"], \
+        loaded.stdout

@@ -27,7 +27,7 @@ PROFILES = sorted(THIRDPARTY.glob("*.yaml"))
 @pytest.mark.parametrize("path", PROFILES, ids=[p.stem for p in PROFILES])
 def test_each_thirdparty_profile_loads_against_its_module(path):
     try:
-        profile = load_profile(path)
+        profile = load_profile(path).fetch()
     except SourceUnreachable as exc:
         pytest.skip(str(exc))
     assert profile.build is not None, "a third-party profile builds from its published module"
@@ -81,7 +81,7 @@ def _run_thirdparty(run: Path, feature: str, profiles: tuple[str, ...], *selecti
     reached), and the rows of its matrix."""
     try:
         for name in profiles:
-            load_profile(THIRDPARTY / f"{name}.yaml")
+            load_profile(THIRDPARTY / f"{name}.yaml").fetch()
     except SourceUnreachable as exc:
         pytest.skip(str(exc))
     result = subprocess.run(

@@ -182,7 +182,8 @@ def test_a_feature_elsewhere_uses_its_own_projects_shapes_and_writes_nothing_the
                        "    Given a Deployment web with 1 replicas\n")
     missing = _aftershock("run", str(feature), "--collect-only", cwd=caller)
     assert missing.returncode == 2, missing.stdout + missing.stderr
-    assert "tag @shape:tiny: no clusters/tiny.yaml in " in missing.stdout  # pytest's rootdir
+    assert "tag @shape:tiny: no tiny.yaml in " in missing.stdout  # pytest's rootdir, shipped
+    assert "(known shapes: hundred-small-nodes, " in missing.stdout
     assert "ERROR collecting" in missing.stdout and "x.feature" in missing.stdout
     (elsewhere / "pyproject.toml").write_text('[project]\nname = "x"\n'
                                               'dependencies = ["aftershock==0.1.0"]\n')
@@ -193,4 +194,8 @@ def test_a_feature_elsewhere_uses_its_own_projects_shapes_and_writes_nothing_the
     assert "<FeatureFile x.feature>" in found.stdout  # named in its own project
     assert sorted(p.name for p in elsewhere.iterdir()) == ["clusters", "pyproject.toml",
                                                             "x.feature"]
+    shipped = elsewhere.parent / "bare.feature"  # in no project: the shapes aftershock ships
+    shipped.write_text(feature.read_text().replace("@shape:tiny", "@shape:three-small-nodes"))
+    found = _aftershock("run", str(shipped), "--collect-only", cwd=caller)
+    assert found.returncode == 0 and "1 test collected" in found.stdout, found.stdout
     assert (caller / ".pytest_cache").is_dir()

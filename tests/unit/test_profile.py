@@ -276,3 +276,94 @@ def test_a_manifest_or_rbac_file_that_is_gone_is_one_line_at_its_place(tmp_path,
     message = str(refused.value)
     assert message.startswith(f"{profile}:{line}: field '") and "gone.yaml, which is not a " \
         "file" in message, message
+
+
+def _base(folder):
+    """A profile in its own folder, with a template beside it and a start in a folder of its."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text("base: true\n")
+    (folder / "role.yaml").write_text("kind: ClusterRole\nrules: []\n")
+    (folder / "code").mkdir(exist_ok=True)
+    path = folder / "base.yaml"
+    path.write_text(GOOD.replace("name: demo\nstart:\n", "name: demo\ndescription: the base\n"
+                                 "rbac_from: [role.yaml]\nstart:\n  cwd: code\n"
+                                 "  files: {config.yaml: config.yaml}\n"
+                                 "  env: {A: a, B: b}\n"))
+    return path
+
+
+def test_a_profile_that_extends_another_states_only_what_differs(tmp_path):
+    """Mappings merge key by key, a list is replaced whole, null removes a key; the base's files
+    are found from its folder, and its start's folder stays its own."""
+    base = _base(tmp_path / "shipped")
+    child = tmp_path / "elsewhere" / "mine.yaml"
+    child.parent.mkdir()
+    child.write_text(f"extends: {base}\nname: mine\nstart:\n  env: {{B: null, C: c}}\n"
+                     "  command: [python, mine.py]\n")
+    profile = load_profile(child)
+    assert profile.name == "mine" and profile.start.ready_log == "started"  # from the base
+    assert profile.start.env == {"A": "a", "C": "c"}
+    assert profile.start.command == ("python", "mine.py")
+    assert profile.concept("replica_group")["replicas_path"] == "spec.replicas"
+    assert profile.resolve("config.yaml") == base.parent / "config.yaml"
+    assert profile.workdir == base.parent / "code"
+    assert profile.dirs == (child.parent, base.parent)
+    (child.parent / "config.yaml").write_text("mine: true\n")  # its own beside it comes first
+    assert profile.resolve("config.yaml") == child.parent / "config.yaml"
+
+
+def test_extends_reaches_the_shipped_profiles_and_the_project(tmp_path):
+    from aftershock.sut.profile_paths import shipped_profiles
+
+    child = tmp_path / "p.yaml"
+    child.write_text('extends: "{aftershock}/thirdparty/grove-d5afd169.yaml"\nname: mine\n'
+                     "build: {commit: bebf8469be173678dd2849768d65b08618e1889c}\n")
+    profile = load_profile(child)
+    assert profile.build.commit.startswith("bebf8469") and profile.build.dir == "operator"
+    assert profile.resolve("grove/webhooks.yaml") == \
+        shipped_profiles() / "thirdparty" / "grove" / "webhooks.yaml"
+    child.write_text('extends: "{project}/base.yaml"\nname: mine\n')
+    with pytest.raises(UserError) as refused:
+        load_profile(child)
+    assert f"{child}:1: field 'extends'" in str(refused.value)
+    assert "{project} is the project the profile is in" in str(refused.value)
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["aftershock"]\n')
+    _base(tmp_path)
+    assert load_profile(child).start.files == {"config.yaml": "config.yaml"}
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("extends: nowhere.yaml\nname: x\n", "field 'extends' names nowhere.yaml, which is not a "
+                                         "file"),
+    ("extends: p.yaml\nname: x\n", "extend each other in a circle (p.yaml → p.yaml)"),
+    ("extends: base.yaml\n", "a profile that extends another states its own name"),
+    ("extends: [base.yaml]\nname: x\n", "field 'extends': expected the path of a profile"),
+    ("extends: base.yaml\nname: x\nstart: {comand: [x]}\n", "unknown field 'start.comand'"),
+])
+def test_a_wrong_extends_is_one_line_at_its_place(tmp_path, text, fragment):
+    _base(tmp_path)
+    child = tmp_path / "p.yaml"
+    child.write_text(text)
+    with pytest.raises(UserError) as refused:
+        load_profile(child)
+    assert str(refused.value).startswith(f"{child}:"), str(refused.value)
+    assert fragment in str(refused.value), str(refused.value)
+
+
+def test_a_source_tree_is_fetched_when_a_run_needs_it_not_when_the_profile_loads(
+        tmp_path, monkeypatch):
+    """Loading (collection, --collect-only) fetches nothing; `fetch` does, and then checks the
+    files the profile names in the tree."""
+    from aftershock.sut.gobuild import SourceUnreachable
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    profile = tmp_path / "p.yaml"
+    profile.write_text("name: far\nbuild: {git: 'file:///nowhere/repo', commit: "
+                       f"'{'a' * 40}', package: ./cmd}}\n"
+                       "install: {manifests: ['{source_dir}/crds/x.yaml']}\nconcepts: {}\n")
+    loaded = load_profile(profile)
+    assert not (tmp_path / "cache" / "aftershock" / "src").exists() or \
+        not any((tmp_path / "cache" / "aftershock" / "src").rglob(".git"))
+    with pytest.raises(SourceUnreachable):
+        loaded.fetch()

@@ -307,3 +307,24 @@ def test_two_runs_at_once_build_a_program_once(tmp_path, monkeypatch):
     for thread in threads:
         thread.join()
     assert len(builds) == 1 and len(found) == 2 and found[0] == found[1]
+
+
+def test_a_profile_checks_its_files_in_the_tree_once_a_run_fetches_it(repository, tmp_path):
+    """Loading it (collection, --collect-only) fetches nothing; `fetch`, as a run does, fetches
+    the tree and refuses a file the tree at that commit does not have, at its line."""
+    from aftershock.errors import UserError
+    from aftershock.sut.profile import load_profile
+
+    _, commit = repository
+    profile = tmp_path / "moved.yaml"
+    profile.write_text(f"name: moved\nbuild: {{git: '{URL}', commit: '{commit}', dir: operator, "
+                       "package: ./cmd}\ninstall:\n  manifests:\n"
+                       "    - '{module_dir}/crds/crd.yaml'\n    - '{module_dir}/crds/gone.yaml'\n"
+                       "concepts: {}\n")
+    loaded = load_profile(profile)
+    assert not gobuild.is_fetched(loaded.build)
+    with pytest.raises(UserError) as refused:
+        loaded.fetch()
+    assert gobuild.is_fetched(loaded.build)
+    assert str(refused.value).startswith(f"{profile}:6: field 'install.manifests' names "
+                                         "{module_dir}/crds/gone.yaml, which is not a file")
