@@ -1,6 +1,6 @@
 """The ``aftershock`` command: run | explore | judge | properties | steps | init | notebook |
 cluster up/down/list/gc | engine up/down/status | kind build-image | toolchain build/status |
-report | doctor."""
+modules serve | report | doctor."""
 
 # Imports inside functions: start-up time. `aftershock --help` imports in a tenth of a
 # second; the engine a subcommand needs (the step library about a second, the notebook layer
@@ -185,6 +185,21 @@ def cmd_init(args: argparse.Namespace) -> int:
     _say(f"made {len(written)} files in {target}: features/, steps/, fixtures/, clusters/, "
          "profiles/, reports/, conftest.py, pyproject.toml")
     _say(f"next: cd {target} && aftershock run features")
+    return 0
+
+
+def cmd_modules_serve(args: argparse.Namespace) -> int:
+    from aftershock.sut import modproxy
+
+    module, at, version = args.module.partition("@")
+    if not at or not module or not version:
+        raise UserError(f"'{args.module}': expected <module>@<version>, as go.sum names it "
+                        "(github.com/kai-scheduler/KAI-scheduler@v0.14.0)")
+    served = modproxy.serve(module, version, Path(args.source), Path(args.go_sum), args.rev,
+                            args.subdir, Path(args.into) if args.into else None)
+    _say(f"served {module}@{version} ({served.files} files) from {args.source}: {served.zip_hash}"
+         f" and go.mod {served.mod_hash}, the lines of {args.go_sum}")
+    print(served.goproxy)
     return 0
 
 
@@ -444,6 +459,26 @@ def parser() -> argparse.ArgumentParser:
     vocabulary.add_argument("--project", default=".",
                             help="the project whose own steps/ join the built-in ones")
     vocabulary.set_defaults(func=cmd_steps)
+
+    modules = sub.add_parser("modules", help="Go modules the module proxy refuses")
+    modules_sub = modules.add_subparsers(dest="modules_command", required=True)
+    serve = modules_sub.add_parser(
+        "serve", help="lay out MODULE@VERSION in a folder GOPROXY=file://... reads, made from a "
+        "git repository by the Go module zip rules and checked against a go.sum; prints the "
+        "GOPROXY to use")
+    serve.add_argument("module", metavar="MODULE@VERSION",
+                       help="as go.sum names it, e.g. "
+                       "github.com/kai-scheduler/KAI-scheduler@v0.14.0")
+    serve.add_argument("--from", dest="source", required=True, metavar="GIT_DIR",
+                       help="a clone or mirror of the module's repository (bare or not)")
+    serve.add_argument("--go-sum", required=True, metavar="FILE_OR_DIR",
+                       help="the go.sum of the module that needs it (or that module's folder): "
+                       "its two lines for MODULE@VERSION must be what the zip hashes to")
+    serve.add_argument("--rev", help="the revision to take (default: the tag VERSION, or "
+                       "SUBDIR/VERSION)")
+    serve.add_argument("--subdir", default="", help="the module's folder in the repository")
+    serve.add_argument("--into", help="the proxy folder (default: ~/.cache/aftershock/goproxy)")
+    serve.set_defaults(func=cmd_modules_serve)
 
     from aftershock import engine_command, kind_command
     from aftershock.explore.command import add_parser

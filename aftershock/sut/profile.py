@@ -17,7 +17,7 @@ from typing import Any
 from aftershock import labels
 from aftershock.errors import UserError
 from aftershock.schema import validate
-from aftershock.sut import profile_paths
+from aftershock.sut import charts, profile_paths
 from aftershock.sut.gobuild import Build, GoBuild, SourceBuild, source_tree, values
 from aftershock.sut.profile_schema import (  # noqa: F401 (re-exported)
     CONCEPTS,
@@ -134,7 +134,11 @@ class Profile:
         operator's own ClusterRole)."""
         from_files = []
         for manifest in self.rbac_from:
-            for doc in manifests(self.resolve(manifest)):
+            path = self.resolve(manifest)
+            if charts.is_chart(path):  # an operator's own chart, rendered here
+                from_files += charts.rules(path)
+                continue
+            for doc in manifests(path):
                 if doc.get("kind") in ("ClusterRole", "Role"):
                     from_files += doc.get("rules") or []
         return (*self.cluster_rbac, *from_files)

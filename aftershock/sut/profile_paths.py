@@ -77,7 +77,7 @@ def check(doc: Located, dirs: tuple[Path, ...]) -> None:
     raw = doc.data
     values = {**path_values(dirs[0]), **_module_values(doc, dirs)}
 
-    def present(text: str, where: str, *keys: Any) -> Path | None:
+    def present(text: str, where: str, *keys: Any, chart: bool = False) -> Path | None:
         try:
             filled = named(text, values, dirs)
         except UserError as exc:
@@ -85,6 +85,8 @@ def check(doc: Located, dirs: tuple[Path, ...]) -> None:
         if UNFETCHED.search(filled):
             return None  # in a source tree not fetched yet: checked once it is
         found = find(dirs, filled)
+        if chart and found.is_dir() and (found / "Chart.yaml").is_file():
+            return found  # a Helm chart's folder: its ClusterRoles, rendered
         if not found.is_file():
             raise doc.error(f"field '{where}' names {text}, which is not a file ({RELATIVE})",
                             *keys)
@@ -94,7 +96,7 @@ def check(doc: Located, dirs: tuple[Path, ...]) -> None:
                  enumerate((raw.get("install") or {}).get("manifests") or [])
                  if (found := present(m, "install.manifests", "install", "manifests", position))]
     for position, manifest in enumerate(raw.get("rbac_from") or []):
-        present(manifest, "rbac_from", "rbac_from", position)
+        present(manifest, "rbac_from", "rbac_from", position, chart=True)
     start = raw.get("start") or {}
     for position, manifest in enumerate(start.get("manifests") or []):
         present(manifest, "start.manifests", "start", "manifests", position)

@@ -176,7 +176,9 @@ SCHEMA = {
     }),
     "rbac_from": Field("list", items=Field(str),
                        expected="RBAC manifests (ClusterRole or Role) whose rules it is granted "
-                                "cluster-wide, e.g. {module_dir}/config/rbac/role.yaml"),
+                                "cluster-wide, e.g. {module_dir}/config/rbac/role.yaml, or a "
+                                "Helm chart's folder (its ClusterRoles and Roles, rendered "
+                                "with its default values)"),
     "install": Field("map", schema={
         "manifests": Field("list", items=Field(str), expected="a list of file paths"),
         "commands": Field("list", items=STRINGS, expected="a list of commands"),
