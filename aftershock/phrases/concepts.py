@@ -93,14 +93,15 @@ def storage_member_pending(ctx, ordinal: int, name: str) -> Condition:
 @condition("the storage cluster {name:Name} lists its Ready members")
 def storage_lists_ready(ctx, name: str) -> Condition:
     cluster = StorageCluster.of(ctx, name)
-    if not cluster.mapping.get("members_path"):  # nothing to judge: UNKNOWN, saying why
+    if not cluster.members_known:  # nothing to judge: UNKNOWN, saying why
         return Condition(f"storage cluster {name} lists exactly its Ready members (the "
-                         "profile maps no list of members: storage_cluster.members_path)",
-                         lambda s: True, frozenset({"pods"}), lambda s: 0)
-    return Condition(f"storage cluster {name} lists exactly its Ready members",
+                         "profile maps no list of members: storage_cluster.members_path or "
+                         "app_state)", lambda s: True, frozenset({"pods"}), lambda s: 0)
+    said = " (by what it says of itself)" if cluster.from_app else ""
+    return Condition(f"storage cluster {name} lists exactly its Ready members{said}",
                      lambda s: cluster.listed_members(s) == cluster.ready_members(s),
-                     frozenset({"pods", cluster.resource}),
-                     lambda s: int(cluster.obj(s) is not None))
+                     frozenset({"pods", cluster.state_resource}),
+                     lambda s: int(cluster.listed_members(s) is not None))
 
 
 def _gang_seen(gang: Gang):

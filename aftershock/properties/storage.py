@@ -3,18 +3,21 @@ its Kubernetes form, the real StatefulSet controller's retained claims."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 from aftershock import checks
+from aftershock.checks.invariants import written
 from aftershock.checks.temporal import Event, first
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
 from aftershock.sut.concepts import get_path
 from aftershock.sut.storage import StorageCluster
-from aftershock.timeline.entry import QUIET, WATCH, Entry
-from aftershock.timeline.state import State
+from aftershock.timeline.entry import APP_STATES, GAP_END, QUIET, WATCH, Entry
+from aftershock.timeline.state import State, replay
 
 
 def destructive_events(entries: Iterable[Entry], cluster: StorageCluster) -> list[Entry]:
@@ -197,7 +200,7 @@ def gone_everywhere(inventory: dict[str, Any], ledger: dict[str, Any], members: 
 
 def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: set[int],
                 loss_allowed: bool, evidence: list[Entry], origin: float,
-                name: str = "reads_clean") -> Verdict:
+                name: str = "reads_clean", inventory: dict[str, Any] | None = None) -> Verdict:
     """S3: each object reads back with its checksum, or a clean not-found where the mode lets
     the removed members' data go; never a server error. Only what the storage system answered
     is judged: a read that failed in transport (``error_kind: transport``: refused, timed out,
@@ -218,8 +221,8 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
             parts.append(f"{len(errors)} server errors (e.g. {errors[0]['object']}: "
                          f"{errors[0].get('detail', '')})")
         if lost:
-            parts.append(f"{len(lost)} objects lost that the mode keeps (e.g. "
-                         f"{lost[0]['object']})")
+            parts.append(f"{len(lost)} objects lost that the mode keeps: "
+                         f"{_where([r['object'] for r in lost], ledger, inventory)}")
         return Verdict(name, VIOLATED, f"of {len(answered)} objects read back: "
                        + "; ".join(parts), evidence, origin,
                        subjects=len(answered), reads=reads, external=PROBE)
@@ -238,6 +241,30 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
 
 
 TRANSPORT = "transport"  # a probe's read that reached no answer (`error_kind`)
+
+
+def _where(objects: list[str], ledger: dict[str, Any], inventory: dict[str, Any] | None) -> str:
+    """Objects as the member and node they were written to, and where the nodes' disks keep
+    them (the data probe's inventory): a read that found nothing of an object its node's disk
+    still holds is the storage system not serving it."""
+    written = {item["object"]: item for item in ledger["written"]}
+    groups: dict[tuple[Any, Any], list[str]] = {}
+    for name in objects:
+        item = written.get(name, {})
+        groups.setdefault((item.get("member"), item.get("node")), []).append(name)
+    kept: dict[str, list[str]] = {}
+    for node, disk in ((inventory or {}).get("nodes") or {}).items():
+        for name in disk.get("objects") or []:
+            kept.setdefault(name, []).append(node)
+    parts = []
+    for (member, node), names in sorted(groups.items(), key=str):
+        disks = Counter(place for name in names for place in kept.get(name, []))
+        found = ("; the nodes' disks keep " + ", ".join(
+            f"{count} on node/{place}" for place, count in sorted(disks.items()))
+                 if disks else "; on no node's disk" if inventory is not None else "")
+        parts.append(f"{len(names)} written to member {member} on node/{node}{found} "
+                     f"(e.g. {names[0]})")
+    return "; ".join(parts)
 
 
 def _unreached(results: list[dict[str, Any]]) -> str:
@@ -260,9 +287,11 @@ def _revision(entry: Entry) -> int:
 
 
 def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed: set[int],
-                      name: str = "shrank_after_done") -> Verdict:
+                      name: str = "shrank_after_done", since: float | None = None) -> Verdict:
     """S5: the workload drops each removed ordinal only after that member is recorded done."""
     entries = list(entries)
+    if cluster.from_app:
+        return _shrank_after_app_done(entries, cluster, removed, name, since)
     origin = entries[0].mono if entries else 0.0
     reads = frozenset({"statefulsets", cluster.resource, QUIET})
     if not cluster.mapping.get("terminal_path"):
@@ -289,6 +318,58 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
                            subjects=len(removed), by_absence=True, reads=reads)
     return Verdict(name, PASS, f"the workload shrank only after members {sorted(removed)} "
                    "were done", [], origin, subjects=len(removed), reads=reads)
+
+
+def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, removed: set[int],
+                           name: str, since: float | None) -> Verdict:
+    """S5 where the application says when a member is done (its own state, read on a schedule
+    and stamped on the nodes' clock): the workload's shrink, at the second the API server
+    wrote it, against the reads. A read before that second saying the member was done, and
+    the shrink was after; a read from the next second on saying it was not, and it was before
+    (the witness: the shrink and that read); a read within the second cannot order them."""
+    origin = entries[0].mono if entries else 0.0
+    reads = frozenset({"statefulsets", APP_STATES, QUIET})
+    said = [(entry, cluster.finished(state)) for entry, state in replay(entries)
+            if entry.resource == APP_STATES and entry.kind in (WATCH, GAP_END)]
+    for ordinal in sorted(removed, reverse=True):
+        shrunk = first(entries, Event(
+            f"{cluster.workload} shrank below {ordinal + 1} replicas",
+            lambda _e, s, o=ordinal: cluster.workload_replicas(s) is not None
+            and cluster.workload_replicas(s) <= o))
+        if shrunk is None:
+            return Verdict(name, VIOLATED, f"{cluster.workload} never shrank below "
+                           f"{ordinal + 1} replicas", [], origin, subjects=len(removed),
+                           by_absence=True, reads=reads)
+        at = written(shrunk)
+        if at != at:  # NaN: the API server's time of the write was not recorded
+            return Verdict(name, UNKNOWN, f"when the API server wrote {cluster.workload}'s "
+                           "shrink was not recorded", [shrunk], origin, subjects=0, reads=reads)
+        done = next((e for e, finished in said if ordinal in finished), None)
+        if done is not None and done.wall < at:
+            continue
+        late = next((e for e, finished in said if e.wall >= at + 1 and ordinal not in finished),
+                    None)
+        if late is not None:
+            return Verdict(name, VIOLATED, f"{cluster.workload} shrank below {ordinal + 1} "
+                           f"replicas (written at {_stamp(at)}) while member {ordinal} had not "
+                           f"finished its removal: the application said so at "
+                           f"{_stamp(late.wall)} (its version {late.rv or '?'})",
+                           [shrunk, late], origin, subjects=len(removed), reads=reads)
+        why = (f"it said member {ordinal} was done at {_stamp(done.wall)}, within the second "
+               f"the shrink was written ({_stamp(at)})" if done is not None else
+               f"nothing it said after the shrink ({_stamp(at)}) tells whether member "
+               f"{ordinal} was done")
+        return Verdict(name, UNKNOWN, f"the application's reads cannot order member "
+                       f"{ordinal}'s removal and {cluster.workload}'s shrink: {why}",
+                       [e for e in (shrunk, done) if e], origin, subjects=0, reads=reads)
+    return Verdict(name, PASS, f"the workload shrank only after members {sorted(removed)} were "
+                   "done, by what the application said of itself before each shrink", [],
+                   origin, subjects=len(removed), reads=reads,
+                   window=(since, entries[-1].mono) if since is not None and entries else None)
+
+
+def _stamp(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%H:%M:%S.%f")[:-3]
 
 
 def never_shrank(entries: Iterable[Entry], cluster: StorageCluster,
@@ -344,13 +425,14 @@ def _data_kept(history: History, p: Params) -> Verdict:
 def _reads_clean(history: History, p: Params) -> Verdict:
     wipes = destructive_events(history.entries, _cluster(p))
     return reads_clean(p["results"], p["ledger"], set(p["removed"]), p["loss_allowed"],
-                             wipes, history.origin)
+                       wipes, history.origin, inventory=p.get("inventory"))
 
 
 @check("shrank_after_done", "The workload drops a removed member only after that member "
        "finished its removal.")
 def _shrank_after_done(history: History, p: Params) -> Verdict:
-    return shrank_after_done(history.entries, _cluster(p), set(p["removed"]))
+    return shrank_after_done(history.entries, _cluster(p), set(p["removed"]),
+                             since=p.get("since"))
 
 
 @check("never_shrank", "The storage cluster's workload never loses replicas.")

@@ -54,6 +54,12 @@ CONCEPTS = {
                                      expected="the Event reasons of destructive actions"),
         "data_probe": Field("list", required=True, items=Field(str),
                             expected="a command (a list of strings)"),
+        "app_state": Field("list", items=Field(str),
+                           expected="a command (a list of strings) that, given the word "
+                                    "'watch', reads what the application says of itself on a "
+                                    "schedule and prints one JSON line per read: at, version, "
+                                    "members and finished (the ordinals), or error; instead "
+                                    "of members_path and terminal_path"),
     }),
     "stateful_set": Field("map", schema={"resource": RESOURCE}),
     "gang": Field("map", schema={

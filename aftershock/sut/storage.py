@@ -14,7 +14,7 @@ from typing import Any
 
 from aftershock.sut.concepts import ConceptView, get_path
 from aftershock.sut.placeholders import fill, fill_all
-from aftershock.timeline.entry import WATCH, Entry
+from aftershock.timeline.entry import APP_STATES, WATCH, Entry
 from aftershock.timeline.state import State, is_ready
 
 PROBE_TIMEOUT = 60
@@ -55,7 +55,32 @@ class StorageCluster(ConceptView):
     def obj(self, state: State) -> dict[str, Any] | None:
         return state.get(self.resource, self.namespace, self.name)
 
+    @property
+    def from_app(self) -> bool:
+        """Its members and finished removals are what the application says of itself (a probe
+        of it: `app_state`), not fields of the resource."""
+        return bool(self.mapping.get("app_state"))
+
+    @property
+    def members_known(self) -> bool:
+        return self.from_app or bool(self.mapping.get("members_path"))
+
+    @property
+    def finish_known(self) -> bool:
+        return self.from_app or bool(self.mapping.get("terminal_path"))
+
+    @property
+    def state_resource(self) -> str:
+        """What its members and finished removals are read from."""
+        return APP_STATES if self.from_app else self.resource
+
+    def app(self, state: State) -> dict[str, Any] | None:
+        return state.get(APP_STATES, self.namespace, self.name)
+
     def listed_members(self, state: State) -> list[int] | None:
+        if self.from_app:
+            said = self.app(state)
+            return sorted(said.get("members") or []) if said else None
         if not self.mapping.get("members_path"):
             return None
         obj = self.obj(state)
@@ -63,6 +88,9 @@ class StorageCluster(ConceptView):
         return sorted(members) if members is not None else None
 
     def finished(self, state: State) -> set[int]:
+        if self.from_app:
+            said = self.app(state)
+            return set(said.get("finished") or []) if said else set()
         if not self.mapping.get("terminal_path"):
             return set()
         obj = self.obj(state)

@@ -33,6 +33,9 @@ SCHEDULERS = "schedulers"
 KUBERNETES = "kubernetes"
 # What judges of an end state read besides their resources: that the namespace had settled.
 QUIET = "quiet"
+# What an application an operator manages says of itself (a probe of it, read on a schedule),
+# recorded as objects of this resource (`sut/app_state.py`)
+APP_STATES = "appstates"
 
 
 @dataclass(slots=True)
@@ -90,7 +93,7 @@ SINGULAR = {
     "jobs": "job", "persistentvolumeclaims": "pvc", "persistentvolumes": "pv",
     "resourceclaims": "resourceclaim", "resourceslices": "resourceslice",
     "deviceclasses": "deviceclass", "namespaces": "namespace",
-    "controllerrevisions": "controllerrevision",
+    "controllerrevisions": "controllerrevision", APP_STATES: "appstate",
 }
 
 

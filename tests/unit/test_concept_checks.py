@@ -248,3 +248,87 @@ def test_listed_members_are_compared_with_the_ready_pods():
     assert STORAGE.ready_members(state) == [0]
     assert STORAGE.listed_members(state) == [0, 1]
     assert STORAGE.ordinal("data-12") == 12 and STORAGE.ordinal("database-1") is None
+
+
+APP = StorageCluster("data", NS, {**STORAGE.mapping, "members_path": None, "terminal_path": None,
+                                  "app_state": ["probe"]})
+
+
+def _said(history: History, at: float, members: list[int], finished: list[int]) -> None:
+    """What the application said of itself at ``at`` (a read, stamped on the nodes' clock)."""
+    history.add(at, "appstates", "data", {"metadata": {"name": "data", "namespace": NS},
+                                          "members": members, "finished": finished},
+                "MODIFIED")
+
+
+def _shrink(history: History, at: float, written: float) -> None:
+    """The workload's shrink, the API server's time of the write (whole seconds) with it."""
+    _workload(history, at, 2)
+    stamp = datetime.fromtimestamp(EPOCH + written, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    history.entries[-1].extra["written"] = stamp
+
+
+def test_the_application_saying_a_member_is_done_orders_it_against_the_shrink():
+    """AIStore's cluster map, read every second: done before the second of the shrink passes;
+    a read from the next second on saying not done is the violation; within the second, the
+    reads cannot say."""
+    good = History()
+    _workload(good, 0, 3)
+    for at, finished in ((1, []), (2, []), (3, [2]), (4, [2])):
+        _said(good, at, [0, 1], finished)
+    _shrink(good, 6.5, written=6)
+    verdict = shrank_after_done(good.entries, APP, {2}, since=0.5)
+    assert verdict.status == PASS and "by what the application said" in verdict.summary
+    bad = History()
+    _workload(bad, 0, 3)
+    _said(bad, 1, [0, 1], [])
+    _shrink(bad, 2.2, written=2)
+    _said(bad, 3.1, [0, 1], [])
+    _said(bad, 4.1, [0, 1], [2])
+    verdict = shrank_after_done(bad.entries, APP, {2}, since=0.5)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "while member 2 had not finished its removal: the application said so" in \
+        verdict.summary and [e.mono for e in verdict.witness] == [2.2, 3.1]
+    close = History()
+    _workload(close, 0, 3)
+    _said(close, 1, [0, 1], [])
+    _said(close, 2.4, [0, 1], [2])
+    _shrink(close, 2.6, written=2)
+    verdict = shrank_after_done(close.entries, APP, {2}, since=0.5)
+    assert verdict.status == UNKNOWN and "within the second" in verdict.summary
+
+
+def test_a_gap_in_what_the_application_said_leaves_the_order_unknown():
+    from aftershock.timeline.entry import GAP_START
+
+    gapped = History()
+    _workload(gapped, 0, 3)
+    _said(gapped, 1, [0, 1], [])
+    _said(gapped, 3, [0, 1], [2])
+    gapped.entries.append(Entry(seq=len(gapped.entries), mono=4, wall=EPOCH + 4, kind=GAP_START,
+                                resource="appstates", detail="the probe stalled"))
+    _shrink(gapped, 6, written=6)
+    verdict = properties.judge(["shrank_after_done"], properties.Judgement(
+        "shrank_after_done", {"cluster": dataclasses.asdict(APP), "removed": [2],
+                              "since": 0.5}), gapped.entries)
+    assert verdict.status == UNKNOWN and "the probe stalled" in verdict.summary, verdict.explain()
+
+
+def test_membership_is_what_the_application_lists_when_the_profile_reads_it():
+    state = State()
+    history = History()
+    _said(history, 1, [0, 1], [2])
+    for entry in history.entries:
+        state.apply(entry)
+    assert APP.listed_members(state) == [0, 1] and APP.finished(state) == {2}
+    assert APP.state_resource == "appstates" and APP.members_known
+
+
+def test_lost_objects_are_named_by_member_node_and_where_the_disks_keep_them():
+    lost = [{"object": "obj-0", "status": "not_found"}, {"object": "obj-1", "status": "ok"},
+            {"object": "obj-2", "status": "ok"}]
+    inventory = {"nodes": {"node-1": {"objects": ["obj-0"]}, "node-3": {"objects": ["obj-1"]}}}
+    verdict = reads_clean(lost, NODE_LEDGER, {2}, False, [], 0.0, inventory=inventory)
+    assert verdict.status == VIOLATED
+    assert "1 objects lost that the mode keeps: 1 written to member 0 on node/node-1; the " \
+        "nodes' disks keep 1 on node/node-1 (e.g. obj-0)" in verdict.summary, verdict.summary

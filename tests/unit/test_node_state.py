@@ -73,6 +73,9 @@ def test_stopping_ends_the_loop_where_it_runs_not_only_the_client(tmp_path):
         time.sleep(0.1)  # the loop's start has no event to wait on
     assert _running(watch.name)
     watch.stop()
+    deadline = time.monotonic() + 5  # a signalled process is gone a moment later, not at once
+    while _running(watch.name) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not _running(watch.name)
 
 

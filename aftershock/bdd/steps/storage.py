@@ -13,6 +13,7 @@ from aftershock.faults.drain import DrainOptions
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut import storage
+from aftershock.sut.app_state import AppStateWatch
 from aftershock.sut.concepts import NoConcept, concept, get_path
 
 
@@ -41,6 +42,20 @@ def _create(scenario: Scenario, name: str, size: int, mode: str, autoscale: bool
     writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
                   fields=wanted)
     scenario.remember(f"storage {name} mode", mode)
+    if mapping.get("app_state"):
+        _watch_app_state(scenario, name, mapping["app_state"])
+
+
+def _watch_app_state(scenario: Scenario, name: str, command: list[str]) -> None:
+    """The application's own state, read from now to the scenario's end onto the timeline."""
+    implementation = implementation_of(scenario)
+    watch = AppStateWatch(command, _probe_values(scenario, name),
+                          scenario.facts["profile"].workdir, scenario.timeline,
+                          scenario.namespace, name,
+                          implementation.workdir / f"app-state-{name}.log",
+                          getattr(scenario.cluster, "state", None))
+    scenario.on_cleanup(f"stop reading the state of storage cluster {name}", watch.stop)
+    watch.start()
 
 
 @given("a storage cluster {name:Name} with {size:d} members in {mode:w} mode")
@@ -95,6 +110,7 @@ def member_node_fails(scenario: Scenario, ordinal: int, name: str) -> None:
 
 @when("I scale the storage cluster {name:Name} to {size:d}")
 def scale_storage(scenario: Scenario, name: str, size: int) -> None:
+    scenario.remember(f"storage {name} scaled at", scenario.now)
     mapping = concept(scenario, "storage_cluster")
     client = dynamic_resource(scenario, mapping["resource"])
     before = get_path(client.get(name=name, namespace=scenario.namespace).to_dict(),
@@ -174,13 +190,15 @@ def reads_back(scenario: Scenario, name: str) -> None:
     results = _observe(scenario, name, "reads", "get", "--ledger", str(path))["results"]
     _judge(scenario, "reads_clean", name, results=results, ledger=ledger,
            removed=_removed(scenario, name),
-           loss_allowed=_loss_allowed(scenario, name, served=True))
+           loss_allowed=_loss_allowed(scenario, name, served=True),
+           inventory=_inventory(scenario, name))
 
 
 @then("the storage cluster {name:Name} shrank only after its removed members were done",
       check="shrank_after_done")
 def shrank_after_done(scenario: Scenario, name: str) -> None:
-    _judge(scenario, "shrank_after_done", name, removed=_removed(scenario, name))
+    _judge(scenario, "shrank_after_done", name, removed=_removed(scenario, name),
+           since=scenario.facts.get(f"storage {name} scaled at"))
 
 
 @then("at no point did the workload of the storage cluster {name:Name} shrink",

@@ -3,12 +3,23 @@ written and read through AIStore's own HTTP API, and what each target keeps is r
 nodes' disks.
 
 python ais/probe.py --namespace N --cluster NAME --kubeconfig K --node-data DIR
-    put --objects 30 | get --ledger FILE | inventory
+    put --objects 30 | get --ledger FILE | inventory | watch
 
 Prints one JSON document on stdout:
   put        {"bucket", "written": [{"object", "member", "node", "checksum", "daemon"}, ...]}
   get        {"results": [{"object", "status": ok|not_found|error, "detail"}, ...]}
   inventory  {"nodes": {"<node>": {"objects": [...], "daemon_id": "..."}}}
+or, for watch, one line per read of the cluster map (every second, until it is ended):
+  {"at", "version", "members", "finished", "maintenance", "decommission", "listed", "nodes"}
+  or {"at", "error"}
+
+The cluster map (the proxy's Smap, ``GET /v1/daemon?what=smap``) is AIStore's own word on its
+members: a target is listed in ``tmap`` with ``flags`` (4: in maintenance, 8: being
+decommissioned, 16: in maintenance after its rebalance) until a decommission has moved its
+objects away and removed it. ``members`` are the listed targets in neither state;
+``finished`` the targets whose removal is over: in maintenance (a retained member), or listed
+before and no longer (a decommissioned one). The ordinals are the targets' pods' (a target's
+intra-cluster hostname is its pod's DNS name).
 
 A read AIStore answered is judged: its HTTP status, the checksum of what it sent. A read that
 got no answer (the connection refused, timed out or reset, the name not resolved: a drained
@@ -31,6 +42,7 @@ import http.client
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -136,6 +148,54 @@ def target_pods(base: str) -> dict[str, str]:
     return pods
 
 
+MAINTENANCE, DECOMMISSION, MAINTENANCE_DONE = 4, 8, 16
+WATCH_EVERY = 1.0
+
+
+def cluster_map(base: str) -> dict:
+    status, data = request("GET", f"{base}/v1/daemon?what=smap")
+    if status != 200:
+        raise SystemExit(f"reading the cluster map: HTTP {status}: {data[:300]!r}")
+    return json.loads(data)
+
+
+def watch(core: client.CoreV1Api, namespace: str, cluster: str) -> None:
+    """The cluster map, read every WATCH_EVERY seconds, one line each, stamped with this
+    machine's clock (the nodes' own, on kind)."""
+    listed_before: set[int] = set()
+    while True:
+        at = time.time()
+        try:
+            smap = cluster_map(proxy_url(core, namespace, cluster))
+            read = members_of(smap, cluster, listed_before)
+            listed_before |= set(read["listed"])
+            line = {"at": at, **read}
+        except (Unreachable, SystemExit, client.ApiException, OSError, ValueError) as exc:
+            line = {"at": at, "error": str(exc)[:300]}
+        print(json.dumps(line), flush=True)
+        time.sleep(max(0.0, WATCH_EVERY - (time.time() - at)))  # the schedule, not a wait
+
+
+def members_of(smap: dict, cluster: str, listed_before: set[int]) -> dict:
+    flags, nodes = {}, {}
+    for node in (smap.get("tmap") or {}).values():
+        host = (node.get("intra_control_net") or {}).get("node_ip_addr") or ""
+        number = ordinal(host.split(".", 1)[0], cluster)
+        if number is not None:
+            flags[number] = int(node.get("flags") or 0)
+            nodes[number] = node.get("daemon_id", "")
+    listed = sorted(flags)
+    maintenance = sorted(o for o, f in flags.items() if f & (MAINTENANCE | MAINTENANCE_DONE)
+                         and not f & DECOMMISSION)
+    decommission = sorted(o for o, f in flags.items() if f & DECOMMISSION)
+    gone = sorted(listed_before - set(listed))
+    return {"version": int(smap.get("version") or 0), "listed": listed,
+            "members": [o for o in listed if o not in maintenance and o not in decommission],
+            "maintenance": maintenance, "decommission": decommission,
+            "finished": sorted(set(gone) | set(maintenance)),
+            "daemons": {str(o): d for o, d in sorted(nodes.items())}}
+
+
 def ordinal(pod: str, cluster: str) -> int | None:
     prefix = f"{cluster}-target-"
     return int(pod[len(prefix):]) if pod.startswith(prefix) and pod[len(prefix):].isdigit() \
@@ -219,7 +279,11 @@ def main(argv: list[str] | None = None) -> None:
     verbs.add_parser("put").add_argument("--objects", type=int, required=True)
     verbs.add_parser("get").add_argument("--ledger", type=Path, required=True)
     verbs.add_parser("inventory")
+    verbs.add_parser("watch")
     args = parser.parse_args(argv)
+    if args.verb == "watch":
+        watch(kube(args.kubeconfig), args.namespace, args.cluster)
+        return
     if args.verb == "inventory":
         answer = inventory(args.node_data, args.namespace, args.cluster)
     else:
