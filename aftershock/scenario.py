@@ -56,6 +56,8 @@ class Scenario:
     expected_violations: set[str] = field(default_factory=set)
     property_label: str | None = None  # set by the runner for a Then step ending in "(R1)"
     step: str | None = None  # the text of the step running now, set by the runner
+    # Each step's words (without its keyword) and when it began, in order: a scope's end
+    begun: list[tuple[str, float]] = field(default_factory=list)
     violations: list[Verdict] = field(default_factory=list)  # judged, not expected, went on
     verdicts: list[Verdict] = field(default_factory=list)
     judged: list[Verdict] = field(default_factory=list)  # of labelled steps: properties
@@ -108,6 +110,11 @@ class Scenario:
             print(f"expected violation caught:\n{verdict.explain()}")
             return verdict
         raise PropertyViolated(verdict)
+
+    def begin_step(self, keyword: str, text: str) -> None:
+        """The step about to run (its words are what each judgement records)."""
+        self.step = f"{keyword} {text}"
+        self.begun.append((text, self.now))
 
     def promise(self, judgement: Callable[[], Judgement]) -> None:
         """Judge at the scenario's end, after its last step, as the step running now (its

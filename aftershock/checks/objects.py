@@ -55,11 +55,15 @@ class Scope:
 
     start: float | None = None
     until: tuple[ObjectRef, Comparison] | None = None
+    end: float | None = None  # a moment it ends at (a step's start), the state then not read
+    ended_by: str = ""  # what that moment is, for the summary
 
     def describe(self, origin: float) -> str:
         since = "" if self.start is None else f" from +{self.start - origin:.3f}s"
         until = "" if self.until is None else f" until {self.until[0]} had {self.until[1].text}"
-        return since + until
+        end = "" if self.end is None else f" until {self.ended_by or 'the end'} " \
+            f"(+{self.end - origin:.3f}s)"
+        return since + until + end
 
 
 def scoped(entries: list[Entry], ref: ObjectRef,
@@ -72,6 +76,8 @@ def scoped(entries: list[Entry], ref: ObjectRef,
     last: tuple[Entry, dict[str, Any] | None] | None = None  # its state before the start
     begun, until_holds = scope.start is None, False
     for entry, state in replay(entries):
+        if scope.end is not None and entry.mono >= scope.end:
+            break
         if not begun and entry.mono > scope.start:
             begun = True
             if until_holds:
@@ -115,8 +121,9 @@ def _every_change(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparis
     origin = entries[0].mono if entries else 0.0
     reads = frozenset({ref.resource} | ({scope.until[0].resource} if scope.until else set()))
     states, ended = scoped(entries, ref, scope)
-    window = None if scope.start is None else \
-        (scope.start, ended if ended is not None else max(now or 0.0, scope.start))
+    stop = min(m for m in (ended, scope.end, now) if m is not None) \
+        if any(m is not None for m in (ended, scope.end, now)) else None
+    window = None if scope.start is None else (scope.start, max(stop or 0.0, scope.start))
     seen, undecided, found = 0, [], False
     missing: tuple[str, set[str]] | None = None
     for entry, obj in states:
@@ -155,11 +162,13 @@ def _every_change(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparis
 
 def never_has_from(entries: Iterable[Entry], ref: ObjectRef, comparison: Comparison,
                    start: float, now: float, until: tuple[ObjectRef, Comparison] | None = None,
+                   end: float | None = None, ended_by: str = "",
                    name: str = "never_has_from") -> Verdict:
     """From ``start`` (the state ``ref`` had then, and every change after) until ``until``
-    first held, or ``now``, ``ref`` never had ``comparison``."""
+    first held, or the moment ``end`` (a step began), or ``now``, ``ref`` never had
+    ``comparison``."""
     return _every_change(entries, ref, comparison, broken_when=True, name=name,
-                         scope=Scope(start, until), now=now)
+                         scope=Scope(start, until, end, ended_by), now=now)
 
 
 def never_while(entries: Iterable[Entry], guard: tuple[ObjectRef, Comparison], ref: ObjectRef,

@@ -191,7 +191,7 @@ class Session:
         objects.prepare(self.scenario, None, [(line, block, 1)])
         began, promised = time.monotonic(), self.scenario.promised
         self.scenario.property_label = split_label(text)[1]
-        self.scenario.step = f"{keyword} {text}"
+        self.scenario.begin_step(keyword, text)
         try:
             definition.func(self.scenario, **arguments)
             result = StepResult(keyword, text, "passed", time.monotonic() - began)

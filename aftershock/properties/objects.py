@@ -66,12 +66,13 @@ def _condition(p: Params, key: str) -> tuple[objects.ObjectRef, Comparison]:
 
 
 @check("never_has_from", "From a moment on (the state an object had then, and every recorded "
-       "change after it) until another object first had a field so, or the scenario's end, "
-       "the object never had a field so.")
+       "change after it) until another object first had a field so, a later step began, or "
+       "the scenario's end, the object never had a field so.")
 def never_has_from(history: History, p: Params) -> Verdict:
     until = _condition(p, "until") if p.get("until") else None
     return objects.never_has_from(history.entries, _ref(p), _comparison(p), start=p["start"],
-                                  now=p["now"], until=until)
+                                  now=p["now"], until=until, end=p.get("end"),
+                                  ended_by=p.get("ended_by", ""))
 
 
 @check("never_while", "No recorded change of an object left it with a field so while another "

@@ -42,6 +42,14 @@ Feature: A state reported once, or written in a loop
       data: {phase: done, state: busy}
       """
 
+  Scenario: Never busy until I say so
+    Then from now on configmap/job never has data.state == busy until I patch configmap/job
+    When 1 seconds pass
+    And I patch configmap/job:
+      """
+      data: {state: busy}
+      """
+
   Scenario: Never busy while the job is on hold
     Given I apply:
       """

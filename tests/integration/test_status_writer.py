@@ -30,9 +30,10 @@ def test_a_state_written_in_a_loop_is_caught_and_one_written_once_passes(tmp_pat
          "--profile", "profiles/statuswriter-correct.yaml", "--profile",
          "profiles/statuswriter-faulty.yaml", "--run-dir", str(run), "-p", "no:cacheprovider"],
         cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert "5 failed, 5 passed" in result.stdout, result.stdout[-3000:]
+    assert "6 failed, 6 passed" in result.stdout, result.stdout[-3000:]
     for profile in ("statuswriter-correct", "statuswriter-faulty"):
-        for scenario in ("holds", "stays_quiet", "never_busy_again", "job_is_done", "on_hold"):
+        for scenario in ("holds", "stays_quiet", "never_busy_again", "job_is_done",
+                         "i_say_so", "on_hold"):
             assert "matches_within: PASS" in _verdicts(run, profile, scenario)
     assert "matches_for: PASS" in _verdicts(run, "statuswriter-correct", "holds")
     assert "changed_at_most: PASS" in _verdicts(run, "statuswriter-correct", "stays_quiet")
@@ -41,10 +42,13 @@ def test_a_state_written_in_a_loop_is_caught_and_one_written_once_passes(tmp_pat
     quiet = _verdicts(run, "statuswriter-faulty", "stays_quiet")
     assert "changed_at_most: VIOLATED" in quiet and "more than 1" in quiet
     for scenario, check in (("never_busy_again", "never_has_from"),
-                            ("job_is_done", "never_has_from"), ("on_hold", "never_while")):
+                            ("job_is_done", "never_has_from"), ("i_say_so", "never_has_from"),
+                            ("on_hold", "never_while")):
         assert f"{check}: PASS" in _verdicts(run, "statuswriter-correct", scenario)
         faulty = _verdicts(run, "statuswriter-faulty", scenario)
         assert f"{check}: VIOLATED" in faulty and "data.state == busy" in faulty, faulty
     # the busy state patched with phase=done is past the scope's end: not judged
     done = _verdicts(run, "statuswriter-correct", "job_is_done")
     assert "until configmap/job had data.phase == done" in done, done
+    said = _verdicts(run, "statuswriter-correct", "i_say_so")
+    assert "until the step 'I patch configmap/job' began" in said, said

@@ -303,3 +303,22 @@ def test_while_a_condition_that_never_held_or_a_gap_is_unknown():
     gapped.at(5, "mark", detail="end")
     verdict = judge("never_while", RESERVED, gapped)
     assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+
+
+def test_a_scope_that_ends_when_a_step_begins_reads_nothing_from_then():
+    history = History().cluster(0, 3, type="ADDED").cluster(2, 3).cluster(5, 3, "failed")
+    history.at(10, "mark", detail="end")
+    params = {**BUSY, "start": 1, "now": 10, "end": 4, "ended_by": "the step 'I patch' began"}
+    verdict = judge("never_has_from", params, history)
+    assert verdict.status == PASS and verdict.window == (1, 4), verdict.explain()
+    assert "until the step 'I patch' began (+4.000s)" in verdict.summary
+    assert judge("never_has_from", {**params, "end": 6}, history).status == VIOLATED
+
+
+def test_until_a_later_step_must_name_one_the_scenario_has():
+    from aftershock.bdd.steps.objects import _later_step
+    from aftershock.errors import StepFailed
+
+    _later_step("patch configmap/job", ["1 seconds pass", "I patch configmap/job:"])
+    with pytest.raises(StepFailed, match="no later step of this scenario begins with"):
+        _later_step("patch configmap/jbo", ["I patch configmap/job:"])

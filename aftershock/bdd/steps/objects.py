@@ -65,10 +65,14 @@ def prepare(scenario: Scenario, feature: Path | None,
     a notebook's step) and the closest kinds it serves."""
     scenario.remember(FEATURE_DIR, str(feature.parent if feature else Path.cwd()))
     found: list[Kind] = []
-    for text, block, line in steps:
+    for index, (text, block, line) in enumerate(steps):
         try:
             found += [_kind_of(scenario, word) for word in _words(text)]
             step = match_step(split_keyword(text)[1])
+            if feature is not None and step is not None and \
+                    step[0].func is never_has_until_step:  # a notebook's next steps: not yet
+                _later_step(step[1]["words"], [split_keyword(t)[1] for t, _, _ in
+                                               steps[index + 1:]])
             if step is not None and step[0].func is apply_file:
                 block = _manifest_file(scenario, step[1]["path"])
             if block is not None and step is not None and step[0].func in (apply_block,
@@ -78,7 +82,7 @@ def prepare(scenario: Scenario, feature: Path | None,
                 _check_size(block)
             if step is not None:
                 _check_fields(scenario, *step, block)
-        except (UnknownKind, FileNotFoundError, TooLarge) as exc:
+        except (UnknownKind, FileNotFoundError, TooLarge, StepFailed) as exc:
             if feature is None:
                 raise UserError(str(exc)) from None
             raise UserError(str(exc), path=str(feature), line=line) from None
@@ -370,12 +374,35 @@ def never_has_until(scenario: Scenario, ref: str, comparison: str, other: str,
              _condition(scenario, other, until))
 
 
-def _promise(scenario: Scenario, said: dict[str, Any], until: dict[str, Any] | None) -> None:
-    start = scenario.now
+@then("from now on {ref:Ref} never has {comparison:Having} until I {words}",
+      check="never_has_from")
+def never_has_until_step(scenario: Scenario, ref: str, comparison: str, words: str) -> None:
+    """From this step until a later step that begins with these words ("until I delete
+    pod/x") begins, it never has the field so; what it has from then on is not judged."""
+    _promise(scenario, _condition(scenario, ref, comparison), None, f"I {words}")
+
+
+def _later_step(words: str, later: list[str]) -> None:
+    """A scope that ends at a later step names one the scenario has (checked before it runs:
+    a misspelt one would make the scope the whole rest of the scenario)."""
+    if not any(text.startswith(f"I {words}") for text in later):
+        raise StepFailed(f"'until I {words}': no later step of this scenario begins with "
+                         f"'I {words}'")
+
+
+def _promise(scenario: Scenario, said: dict[str, Any], until: dict[str, Any] | None,
+             step: str | None = None) -> None:
+    start, mine = scenario.now, len(scenario.begun)
     scenario.timeline.mark(f"from now on: {said['object']['shown']} never has "
                            f"{said['comparison']}")
-    scenario.promise(lambda: Judgement("never_has_from", {
-        **said, "start": start, "now": scenario.now, "until": until}))
+
+    def judgement() -> Judgement:
+        ends = [at for text, at in scenario.begun[mine:] if step and text.startswith(step)]
+        return Judgement("never_has_from", {
+            **said, "start": start, "now": scenario.now, "until": until,
+            "end": ends[0] if ends else None,
+            "ended_by": f"the step '{step}' began" if ends else ""})
+    scenario.promise(judgement)
 
 
 @then("while {guard:Ref} has {condition:Having}, {ref:Ref} never has {comparison:Having}",
@@ -416,5 +443,6 @@ def _plain(ref: ObjectRef) -> dict[str, str]:
 FIELDS = {never_had: [("ref", "comparison")], kept: [("ref", "comparison")], matches: [],
           matches_for: [], never_has_from: [("ref", "comparison")],
           never_has_until: [("ref", "comparison"), ("other", "until")],
+          never_has_until_step: [("ref", "comparison")],
           never_while: [("guard", "condition"), ("ref", "comparison")],
           never_while_phase: [("ref", "comparison")]}
