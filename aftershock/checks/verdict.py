@@ -22,6 +22,8 @@ class Verdict:
     by_absence: bool = False  # a violation that says something did NOT happen
     reads: frozenset[str] | None = None  # resources read ("audit": the audit log)
     external: str = ""  # what it judged instead of the history, when it read none of it
+    # What that outside source showed, one line each: the witness of a verdict judged from it
+    found: tuple[str, ...] = ()
 
     @property
     def held(self) -> bool:
@@ -34,6 +36,10 @@ class Verdict:
             title = "evidence" if self.status == PASS else "witness"
             lines.append(f"{title} ({len(self.witness)} events over {span:.3f}s):")
             lines += [f"  {describe(entry, self.origin)}" for entry in self.witness]
+        if self.found:
+            source = f", from {self.external}" if self.external else ""
+            lines.append(f"found ({len(self.found)}){source}:")
+            lines += [f"  {line}" for line in self.found]
         return "\n".join(lines)
 
 

@@ -225,7 +225,8 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
                          f"{_where([r['object'] for r in lost], ledger, inventory)}")
         return Verdict(name, VIOLATED, f"of {len(answered)} objects read back: "
                        + "; ".join(parts), evidence, origin,
-                       subjects=len(answered), reads=reads, external=PROBE)
+                       subjects=len(answered), reads=reads, external=PROBE,
+                       found=_each([*errors, *lost], ledger, inventory))
     ok = sum(1 for r in answered if r["status"] == "ok")
     summary = f"{ok} of {len(answered)} objects read back intact, the rest cleanly not found"
     if unreached:
@@ -243,6 +244,38 @@ def reads_clean(results: list[dict[str, Any]], ledger: dict[str, Any], removed: 
 TRANSPORT = "transport"  # a probe's read that reached no answer (`error_kind`)
 
 
+def _each(results: list[dict[str, Any]], ledger: dict[str, Any],
+          inventory: dict[str, Any] | None) -> tuple[str, ...]:
+    """Each object read wrong, one line: what the read got, the member and node it was written
+    to, and the nodes whose disks keep it."""
+    written = {item["object"]: item for item in ledger["written"]}
+    kept = _kept(inventory)
+    lines = []
+    for result in sorted(results, key=lambda r: _natural_key(r["object"])):
+        item = written.get(result["object"], {})
+        got = "not found" if result["status"] == "not_found" else \
+            f"{result['status']}: {result.get('detail', '')}"
+        disks = ", ".join(f"node/{n}" for n in kept.get(result["object"], [])) or \
+            ("no node" if inventory is not None else "not looked at")
+        lines.append(f"{result['object']}: {got}; written to member {item.get('member')} on "
+                     f"node/{item.get('node')}; kept on the disk of {disks}")
+    return tuple(lines)
+
+
+def _natural_key(name: str) -> tuple[str, int]:
+    head, _, tail = name.rpartition("-")
+    return (head, int(tail)) if tail.isdigit() else (name, -1)
+
+
+def _kept(inventory: dict[str, Any] | None) -> dict[str, list[str]]:
+    """Object → the nodes whose disks keep it (the data probe's inventory)."""
+    kept: dict[str, list[str]] = {}
+    for node, disk in sorted(((inventory or {}).get("nodes") or {}).items()):
+        for name in disk.get("objects") or []:
+            kept.setdefault(name, []).append(node)
+    return kept
+
+
 def _where(objects: list[str], ledger: dict[str, Any], inventory: dict[str, Any] | None) -> str:
     """Objects as the member and node they were written to, and where the nodes' disks keep
     them (the data probe's inventory): a read that found nothing of an object its node's disk
@@ -252,10 +285,7 @@ def _where(objects: list[str], ledger: dict[str, Any], inventory: dict[str, Any]
     for name in objects:
         item = written.get(name, {})
         groups.setdefault((item.get("member"), item.get("node")), []).append(name)
-    kept: dict[str, list[str]] = {}
-    for node, disk in ((inventory or {}).get("nodes") or {}).items():
-        for name in disk.get("objects") or []:
-            kept.setdefault(name, []).append(node)
+    kept = _kept(inventory)
     parts = []
     for (member, node), names in sorted(groups.items(), key=str):
         disks = Counter(place for name in names for place in kept.get(name, []))

@@ -332,3 +332,13 @@ def test_lost_objects_are_named_by_member_node_and_where_the_disks_keep_them():
     assert verdict.status == VIOLATED
     assert "1 objects lost that the mode keeps: 1 written to member 0 on node/node-1; the " \
         "nodes' disks keep 1 on node/node-1 (e.g. obj-0)" in verdict.summary, verdict.summary
+
+
+def test_the_witness_of_lost_objects_is_each_object_not_the_verdict_again():
+    lost = [{"object": "obj-0", "status": "not_found"}, {"object": "obj-1", "status": "ok"},
+            {"object": "obj-2", "status": "ok"}]
+    inventory = {"nodes": {"node-1": {"objects": ["obj-0"]}}}
+    verdict = reads_clean(lost, NODE_LEDGER, {2}, False, [], 0.0, inventory=inventory)
+    assert verdict.explain().splitlines()[1:] == [
+        "found (1), from the data probe's inventory of each node's disk and its reads:",
+        "  obj-0: not found; written to member 0 on node/node-1; kept on the disk of node/node-1"]
