@@ -82,6 +82,16 @@ def test_a_notebook_takes_the_same_steps_with_their_blocks_and_saves_them_runnab
         results = session.run(CELL)
         assert [r.status for r in results] == ["passed"] * 5, [
             (r.line, r.status, r.message) for r in results]
+        # "from now on" is promised for the scenario's end: a notebook judges it when told
+        promised = session.step("Then from now on configmap/settings never has data.mode == fast")
+        assert promised.status == "promised" and "%scenario judge" in promised.message
+        session.step("When I patch configmap/settings:", block="data: {mode: fast}")
+        (judged,) = session.judge_promises()
+        assert judged.status == "violated" and judged.line.startswith("Then from now on"), \
+            judged
+        assert "configmap/settings had data.mode == fast" in judged.message
+        assert session.judge_promises() == []  # judged once
+        session.drop([6, 7])  # the promise and the patch that broke it
         session.save(saved, "Applied from a notebook")
         # A cluster-scoped object applied is deleted when the scenario ends
         session.step("Given I apply:", block="apiVersion: scheduling.k8s.io/v1\n"
