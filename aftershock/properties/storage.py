@@ -16,7 +16,15 @@ from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
 from aftershock.sut.concepts import get_path
 from aftershock.sut.storage import StorageCluster
-from aftershock.timeline.entry import APP_STATES, GAP_END, QUIET, WATCH, Entry
+from aftershock.timeline.entry import (
+    APP_STATES,
+    AUDIT,
+    AUDIT_LOG,
+    GAP_END,
+    QUIET,
+    WATCH,
+    Entry,
+)
 from aftershock.timeline.state import State, replay
 
 
@@ -353,12 +361,14 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
 def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, removed: set[int],
                            name: str, since: float | None) -> Verdict:
     """S5 where the application says when a member is done (its own state, read on a schedule
-    and stamped on the nodes' clock): the workload's shrink, at the second the API server
-    wrote it, against the reads. A read before that second saying the member was done, and
-    the shrink was after; a read from the next second on saying it was not, and it was before
-    (the witness: the shrink and that read); a read within the second cannot order them."""
+    and stamped on the nodes' clock): the workload's shrink, when the API server wrote it,
+    against the reads. When is the second its managedFields give, narrowed by the audit log to
+    the writes of the workload's spec in that second (their first and last moment). A read
+    before that saying the member was done, and the shrink was after; a read after it saying
+    it was not, and it was before (the witness: the shrink and that read); a read in between
+    cannot order them."""
     origin = entries[0].mono if entries else 0.0
-    reads = frozenset({"statefulsets", APP_STATES, QUIET})
+    reads = frozenset({"statefulsets", APP_STATES, QUIET, AUDIT_LOG})
     said = [(entry, cluster.finished(state)) for entry, state in replay(entries)
             if entry.resource == APP_STATES and entry.kind in (WATCH, GAP_END)]
     for ordinal in sorted(removed, reverse=True):
@@ -374,20 +384,22 @@ def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, remove
         if at != at:  # NaN: the API server's time of the write was not recorded
             return Verdict(name, UNKNOWN, f"when the API server wrote {cluster.workload}'s "
                            "shrink was not recorded", [shrunk], origin, subjects=0, reads=reads)
+        low, high = _write_moments(entries, cluster, at)
+        when = _stamp(low) if low == high else f"{_stamp(low)} to {_stamp(high)}"
         done = next((e for e, finished in said if ordinal in finished), None)
-        if done is not None and done.wall < at:
+        if done is not None and done.wall < low:
             continue
-        late = next((e for e, finished in said if e.wall >= at + 1 and ordinal not in finished),
+        late = next((e for e, finished in said if e.wall > high and ordinal not in finished),
                     None)
         if late is not None:
             return Verdict(name, VIOLATED, f"{cluster.workload} shrank below {ordinal + 1} "
-                           f"replicas (written at {_stamp(at)}) while member {ordinal} had not "
+                           f"replicas (written {when}) while member {ordinal} had not "
                            f"finished its removal: the application said so at "
                            f"{_stamp(late.wall)} (its version {late.rv or '?'})",
                            [shrunk, late], origin, subjects=len(removed), reads=reads)
-        why = (f"it said member {ordinal} was done at {_stamp(done.wall)}, within the second "
-               f"the shrink was written ({_stamp(at)})" if done is not None else
-               f"nothing it said after the shrink ({_stamp(at)}) tells whether member "
+        why = (f"it said member {ordinal} was done at {_stamp(done.wall)}, while the shrink was "
+               f"being written ({when})" if done is not None else
+               f"nothing it said after the shrink ({when}) tells whether member "
                f"{ordinal} was done")
         return Verdict(name, UNKNOWN, f"the application's reads cannot order member "
                        f"{ordinal}'s removal and {cluster.workload}'s shrink: {why}",
@@ -396,6 +408,18 @@ def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, remove
                    "done, by what the application said of itself before each shrink", [],
                    origin, subjects=len(removed), reads=reads,
                    window=(since, entries[-1].mono) if since is not None and entries else None)
+
+
+def _write_moments(entries: list[Entry], cluster: StorageCluster,
+                   second: float) -> tuple[float, float]:
+    """When the shrink written in ``second`` (managedFields' whole second) was written: the
+    first and last write of the workload's spec the audit log has in that second, else the
+    second itself."""
+    found = [e.wall for e in entries if e.kind == AUDIT and e.resource == "statefulsets"
+             and e.namespace == cluster.namespace and e.name == cluster.workload
+             and e.subresource != "status" and e.verb in ("patch", "update")
+             and 200 <= e.code < 300 and second <= e.wall < second + 1]
+    return (min(found), max(found)) if found else (second, second + 1 - 1e-6)
 
 
 def _stamp(seconds: float) -> str:
@@ -459,7 +483,7 @@ def _reads_clean(history: History, p: Params) -> Verdict:
 
 
 @check("shrank_after_done", "The workload drops a removed member only after that member "
-       "finished its removal.")
+       "finished its removal.", audit=True)
 def _shrank_after_done(history: History, p: Params) -> Verdict:
     return shrank_after_done(history.entries, _cluster(p), set(p["removed"]),
                              since=p.get("since"))

@@ -295,7 +295,24 @@ def test_the_application_saying_a_member_is_done_orders_it_against_the_shrink():
     _said(close, 2.4, [0, 1], [2])
     _shrink(close, 2.6, written=2)
     verdict = shrank_after_done(close.entries, APP, {2}, since=0.5)
-    assert verdict.status == UNKNOWN and "within the second" in verdict.summary
+    assert verdict.status == UNKNOWN and "while the shrink was being written" in verdict.summary
+    # the audit log's write of the workload's spec narrows the second to its moment
+    close.entries.append(Entry(seq=len(close.entries), mono=2.55, wall=EPOCH + 2.55,
+                               kind="audit", resource="statefulsets", namespace=NS,
+                               name="data", verb="patch", code=200))
+    assert shrank_after_done(close.entries, APP, {2}, since=0.5).status == PASS
+    early = History()
+    _workload(early, 0, 3)
+    _said(early, 1, [0, 1], [])
+    _shrink(early, 2.6, written=2)
+    early.entries.append(Entry(seq=len(early.entries), mono=2.3, wall=EPOCH + 2.3,
+                               kind="audit", resource="statefulsets", namespace=NS,
+                               name="data", verb="patch", code=200))
+    _said(early, 2.7, [0, 1], [])
+    _said(early, 3.5, [0, 1], [2])
+    verdict = shrank_after_done(early.entries, APP, {2}, since=0.5)
+    assert verdict.status == VIOLATED and [e.mono for e in verdict.witness] == [2.6, 3.5], \
+        verdict.explain()
 
 
 def test_a_gap_in_what_the_application_said_leaves_the_order_unknown():
