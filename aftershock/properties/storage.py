@@ -397,7 +397,11 @@ def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, remove
                            f"finished its removal: the application said so at "
                            f"{_stamp(late.wall)} (its version {late.rv or '?'})",
                            [shrunk, late], origin, subjects=len(removed), reads=reads)
-        why = (f"it said member {ordinal} was done at {_stamp(done.wall)}, while the shrink was "
+        before = [e for e, _ in said if done is not None and e.wall < done.wall]
+        why = (f"the shrink was written ({when}) between its read at {_stamp(before[-1].wall)} "
+               f"(member {ordinal} not done) and at {_stamp(done.wall)} (done)"
+               if done is not None and before and done.wall > high else
+               f"it said member {ordinal} was done at {_stamp(done.wall)}, while the shrink was "
                f"being written ({when})" if done is not None else
                f"nothing it said after the shrink ({when}) tells whether member "
                f"{ordinal} was done")

@@ -27,7 +27,7 @@ from aftershock.timeline.store import Timeline
 
 RESOURCE = APP_STATES
 FOLLOW_SECONDS = 0.2  # how often the probe's output is looked at
-STALL_SECONDS = 5.0  # a probe that reads every second and said nothing for this long stalled
+STALL_SECONDS = 5.0  # a probe that reads on a schedule and said nothing for this long stalled
 
 
 @dataclass
