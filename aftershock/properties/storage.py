@@ -340,10 +340,7 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
     for ordinal in sorted(removed, reverse=True):
         done = first(entries, Event(f"member {ordinal} of {cluster.name} finished its removal",
                                     lambda _e, s, o=ordinal: o in cluster.finished(s)))
-        shrunk = first(entries, Event(
-            f"{cluster.workload} shrank below {ordinal + 1} replicas",
-            lambda _e, s, o=ordinal: cluster.workload_replicas(s) is not None
-            and cluster.workload_replicas(s) <= o))
+        shrunk = _shrink(entries, cluster, ordinal)
         if shrunk is None:
             return Verdict(name, VIOLATED, f"{cluster.workload} never shrank below "
                            f"{ordinal + 1} replicas", [], origin, subjects=len(removed),
@@ -372,10 +369,7 @@ def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, remove
     said = [(entry, cluster.finished(state)) for entry, state in replay(entries)
             if entry.resource == APP_STATES and entry.kind in (WATCH, GAP_END)]
     for ordinal in sorted(removed, reverse=True):
-        shrunk = first(entries, Event(
-            f"{cluster.workload} shrank below {ordinal + 1} replicas",
-            lambda _e, s, o=ordinal: cluster.workload_replicas(s) is not None
-            and cluster.workload_replicas(s) <= o))
+        shrunk = _shrink(entries, cluster, ordinal)
         if shrunk is None:
             return Verdict(name, VIOLATED, f"{cluster.workload} never shrank below "
                            f"{ordinal + 1} replicas", [], origin, subjects=len(removed),
@@ -412,6 +406,13 @@ def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, remove
                    "done, by what the application said of itself before each shrink", [],
                    origin, subjects=len(removed), reads=reads,
                    window=(since, entries[-1].mono) if since is not None and entries else None)
+
+
+def _shrink(entries: list[Entry], cluster: StorageCluster, ordinal: int) -> Entry | None:
+    """The change that took the workload below ``ordinal + 1`` replicas (None: none did)."""
+    return first(entries, Event(f"{cluster.workload} shrank below {ordinal + 1} replicas",
+                                lambda _e, s: cluster.workload_replicas(s) is not None
+                                and cluster.workload_replicas(s) <= ordinal))
 
 
 def _write_moments(entries: list[Entry], cluster: StorageCluster,
