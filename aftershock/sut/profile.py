@@ -189,7 +189,7 @@ class Profile:
         a profile it extends; {module_dir} is the built implementation's module (its CRDs, its
         RBAC); {source_dir} the whole source tree it was built from; {aftershock} the profiles
         aftershock ships, {project} the project the profile is in."""
-        folders = self.dirs or (self.path.parent,)
+        folders = self.folders
         values = profile_paths.path_values(folders[0])
         if "{module_dir}" in relative or "{source_dir" in relative:  # fetched when named
             values.update(self.module_values())
@@ -219,8 +219,12 @@ class Profile:
     @property
     def workdir(self) -> Path:
         """Where the implementation's commands (its start, a data probe) run."""
-        return self.resolve(self.start.cwd) if self.start else (self.dirs or
-                                                                 (self.path.parent,))[0]
+        return self.resolve(self.start.cwd) if self.start else self.folders[0]
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """Where the files it names are looked up (a profile made in code: its own folder)."""
+        return self.dirs or (self.path.parent,)
 
 
 def node_agents_apart(profiles: list[Profile]) -> None:
