@@ -23,10 +23,11 @@ from typing import Any, Literal
 import parse
 import yaml
 
-from aftershock import limits, phrases, properties
-from aftershock.comparison import Comparison, ComparisonError
+from aftershock import phrases, properties
 from aftershock.errors import UserError
-from aftershock.parse_types import EXTRA_TYPES
+from aftershock.kube.comparison import Comparison, ComparisonError
+from aftershock.machine import limits
+from aftershock.phrases.types import EXTRA_TYPES
 
 StepKind = Literal["given", "when", "then"]
 

@@ -25,7 +25,7 @@ SHARD_KEY = pytest.StashKey[tuple]()  # (the shard, scenarios kept, scenarios co
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    from aftershock.run_options import add_to_pytest
+    from aftershock.runs.options import add_to_pytest
 
     add_to_pytest(parser.getgroup("aftershock"))
 
@@ -59,66 +59,54 @@ def pytest_configure(config: pytest.Config) -> None:
 
     configure(config)
     _validate_inputs(config)
-    _require_engine(config)
     # SIGTERM ends the session like Ctrl-C does: fixtures tear down, clusters are removed.
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _validate_inputs(config: pytest.Config) -> None:
-    """Bad shape or profile: one message before anything starts."""
+    """Bad shape, profile or provider (kind with no container engine, an existing cluster's
+    kubeconfig): one line before anything is collected or started."""
     try:
         profiles = check_inputs(config.option)
         for profile in profiles:
             if profile.build is not None and not hasattr(config, "workerinput"):
-                from aftershock.sut.gobuild import ensure
+                from aftershock.go.builds import ensure
 
                 ensure(profile.build)  # built once, before any scenario, with progress
-    except UserError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    except UserError as exc:  # one line and exit 2, as `aftershock run` says it
+        pytest.exit(f"aftershock: error: {exc}", returncode=exc.exit_code)
 
 
 def check_inputs(option: object) -> list:
     """The run's inputs (repeat, shard, an existing cluster's kubeconfig, the shape, the
     profiles), read and checked: a `UserError` for the first that is wrong. `aftershock run`
     asks this too, before pytest starts, so that its error reads as every other one."""
-    from aftershock.limits import MAX_REPEAT
-    from aftershock.shape import load_shape
-    from aftershock.sut.profile import load_profile
+    from aftershock.machine.capabilities import Capability
+    from aftershock.machine.limits import MAX_REPEAT
+    from aftershock.machine.shape import load_shape
+    from aftershock.profile.load import load_profile
 
     repeat = option.aftershock_repeat
     if not 1 <= repeat <= MAX_REPEAT:
         raise UserError(f"--repeat {repeat}: between 1 and {MAX_REPEAT}")
     if option.aftershock_shard:
-        from aftershock import shards
+        from aftershock.runs import shards
 
         shards.parse(option.aftershock_shard)
-    if option.aftershock_cluster == "existing":  # read now, not at the first scenario
-        from aftershock.providers.existing import open_existing
+    from aftershock.providers.base import ClusterRequest
+    from aftershock.providers.base import get as provider_named
 
-        open_existing(option.aftershock_kubeconfig, option.aftershock_context,
-                      option.aftershock_allow_faults_on or [])
+    provider = provider_named(option.aftershock_cluster)
+    provider.check(ClusterRequest.from_options(option))  # read now, not at the first scenario
     if option.aftershock_shape:
         load_shape(option.aftershock_shape)
     profiles = [load_profile(path) for path in option.aftershock_profile]
-    if option.aftershock_cluster == "kind":
-        from aftershock.sut.profile import node_agents_apart
+    if Capability.LOAD_IMAGE in provider.capabilities:  # nodes that keep a driver's state
+        from aftershock.profile.load import node_agents_apart
 
         node_agents_apart(profiles)
     return profiles
-
-
-def _require_engine(config: pytest.Config) -> None:
-    """--cluster=kind where no container engine answers: one line and exit 2, before anything
-    is collected or started."""
-    if config.option.aftershock_cluster != "kind":
-        return
-    from aftershock.providers import engine
-
-    try:
-        engine.require()
-    except UserError as exc:
-        pytest.exit(f"aftershock: error: {exc}", returncode=2)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -132,7 +120,7 @@ def pytest_bdd_apply_tag(tag: str, function):
         pytest.mark.expect_violation(tag.split(":", 1)[1])(function)
         return True
     if tag.startswith("concept:"):
-        from aftershock.sut.profile import CONCEPTS, known_concept
+        from aftershock.profile.load import CONCEPTS, known_concept
 
         name = tag.split(":", 1)[1]
         if not known_concept(name):
@@ -163,7 +151,7 @@ def pytest_bdd_apply_tag(tag: str, function):
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    from aftershock.providers import processes
+    from aftershock.machine import processes
 
     if not hasattr(session.config, "workerinput"):
         processes.gc()
@@ -185,7 +173,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """A scenario tagged @concept:<name> is skipped before any set-up when its profile lacks
     the concept (or no profile is given), or installs only in the cluster and the provider
     cannot load its image: no namespace, recorder or cluster for nothing."""
-    from aftershock.sut.profile import load_profile
+    from aftershock.profile.load import load_profile
 
     _keep_shard(config, items)
     given = config.option.aftershock_profile
@@ -215,16 +203,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
     if config.option.collectonly or hasattr(config, "workerinput"):
         return
-    from aftershock.sut.profile import load_profile
+    from aftershock.profile.load import load_profile
 
     try:  # the source trees the run's implementations build from, fetched now, not at loading
         for path in config.option.aftershock_profile or ():
             load_profile(path).fetch()
     except UserError as exc:
         pytest.exit(f"aftershock: error: {exc}", returncode=2)
-    if config.option.aftershock_cluster != "local":
+    from aftershock.providers.base import get as provider_named
+
+    if not provider_named(config.option.aftershock_cluster).builds_toolchain:
         return
-    from aftershock.providers import toolchain
+    from aftershock.go import toolchain
 
     wanted = _versions(config, [item for item in session.items
                                 if "aftershock_scenario" in getattr(item, "fixturenames", ())
@@ -242,8 +232,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def _versions(config: pytest.Config, items: list[pytest.Item]) -> list[str | None]:
     """The Kubernetes versions these scenarios' clusters run (None: the default): a shape's
     kubernetesVersion, else --kubernetes-version."""
-    from aftershock.session_cluster import shape_file
-    from aftershock.shape import default_shape, load_shape
+    from aftershock.machine.shape import default_shape, load_shape
+    from aftershock.providers.clusters import shape_file
 
     given = config.option.aftershock_kubernetes_version
     shapes: dict[Path | None, object] = {}
@@ -265,7 +255,7 @@ def _keep_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--shard K/N: the scenarios of the other shards are deselected, as -k deselects."""
     if not config.option.aftershock_shard:
         return
-    from aftershock import shards
+    from aftershock.runs import shards
 
     shard = shards.parse(config.option.aftershock_shard)
     mine = shard.deal([item.nodeid for item in items])
@@ -290,9 +280,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _cannot_install(profile, cluster: str) -> str | None:
     """A profile that installs only in the cluster, on a provider that cannot load its image:
     the same words the step would raise, before any set-up."""
-    if not profile.in_cluster_only or cluster == "kind":
+    from aftershock.machine.capabilities import Capability, MissingCapability
+    from aftershock.providers.base import get as provider_named
+
+    if not profile.in_cluster_only or Capability.LOAD_IMAGE in provider_named(cluster).capabilities:
         return None
-    from aftershock.capabilities import Capability, MissingCapability
 
     return str(MissingCapability(cluster, Capability.LOAD_IMAGE,
                                  f"profile {profile.name} installs its implementation in the "
@@ -315,7 +307,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
             terminalreporter.write_line(f"aftershock: {line}")
     if config.option.aftershock_repeat <= 1:
         return
-    from aftershock.flakes import flake_table
+    from aftershock.runs.flakes import flake_table
 
     reports = [r for key in ("passed", "failed", "error", "skipped")
                for r in terminalreporter.stats.get(key, []) if hasattr(r, "nodeid")]
@@ -333,7 +325,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 def _known_shape(test, feature: Path) -> None:
     """A `@shape:` tag names a shape of the project that owns the feature (or of pytest's
     rootdir): one that names none is the feature's collection error, naming the known ones."""
-    from aftershock.session_cluster import shape_file
+    from aftershock.providers.clusters import shape_file
 
     for mark in getattr(test, "pytestmark", []):
         if mark.name == "aftershock_shape":

@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from aftershock import properties
-from aftershock.capabilities import Capability, MissingCapability
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.concepts import profile_concept
 from aftershock.errors import StepFailed
 from aftershock.faults.base import Fault, FaultRecord
 from aftershock.grammar import given, label_ids, labels_of, then, when
+from aftershock.machine.capabilities import Capability, MissingCapability
 from aftershock.properties import Judgement
 from aftershock.properties.context import Context, plain
 from aftershock.providers.base import Cluster
 from aftershock.report.redact import Redactor
-from aftershock.sut.concepts import profile_concept
 from aftershock.timeline.entry import AUDIT_SYNC
 from aftershock.timeline.recorder import Recorder
 from aftershock.timeline.store import Timeline

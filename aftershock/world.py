@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from aftershock import door, kube
+from aftershock.kube import api as kube
+from aftershock.kube import door
 from aftershock.providers.base import Cluster
 from aftershock.scenario import Scenario, namespace_for
 from aftershock.timeline.entry import KUBERNETES, SCHEDULERS

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aftershock.providers import toolchain
+from aftershock.go import toolchain
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -18,9 +18,10 @@ import threading
 import time
 from pathlib import Path
 
-from aftershock import kube, workloads
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
+from aftershock.machine.shape import default_shape
 from aftershock.providers.local import LocalProvider
-from aftershock.shape import default_shape
 from aftershock.timeline import Recorder, Timeline
 
 REPO = Path(__file__).resolve().parents[1]

@@ -107,7 +107,7 @@ def shards(plans: int) -> None:
 
 
 def main() -> None:
-    from aftershock.explore.command import budget_seconds
+    from aftershock.cli.explore import budget_seconds
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", default="5m")

@@ -38,10 +38,11 @@ from pathlib import Path
 
 import psutil
 
-from aftershock import kube, workloads
-from aftershock.providers import toolchain
+from aftershock.go import toolchain
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
+from aftershock.machine.shape import DEFAULT_CAPACITY, NodeSpec, Shape
 from aftershock.providers.local import LocalProvider
-from aftershock.shape import DEFAULT_CAPACITY, NodeSpec, Shape
 from aftershock.timeline import Recorder, Timeline
 from aftershock.timeline.entry import AUDIT, WATCH
 from aftershock.timeline.state import Query, is_running

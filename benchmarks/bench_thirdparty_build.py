@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 ONE_BUILD = """
 import sys, time
-from aftershock.sut.gobuild import GoBuild, ensure
+from aftershock.go.builds import GoBuild, ensure
 began = time.monotonic()
 ensure(GoBuild.parse(sys.argv[1]), progress=lambda m: None)
 print(f"{time.monotonic() - began:.2f}")
@@ -37,7 +37,7 @@ def _build(go: str, env: dict[str, str]) -> float:
 
 
 def measure(profile: Path) -> tuple[str, float, float, float]:
-    from aftershock.sut.profile import load_profile
+    from aftershock.profile.load import load_profile
 
     build = load_profile(profile).build
     assert build is not None, f"{profile} builds nothing"

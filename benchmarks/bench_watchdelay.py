@@ -16,10 +16,11 @@ from pathlib import Path
 from kubernetes import client
 from kubernetes.informer.informer import SharedInformer
 
-from aftershock import kube, workloads
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
+from aftershock.machine.shape import default_shape
 from aftershock.providers.local import LocalProvider
-from aftershock.shape import default_shape
 from aftershock.timeline import Recorder, Timeline
 
 REPO = Path(__file__).resolve().parents[1]

@@ -64,7 +64,7 @@ def one(name: str, workload: str, budget: str, seconds: float, root: Path) -> di
 
 
 def main() -> None:
-    from aftershock.explore.command import budget_seconds
+    from aftershock.cli.explore import budget_seconds
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", default="30m")

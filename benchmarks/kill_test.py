@@ -38,9 +38,9 @@ from pathlib import Path
 
 import psutil
 
-from aftershock import kube
-from aftershock.cache import cache_root
-from aftershock.providers import processes
+from aftershock.kube import api as kube
+from aftershock.machine import processes
+from aftershock.machine.cache import cache_root
 from aftershock.providers.existing import current_context
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from aftershock.cache import cache_root
+from aftershock.machine.cache import cache_root
 
 ACTIONLINT_MODULE = "github.com/rhysd/actionlint/cmd/actionlint"
 ACTIONLINT_VERSION = "v1.7.12"

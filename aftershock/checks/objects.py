@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from aftershock import partial, paths
 from aftershock.checks.invariants import changes
 from aftershock.checks.temporal import eventually, stays_for
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.comparison import Comparison
+from aftershock.kube import partial, paths
+from aftershock.kube.comparison import Comparison
 from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import State, replay
 

@@ -12,7 +12,7 @@ from typing import Any
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import door
+from aftershock.kube import door
 
 GROUP, VERSION = "chaos-mesh.org", "v1alpha1"
 PLURALS = {"PodChaos": "podchaos", "NetworkChaos": "networkchaos", "StressChaos": "stresschaos"}

@@ -23,8 +23,8 @@ from typing import Any
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import door
-from aftershock.kube import cordon
+from aftershock.kube import door
+from aftershock.kube.api import cordon
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 RETRY_429 = 5.0

@@ -10,7 +10,7 @@ from typing import Any
 
 from kubernetes import client, watch
 
-from aftershock.kube import set_taint, suppress_not_found
+from aftershock.kube.api import set_taint, suppress_not_found
 
 AGENT_TAINT = {"key": "aftershock.io/node-agent", "value": "stopped", "effect": "NoExecute"}
 AGENT_TIMEOUT = 120  # seconds for the agent's pod to leave, or to be Ready again

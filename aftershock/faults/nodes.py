@@ -8,8 +8,8 @@ from typing import Any
 
 from kubernetes import client
 
-from aftershock import door
-from aftershock.kube import cordon, set_taint, suppress_not_found, uncordon
+from aftershock.kube import door
+from aftershock.kube.api import cordon, set_taint, suppress_not_found, uncordon
 
 
 @dataclass

@@ -35,9 +35,9 @@ from IPython.display import Markdown, display
 
 from aftershock.errors import ClusterError, StepFailed, UserError
 from aftershock.grammar import steps_with_blocks
+from aftershock.machine import processes
+from aftershock.machine.shape import find_root
 from aftershock.notebook.session import Session, StepResult
-from aftershock.providers import processes
-from aftershock.shape import find_root
 
 __all__ = ["Session", "load_ipython_extension"]
 

@@ -27,9 +27,8 @@ import pandas
 from kubernetes.client.exceptions import ApiException
 
 import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
-from aftershock import door, world
+from aftershock import world
 from aftershock.bdd.steps import objects
-from aftershock.capabilities import MissingCapability
 from aftershock.checks.verdict import PASS
 from aftershock.errors import StepFailed, UserError
 from aftershock.grammar import (
@@ -42,13 +41,16 @@ from aftershock.grammar import (
     step_problem,
     steps_with_blocks,
 )
+from aftershock.kube import door
+from aftershock.machine import processes
+from aftershock.machine.capabilities import MissingCapability
 from aftershock.notebook.authoring import write_feature
-from aftershock.providers import processes
+from aftershock.profile.load import load_profile
+from aftershock.providers.base import ClusterRequest
+from aftershock.providers.clusters import open_cluster
 from aftershock.report import picture, plot
 from aftershock.report.evidence import witness_entries, witness_text
 from aftershock.scenario import PropertyViolated, Scenario
-from aftershock.session_cluster import ClusterRequest, open_cluster
-from aftershock.sut.profile import load_profile
 
 SAVED = ("passed", "violated", "promised")  # the statuses of the steps `Session.save` writes
 PROMISED = "judged at the scenario's end (here: `%scenario judge`)"

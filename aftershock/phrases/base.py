@@ -13,7 +13,7 @@ from typing import Any
 import parse
 
 from aftershock.checks.temporal import Event
-from aftershock.parse_types import EXTRA_TYPES
+from aftershock.phrases.types import EXTRA_TYPES
 from aftershock.timeline.entry import SINGULAR
 from aftershock.timeline.state import State
 

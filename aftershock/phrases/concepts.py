@@ -4,13 +4,13 @@ built from a context (see aftershock.phrases)."""
 
 from __future__ import annotations
 
+from aftershock.concepts import replica_group_selector
+from aftershock.concepts.dra import departed_released
+from aftershock.concepts.gang import Gang
+from aftershock.concepts.gang_scheduler import PodGroup
+from aftershock.concepts.records import NodeRecords
+from aftershock.concepts.storage import StorageCluster
 from aftershock.phrases.base import Condition, condition
-from aftershock.sut.concepts import replica_group_selector
-from aftershock.sut.dra import departed_released
-from aftershock.sut.gang import Gang
-from aftershock.sut.gang_scheduler import PodGroup
-from aftershock.sut.records import NodeRecords
-from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.state import Query, exists, is_live, is_ready, node_of
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aftershock import workloads
 from aftershock.checks.temporal import Event, Transition
+from aftershock.concepts import replica_group_selector
+from aftershock.kube import workloads
 from aftershock.phrases.base import (
     Condition,
     PhraseError,
@@ -17,7 +18,6 @@ from aftershock.phrases.base import (
     namespace_of,
     resource_of,
 )
-from aftershock.sut.concepts import replica_group_selector
 from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import Query, State, is_live, is_ready, is_running, node_of
 

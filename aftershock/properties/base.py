@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from aftershock.capabilities import Capability
 from aftershock.checks.verdict import UNKNOWN, Verdict
+from aftershock.machine.capabilities import Capability
 from aftershock.properties.history import History
 from aftershock.properties.rule import settle
 from aftershock.timeline.entry import Entry

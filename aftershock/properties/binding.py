@@ -11,10 +11,10 @@ from typing import Any
 
 from aftershock.checks.attribution import actor, pod_deleted
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.concepts.dra import revision
+from aftershock.concepts.gang_scheduler import PodGroup, Queue, cpu_of, deleting, newly_bound
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
-from aftershock.sut.dra import revision
-from aftershock.sut.gang_scheduler import PodGroup, Queue, cpu_of, deleting, newly_bound
 from aftershock.timeline.entry import AUDIT, WATCH, Entry
 from aftershock.timeline.state import State, node_of, phase, replay, selects
 

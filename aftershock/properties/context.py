@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aftershock.sut.concepts import NoConcept
+from aftershock.concepts import NoConcept
 
 
 class MissingFact(LookupError):

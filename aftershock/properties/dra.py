@@ -10,9 +10,7 @@ from itertools import pairwise
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.properties.base import Params, check, prop
-from aftershock.properties.history import History
-from aftershock.sut.dra import (
+from aftershock.concepts.dra import (
     Device,
     allocated_devices,
     claim_names,
@@ -23,7 +21,9 @@ from aftershock.sut.dra import (
     revision,
     selects_node,
 )
-from aftershock.sut.node_reads import SILENT_SECONDS
+from aftershock.concepts.node_reads import SILENT_SECONDS
+from aftershock.properties.base import Params, check, prop
+from aftershock.properties.history import History
 from aftershock.timeline.audit import parse_time
 from aftershock.timeline.entry import GAP_END, GAP_START, MARK, WATCH, Entry
 from aftershock.timeline.state import State, changes_of, node_of, replay

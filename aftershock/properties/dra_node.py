@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.concepts.dra import claim_names, kubelet_claims, kubelet_duplicates, reserved_for
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.dra import (
     CONCEPTS,
@@ -20,7 +21,6 @@ from aftershock.properties.dra import (
     unseen_stretches,
 )
 from aftershock.properties.history import History
-from aftershock.sut.dra import claim_names, kubelet_claims, kubelet_duplicates, reserved_for
 from aftershock.timeline.audit import parse_time
 from aftershock.timeline.entry import MARK, Entry
 

@@ -11,10 +11,10 @@ from typing import Any
 from aftershock.checks.attribution import actor, cascade_began, done_by, pod_deleted
 from aftershock.checks.invariants import never_more_than
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.concepts import get_path
+from aftershock.concepts.gang import Gang
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
-from aftershock.sut.concepts import get_path
-from aftershock.sut.gang import Gang
 from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, MARK, SCHEDULERS, WATCH, Entry
 from aftershock.timeline.state import replay, selects
 

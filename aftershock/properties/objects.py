@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from aftershock.checks import objects
 from aftershock.checks.verdict import Verdict
-from aftershock.comparison import Comparison
+from aftershock.kube.comparison import Comparison
 from aftershock.properties.base import Params, check
 from aftershock.properties.history import History
 

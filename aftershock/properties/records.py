@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.concepts.records import NodeRecords
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
-from aftershock.sut.records import NodeRecords
 from aftershock.timeline.entry import GAP_END, WATCH, Entry
 from aftershock.timeline.state import changes_of, replay
 

@@ -12,10 +12,10 @@ from aftershock import checks
 from aftershock.checks.invariants import written
 from aftershock.checks.temporal import Event, first
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.concepts import get_path
+from aftershock.concepts.storage import StorageCluster
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.history import History
-from aftershock.sut.concepts import get_path
-from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import (
     APP_STATES,
     AUDIT,

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from kubernetes.config.config_exception import ConfigException
 
-from aftershock import kube, yamlsrc
-from aftershock.capabilities import Capability
 from aftershock.errors import UserError
-from aftershock.providers import processes as procs
-from aftershock.providers.base import ClusterInfo
-from aftershock.shape import Shape
+from aftershock.kube import api as kube
+from aftershock.machine import processes as procs
+from aftershock.machine import yamlsrc
+from aftershock.machine.capabilities import Capability
+from aftershock.machine.shape import Shape
+from aftershock.providers.base import ClusterInfo, ClusterRequest, register
 
 
 def current_context(kubeconfig: Path) -> str:
@@ -163,3 +164,14 @@ def open_existing(kubeconfig: str | None, context: str | None,
     context = context or current_context(path)
     check_kubeconfig(path, context)
     return ExistingCluster(path, context, tuple(allow_faults_on))
+
+
+def _check(request: ClusterRequest) -> None:
+    """The kubeconfig and context read now, not at the first scenario."""
+    open_existing(request.kubeconfig, request.context, request.allow_faults_on or [])
+
+
+@register("existing", capabilities=frozenset({Capability.DESTRUCTIVE}), as_found=True,
+          check=_check)
+def open_cluster(request: ClusterRequest, shape: Shape | None) -> ExistingCluster:
+    return open_existing(request.kubeconfig, request.context, request.allow_faults_on or [])

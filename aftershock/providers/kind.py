@@ -1,6 +1,6 @@
 """The kind provider: real kubelets and containers, one kind cluster per shape, for users with a
 container engine (a laptop, GitHub Actions). Its config comes from the cluster shape
-(kind_config), every command it runs is built in kind_commands.
+(kind_config), every command it runs is built in kind_argv.
 
 Faults act through the container engine: a node fails when its container stops and recovers
 when it starts; a component stops when its static-pod manifest is moved away and restarts when
@@ -24,17 +24,23 @@ from typing import Any
 import yaml
 from kubernetes import client, watch
 
-from aftershock import door, kube
-from aftershock.cache import cache_root
-from aftershock.capabilities import Capability, MissingCapability
+from aftershock.containers import engine as engines
+from aftershock.containers.images import chaosmesh, registry
+from aftershock.containers.images import node as built_node
+from aftershock.containers.images import preloaded as images
 from aftershock.errors import ClusterError
-from aftershock.manifests import apply_manifest
-from aftershock.providers import engine as engines
-from aftershock.providers import gates, kind_binary, toolchain
-from aftershock.providers import kind_commands as cmd
-from aftershock.providers import pki as pkimod
-from aftershock.providers import processes as procs
-from aftershock.providers.base import ClusterInfo, kube_scheduler
+from aftershock.go import kind_binary, toolchain
+from aftershock.kube import api as kube
+from aftershock.kube import door
+from aftershock.kube.manifests import apply_manifest
+from aftershock.machine import certificates as pkimod
+from aftershock.machine import processes as procs
+from aftershock.machine.cache import cache_root
+from aftershock.machine.capabilities import Capability, MissingCapability
+from aftershock.machine.shape import Shape
+from aftershock.providers import gates
+from aftershock.providers import kind_argv as cmd
+from aftershock.providers.base import ClusterInfo, ClusterRequest, kube_scheduler, register
 from aftershock.providers.kind_config import (
     HostPaths,
     kind_config,
@@ -42,10 +48,7 @@ from aftershock.providers.kind_config import (
     node_image,
     render,
 )
-from aftershock.providers.kindimage import chaosmesh, images, registry
-from aftershock.providers.kindimage import node as built_node
 from aftershock.providers.local import DATA, default_name
-from aftershock.shape import Shape
 
 CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 READY_TIMEOUT = 180.0
@@ -216,7 +219,7 @@ class KindCluster:
     def install_chaos_mesh(self) -> None:
         """Chaos Mesh's controller and daemon (built here) and the objects of its chart;
         returns once the controller is available and a daemon runs on every node (at once if
-        they already were). See aftershock.providers.kindimage.chaosmesh for what the daemon
+        they already were). See aftershock.containers.images.chaosmesh for what the daemon
         lacks."""
         if self.chaos_mesh:
             return
@@ -450,6 +453,15 @@ class KindProvider:
                                                  or self.kubernetes_version)
         return KindCluster(shape, name, kubernetes_version=version, engine=engine,
                            kind=kind_binary.require(), image=node_image_for(version)).start()
+
+
+def _engine_answers(request: ClusterRequest) -> None:
+    engines.require()  # at once: no engine, no kind
+
+
+@register("kind", capabilities=KindCluster.capabilities, check=_engine_answers)
+def open_cluster(request: ClusterRequest, shape: Shape | None) -> KindCluster:
+    return KindProvider(request.kubernetes_version).up(shape, request.name)
 
 
 def node_image_for(version: str) -> str:

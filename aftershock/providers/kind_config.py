@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
+from aftershock.containers.images import registry
 from aftershock.errors import UserError
+from aftershock.machine.shape import DEVICES_LABEL, NodeSpec, Shape
 from aftershock.providers import gates
-from aftershock.providers.kindimage import registry
 from aftershock.providers.local import NODE_LEASE_SECONDS, NODE_MONITOR_GRACE, scheduler_rate
-from aftershock.shape import DEVICES_LABEL, NodeSpec, Shape
 
 API_VERSION = "kind.x-k8s.io/v1alpha4"
 NODE_IMAGE = "kindest/node"

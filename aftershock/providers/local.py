@@ -23,14 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aftershock.capabilities import Capability
 from aftershock.errors import ClusterError
-from aftershock.providers import gates, toolchain
-from aftershock.providers import pki as pkimod
-from aftershock.providers import processes as procs
-from aftershock.providers.base import ClusterInfo, kube_scheduler
+from aftershock.go import toolchain
+from aftershock.machine import certificates as pkimod
+from aftershock.machine import processes as procs
+from aftershock.machine.capabilities import Capability
+from aftershock.machine.shape import SCHEDULER_BURST, SCHEDULER_QPS, NodeSpec, Shape
+from aftershock.providers import gates
+from aftershock.providers.base import ClusterInfo, ClusterRequest, kube_scheduler, register
 from aftershock.providers.local_nodes import KUBELET, KUBELET_LABEL, RUNNING, START_TIMEOUT, Nodes
-from aftershock.shape import SCHEDULER_BURST, SCHEDULER_QPS, NodeSpec, Shape
 
 DATA = Path(__file__).parent / "data"
 NODE_LEASE_SECONDS = 4  # kwok renews every second; see NODE_MONITOR_GRACE
@@ -425,6 +426,12 @@ class LocalProvider:
         version = shape.kubernetes_version or self.kubernetes_version
         binaries = toolchain.require(version)
         return LocalCluster(shape, name, binaries=binaries, detached=detached).start()
+
+
+@register("local", capabilities=LocalCluster.capabilities, builds_toolchain=True)
+def open_cluster(request: ClusterRequest, shape: Shape | None) -> LocalCluster:
+    return LocalProvider(request.kubernetes_version).up(shape, request.name,
+                                                         detached=request.detached)
 
 
 def attach(name: str) -> procs.ClusterState:

@@ -17,7 +17,7 @@ import time
 import urllib.request
 
 from aftershock.errors import ClusterError
-from aftershock.shape import DEVICES_LABEL
+from aftershock.machine.shape import DEVICES_LABEL
 
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 KWOK_MANAGED = "fake"

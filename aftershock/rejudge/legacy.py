@@ -17,12 +17,12 @@ from typing import Any
 
 import aftershock.bdd.steps  # noqa: F401  (fills the step registry)
 from aftershock.bdd.steps.nodes import bound_to_node
+from aftershock.concepts import profile_concept
+from aftershock.concepts.records import NodeRecords
 from aftershock.grammar import label_ids, match_step, split_label
+from aftershock.profile.load import load_profile
 from aftershock.properties.base import Judgement
 from aftershock.properties.context import Context, plain
-from aftershock.sut.concepts import profile_concept
-from aftershock.sut.profile import load_profile
-from aftershock.sut.records import NodeRecords
 from aftershock.timeline.entry import MARK, WATCH, Entry
 from aftershock.timeline.state import State, node_of
 

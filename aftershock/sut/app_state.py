@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aftershock.providers import processes
-from aftershock.sut.placeholders import fill_all
+from aftershock.machine import processes
+from aftershock.profile.placeholders import fill_all
 from aftershock.timeline.entry import APP_STATES, GAP_END, GAP_START, WATCH
 from aftershock.timeline.store import Timeline
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from kubernetes import client
 
-from aftershock import door
-from aftershock.kube import OWNER_LABEL
+from aftershock.kube import door
+from aftershock.kube.api import OWNER_LABEL
 
 
 def cluster_role_name(namespace: str, account: str) -> str:

@@ -17,21 +17,25 @@ from typing import Any
 
 from kubernetes import client, watch
 
-from aftershock import door, kube, writes, yamlsrc
-from aftershock.manifests import (
+from aftershock.containers.images import archive, python_base
+from aftershock.containers.images.base import say_to_stderr
+from aftershock.go import builds as gobuild
+from aftershock.go import helm
+from aftershock.kube import api as kube
+from aftershock.kube import door, writes
+from aftershock.kube.manifests import (
     apply_manifest,
     crd_names,
     retire_other_profiles,
     wait_collector_knows,
     wait_rolled_out,
 )
-from aftershock.providers import kind_commands as cmd
-from aftershock.providers import pki
-from aftershock.providers.kindimage import archive, helm, python_base
-from aftershock.providers.kindimage.base import say_to_stderr
-from aftershock.sut import gobuild, grants
-from aftershock.sut.placeholders import fill
-from aftershock.sut.profile import Helm, InCluster, Profile
+from aftershock.machine import certificates as pki
+from aftershock.machine import yamlsrc
+from aftershock.profile.load import Helm, InCluster, Profile
+from aftershock.profile.placeholders import fill
+from aftershock.providers import kind_argv as cmd
+from aftershock.sut import grants
 
 
 def placeholders(spec: InCluster, namespace: str, ca_bundle: str = "") -> dict[str, str]:

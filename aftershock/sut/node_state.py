@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aftershock.providers import processes
-from aftershock.sut.node_reads import END, MARK, loop, parse
+from aftershock.concepts.node_reads import END, MARK, loop, parse
+from aftershock.machine import processes
 
 __all__ = ["END", "MARK", "NodeStateWatch", "loop", "parse"]
 

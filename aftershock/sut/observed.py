@@ -12,11 +12,11 @@ from typing import Any
 
 from kubernetes import client
 
-from aftershock import door
 from aftershock.faults.anchors import Anchored, EventAnchor, KillAfterWrite, Miss, Stall, ordinal
 from aftershock.faults.watchdelay import Upstream, WatchDelay, sidecar
-from aftershock.manifests import wait_rolled_out, wait_scaled_down
-from aftershock.providers import processes
+from aftershock.kube import door
+from aftershock.kube.manifests import wait_rolled_out, wait_scaled_down
+from aftershock.machine import processes
 
 PROXY_LOG = "implementation-proxy.jsonl"
 

@@ -12,7 +12,7 @@ from typing import Any
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from aftershock.sut.placeholders import fill
+from aftershock.profile.placeholders import fill
 
 
 def waiting_for(start, log: Path, offset: int, api: client.ApiClient, namespace: str,

@@ -16,13 +16,14 @@ from typing import Any
 import yaml
 from kubernetes import client
 
-from aftershock import cache, door, manifests, yamlsrc
-from aftershock.manifests import apply_manifest
-from aftershock.providers import pki, processes
+from aftershock.go.builds import ensure
+from aftershock.kube import door, manifests
+from aftershock.kube.manifests import apply_manifest
+from aftershock.machine import cache, processes, yamlsrc
+from aftershock.machine import certificates as pki
+from aftershock.profile.load import Profile
+from aftershock.profile.placeholders import fill, fill_all
 from aftershock.sut import grants, readiness
-from aftershock.sut.gobuild import ensure
-from aftershock.sut.placeholders import fill, fill_all
-from aftershock.sut.profile import Profile
 
 
 @dataclass

@@ -20,7 +20,7 @@ from typing import Any
 
 import urllib3
 
-from aftershock.kube import load_config
+from aftershock.kube.api import load_config
 from aftershock.timeline.audit import AuditTail
 from aftershock.timeline.collector import OutOfCollector
 from aftershock.timeline.entry import ANOMALY, ERROR, GAP_END, GAP_START, WATCH

@@ -13,9 +13,10 @@ import yaml
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import door, kube
-from aftershock.door import HarnessWriteFailed
 from aftershock.faults import chaosmesh
+from aftershock.kube import api as kube
+from aftershock.kube import door
+from aftershock.kube.door import HarnessWriteFailed
 
 pytestmark = pytest.mark.cluster
 VENDOR = Path(__file__).resolve().parents[2] / "vendor" / "chaos-mesh"  # with its LICENSE

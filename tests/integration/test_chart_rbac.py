@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.sut import charts
-from aftershock.sut.profile import load_profile
+from aftershock.profile import charts
+from aftershock.profile.load import load_profile
 
 CLUSTER_ROLE = """apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole

@@ -8,8 +8,9 @@ import threading
 import pytest
 from kubernetes import client
 
-from aftershock import kube, workloads
 from aftershock.faults import drain
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
 from aftershock.timeline.entry import AUDIT
 
 pytestmark = pytest.mark.cluster

@@ -13,7 +13,7 @@ import pytest
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from aftershock.providers import toolchain
+from aftershock.go import toolchain
 
 REPO = Path(__file__).resolve().parents[2]
 FEATURE = "features/kubernetes/claim_cleanup_on_startup.feature"

@@ -98,7 +98,7 @@ def test_the_wheel_in_a_fresh_venv_runs_a_projects_own_steps(tmp_path):
     # a profile of the project's own that states only what differs from one the wheel ships
     (project / "profiles" / "mine.yaml").write_text(
         'extends: "{aftershock}/kube-replicaset.yaml"\nname: mine\n')
-    loaded = _run(python, "-c", "from aftershock.sut.profile import load_profile; "
+    loaded = _run(python, "-c", "from aftershock.profile.load import load_profile; "
                   "p = load_profile('profiles/mine.yaml'); print(p.name, p.dirs[-1], "
                   "p.resolve(p.concept('replica_group')['manifest']).is_file())",
                   cwd=project)

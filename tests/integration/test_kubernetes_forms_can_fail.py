@@ -15,8 +15,8 @@ from aftershock.bdd.steps.statefulsets import (
     removed_claims_kept,
 )
 from aftershock.bdd.steps.workloads import scale
+from aftershock.profile.load import load_profile
 from aftershock.scenario import PropertyViolated
-from aftershock.sut.profile import load_profile
 
 pytestmark = pytest.mark.cluster
 PROFILE = Path(__file__).resolve().parents[2] / "profiles" / "kube-statefulset.yaml"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.providers import processes
+from aftershock.machine import processes
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = re.compile(rb"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.|PRIVATE KEY-----")
@@ -95,7 +95,7 @@ def _cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
 
 @pytest.mark.cluster
 def test_gc_undoes_what_a_killed_run_did_to_a_cluster_it_reused(tmp_path):
-    from aftershock import kube
+    from aftershock.kube import api as kube
     from aftershock.providers.existing import current_context
 
     name = f"reused-{os.getpid()}"

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from kubernetes import watch
 
-from aftershock import cache, kube
-from aftershock.providers import processes, toolchain
+from aftershock.go import toolchain
+from aftershock.kube import api as kube
+from aftershock.machine import cache, processes
 from aftershock.providers.local import LocalCluster
 
 REPO = Path(__file__).resolve().parents[2]

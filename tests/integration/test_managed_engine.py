@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.providers import capless_runc, managed_engine, processes
+from aftershock.containers import capless_runc
+from aftershock.containers import managed as managed_engine
+from aftershock.machine import processes
 
 ASKED = "AFTERSHOCK_TEST_ENGINE"
 pytestmark = [
@@ -112,7 +114,7 @@ def test_a_killed_engine_is_cleaned_by_gc(engine, tmp_path):
 
 
 def test_a_build_container_whose_builder_died_is_removed_by_gc(engine, tmp_path):
-    from aftershock.providers.kindimage.node import BUILD_PREFIX
+    from aftershock.containers.images.node import BUILD_PREFIX
 
     dead = next(pid for pid in range(4_194_000, 4_194_304) if not Path(f"/proc/{pid}").exists())
     image = _sleep_image(engine, tmp_path)

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from aftershock import kube, workloads
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
+from aftershock.machine.shape import default_shape
 from aftershock.providers.local import LocalProvider
-from aftershock.shape import default_shape
 from aftershock.timeline import Recorder, Timeline
 from aftershock.timeline.entry import AUDIT
 from aftershock.timeline.state import is_live, node_of

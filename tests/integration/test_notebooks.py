@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.go import toolchain
+from aftershock.machine import processes
 from aftershock.notebook.execute import execute
-from aftershock.providers import processes, toolchain
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"

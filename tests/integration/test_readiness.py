@@ -13,9 +13,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from kubernetes import client
 
-from aftershock import kube
-from aftershock.manifests import PROBE_GROUP, apply_manifest, wait_collector_knows
-from aftershock.sut.profile import Start
+from aftershock.kube import api as kube
+from aftershock.kube.manifests import PROBE_GROUP, apply_manifest, wait_collector_knows
+from aftershock.profile.load import Start
 from aftershock.sut.readiness import waiting_for
 
 pytestmark = pytest.mark.cluster

@@ -6,7 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from aftershock import kube, workloads
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
 from aftershock.timeline.state import phase
 
 pytestmark = pytest.mark.cluster

@@ -94,7 +94,7 @@ def test_the_failing_scenario_page_shows_its_timeline_and_witness(finished_run: 
 def test_the_matrix_page_reads_in_a_browser(finished_run: Path):
     """matrix.html of a run with two profiles, as chromium draws it: the run's header, each
     property's title, and a witness link that opens the witness."""
-    from aftershock.providers import toolchain
+    from aftershock.go import toolchain
 
     dom = _rendered((finished_run / "matrix.html").as_uri(), "No over-creation")
     assert "No over-creation" in dom, "R1's title under its id"
@@ -111,7 +111,7 @@ def test_the_matrix_page_reads_in_a_browser(finished_run: Path):
 
 
 def test_allure_groups_by_implementation_then_family(finished_run: Path):
-    from aftershock.providers import toolchain
+    from aftershock.go import toolchain
 
     results = [json.loads(p.read_text()) for p in (finished_run / "allure-results").glob(
         "*-result.json")]

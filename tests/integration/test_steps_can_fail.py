@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock import kube, workloads
 from aftershock.bdd.steps.history import within
 from aftershock.bdd.steps.workloads import a_spread_deployment
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
 from aftershock.scenario import PropertyViolated
 
 pytestmark = pytest.mark.cluster

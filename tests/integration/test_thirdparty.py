@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.sut.gobuild import SourceUnreachable
-from aftershock.sut.profile import load_profile
+from aftershock.go.builds import SourceUnreachable
+from aftershock.profile.load import load_profile
 
 REPO = Path(__file__).resolve().parents[2]
 THIRDPARTY = REPO / "profiles" / "thirdparty"

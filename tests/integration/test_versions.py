@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.providers import toolchain
+from aftershock.go import toolchain
 from aftershock.timeline import load
 from aftershock.timeline.entry import KUBERNETES, MARK, SCHEDULERS
 

@@ -12,8 +12,9 @@ import pytest
 from kubernetes import client
 from kubernetes.informer.informer import SharedInformer
 
-from aftershock import kube, workloads
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
 from aftershock.timeline.entry import AUDIT
 
 pytestmark = pytest.mark.cluster
@@ -157,8 +158,8 @@ def test_the_garbage_collector_still_deletes_orphans_while_its_watches_are_delay
     and the garbage collector keeps working through it."""
     import json
 
-    from aftershock.capabilities import Capability
     from aftershock.faults.component_delay import DelayedWatch
+    from aftershock.machine.capabilities import Capability
 
     scenario = aftershock_scenario
     scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.providers import processes
+from aftershock.machine import processes
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parents[2]

@@ -72,7 +72,7 @@ def test_a_selector_that_selected_nothing_in_any_state_is_unknown_naming_what_wa
 
 
 def test_a_selector_key_the_items_do_not_have_is_refused_by_the_schema():
-    from aftershock import paths
+    from aftershock.kube import paths
 
     schema = {"type": "object", "properties": {"status": {"type": "object", "properties": {
         "conditions": {"type": "array", "items": {"type": "object", "properties": {

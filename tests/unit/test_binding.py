@@ -7,8 +7,8 @@ from dataclasses import asdict
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.concepts.gang_scheduler import PodGroup, Queue
 from aftershock.properties import Judgement
-from aftershock.sut.gang_scheduler import PodGroup, Queue
 from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, WATCH, Entry
 from tests.verdict_corpus import keep
 

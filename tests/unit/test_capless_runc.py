@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from aftershock.providers import capless_runc as wrapper
+from aftershock.containers import capless_runc as wrapper
 
 STATUS = "Name:\tx\nCapBnd:\t000001fffeffffff\nCapAmb:\t0000000000000000\n"
 ALL = [f"CAP_{name}" for name in wrapper.NAMES]

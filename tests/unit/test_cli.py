@@ -4,7 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from aftershock import cli, kind_command
+from aftershock import cli
+from aftershock.cli import kind as kind_command
 
 
 def _aftershock(*args, **kwargs):
@@ -95,15 +96,16 @@ def test_explore_with_fewer_than_three_replays_is_refused_in_one_line(tmp_path):
         assert (result.returncode, result.stderr) == (
             2, f"aftershock: error: --replays {replays}: between 3 and 50\n"), result.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / "cache" / "clusters").exists()
-    from aftershock.explore import command, engine
+    from aftershock.cli import explore as command
+    from aftershock.explore import explorer as exploring
 
-    assert command.BOUNDS["replays"][0] == engine.MIN_REPLAYS
+    assert command.BOUNDS["replays"][0] == exploring.MIN_REPLAYS
 
 
 def test_run_help_lists_every_option_grouped():
     """Every option a run takes is in `aftershock run --help`, under its group: aftershock's
     own (the ones the pytest plugin adds) and pytest's a user reaches for."""
-    from aftershock.run_options import GROUPS, OPTIONS
+    from aftershock.runs.options import GROUPS, OPTIONS
 
     shown = _aftershock("run", "--help").stdout
     for key in GROUPS:
@@ -117,7 +119,7 @@ def test_run_help_lists_every_option_grouped():
 
 
 def test_run_passes_its_options_on_to_pytest_as_given():
-    from aftershock import run_options
+    from aftershock.runs import options as run_options
 
     args, unknown = cli.parser().parse_known_args(
         ["run", "features/x.feature", "--profile", "a.yaml", "--profile", "b.yaml", "-k",

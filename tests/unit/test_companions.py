@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.sut.profile import Companion, Profile, Start
+from aftershock.profile.load import Companion, Profile, Start
 from aftershock.sut.runner import Implementation
 
 

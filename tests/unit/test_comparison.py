@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.comparison import Comparison, ComparisonError
+from aftershock.kube.comparison import Comparison, ComparisonError
 
 CLUSTER = {"spec": {"workerGroupSpecs": [{"groupName": "head", "replicas": 1},
                                          {"groupName": "workers", "replicas": 3}],

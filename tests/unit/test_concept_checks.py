@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.concepts.records import NodeRecords
+from aftershock.concepts.storage import StorageCluster
 from aftershock.properties.records import never_reclaimed_early
 from aftershock.properties.rule import settle
 from aftershock.properties.storage import (
@@ -16,8 +18,6 @@ from aftershock.properties.storage import (
     reads_clean,
     shrank_after_done,
 )
-from aftershock.sut.records import NodeRecords
-from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import State
 
@@ -87,7 +87,7 @@ def test_releasing_the_record_of_a_live_node_is_a_violation():
 
 def test_the_node_selector_leaves_out_nodes_it_keeps_no_records_for():
     """kind's control plane is a node too; records are kept for the workers only."""
-    from aftershock import labels
+    from aftershock.kube import labels
     from aftershock.timeline.state import State
 
     workers = dataclasses.replace(RECORDS, node_selector=labels.parse(

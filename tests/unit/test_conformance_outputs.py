@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from aftershock import merge
 from aftershock.report import conformance, matrix
+from aftershock.runs import merge
 
 WITNESS = ("D5: VIOLATED: device gpu-0 on node/n1 was prepared for claim/ns/a and claim/ns/b "
            "at once\nwitness (2 events over 0.500s):\n  +   1.000s  prepare claim/ns/a\n\n"

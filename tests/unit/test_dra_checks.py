@@ -187,7 +187,7 @@ def test_a_claim_reallocated_or_freed_in_use_is_caught():
 
 
 def test_claims_of_departed_pods_must_be_released():
-    from aftershock.sut.dra import departed_released
+    from aftershock.concepts.dra import departed_released
     from aftershock.timeline.state import State
 
     state = State()
@@ -208,7 +208,7 @@ def test_a_finished_pods_claim_must_be_released_too():
     """Issue 46: D4 counted deleted pods only, so a Succeeded or Failed pod could keep its
     device reserved for ever and D4 still passed. The resource-claim controller releases a
     finished pod's claims (its isPodDone), and D4 now asks for that."""
-    from aftershock.sut.dra import departed_released
+    from aftershock.concepts.dra import departed_released
     from aftershock.timeline.state import State
 
     for phase in ("Succeeded", "Failed"):

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.concepts.dra import kubelet_duplicates
 from aftershock.properties import Judgement
-from aftershock.sut.dra import kubelet_duplicates
 from aftershock.timeline.entry import WATCH, Entry
 from tests.verdict_corpus import keep
 

@@ -11,8 +11,8 @@ import pytest
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.concepts.dra import kubelet_prepared
 from aftershock.properties import Judgement
-from aftershock.sut.dra import kubelet_prepared
 from aftershock.timeline.entry import WATCH, Entry
 from tests.verdict_corpus import keep
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from aftershock import doctor
+from aftershock.cli import doctor
+from aftershock.containers import engine
 from aftershock.errors import UserError
-from aftershock.providers import engine
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.containers import capless_runc
+from aftershock.containers import managed as managed_engine
 from aftershock.errors import UserError
-from aftershock.providers import capless_runc, managed_engine
 
 
 def test_a_user_writable_path_is_not_root_owned(tmp_path):

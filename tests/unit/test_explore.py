@@ -13,9 +13,9 @@ import pytest
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.checks import differential as diff
+from aftershock.cli.explore import budget_seconds, table
 from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
-from aftershock.explore.command import budget_seconds, table
 from aftershock.explore.workload import RUNNING, load
 from aftershock.properties import Judgement
 from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, MARK, WATCH, Entry
@@ -394,7 +394,7 @@ def test_the_gang_workload_is_tagged_with_its_shape_and_judged_by_g1_g6_g8():
 
 
 def test_after_a_node_fault_the_workload_waits_are_cut_to_what_the_references_took():
-    from aftershock.explore.engine import Outcome, lines_for, wait_cap_of
+    from aftershock.explore.explorer import Outcome, lines_for, wait_cap_of
 
     workload = load(Path("workloads/dra_devices.steps"))
     slow = Outcome("reference-1", [], 0.0, step_seconds={
@@ -414,7 +414,7 @@ def test_after_a_node_fault_the_workload_waits_are_cut_to_what_the_references_to
 
 
 def test_several_durations_make_a_plan_each_with_its_duration_in_the_anchor(tmp_path):
-    from aftershock.explore.command import durations
+    from aftershock.cli.explore import durations
 
     assert durations("4") == (4.0,) and durations("1,4,10,4") == (1.0, 4.0, 10.0)
     one = _trace([(1.0, "pods", "ADDED")], [(1.2, "pods", "create")])
@@ -435,7 +435,7 @@ def test_a_stateful_set_scaled_down_is_judged_by_its_claims_and_its_size():
 
 def _explorer_with(findings):
     """An Explorer's bookkeeping alone: no session, no cluster."""
-    from aftershock.explore.engine import Explorer
+    from aftershock.explore.explorer import Explorer
 
     explorer = Explorer.__new__(Explorer)
     explorer.findings = findings
@@ -444,7 +444,7 @@ def _explorer_with(findings):
 
 def test_a_finding_is_a_bug_only_after_every_replay_it_needs():
     """The budget ran out after one replay that reproduced: 1 of 1 used to be a bug."""
-    from aftershock.explore.engine import Finding, Outcome
+    from aftershock.explore.explorer import Finding, Outcome
 
     finding = Finding(1, None, Outcome("plan", [], 1.0), reproduced=1, replayed=1, wanted=3)
     assert finding.verdict == "not enough replays"
@@ -455,7 +455,7 @@ def test_a_finding_is_a_bug_only_after_every_replay_it_needs():
 
 
 def test_a_plan_like_a_flaky_finding_is_replayed_not_folded_into_it():
-    from aftershock.explore.engine import Finding, Outcome
+    from aftershock.explore.explorer import Finding, Outcome
     from aftershock.explore.plans import Plan
 
     plan = Plan("stall", "When the pod watch stalls", 1, "pods#3")
@@ -476,7 +476,7 @@ def test_a_finding_whose_fault_never_fired_is_said_so_and_credited_to_no_fault()
     never came (the bug it found kept the ReplicaSet from changing): the run had no fault,
     yet explore reported a stale-watch finding. Such a finding is "its fault never fired",
     counted under no fault kind, and takes in no later plan."""
-    from aftershock.explore.engine import NOT_FIRED, Finding, Outcome
+    from aftershock.explore.explorer import NOT_FIRED, Finding, Outcome
     from aftershock.explore.plans import Plan
 
     plan = Plan("stale", "When the replicaset watch stalls", 1, "replicasets-MODIFIED#8")
@@ -492,7 +492,7 @@ def test_a_finding_whose_fault_never_fired_is_said_so_and_credited_to_no_fault()
     assert node.kind == "node"  # a node plan's fault is a step: it always runs
     import time as clock
 
-    from aftershock.explore.engine import Settings
+    from aftershock.explore.explorer import Settings
 
     explorer.outcomes, explorer.generated, explorer.began = [], None, clock.monotonic()
     explorer.settings, explorer.first_bug_after = Settings(), None
@@ -504,7 +504,7 @@ def test_a_finding_whose_fault_never_fired_is_said_so_and_credited_to_no_fault()
 
 def test_a_property_a_reference_run_broke_still_judges_every_plan():
     """It used to be left out of every later plan: one flaky reference blinded the rest."""
-    from aftershock.explore.engine import Outcome
+    from aftershock.explore.explorer import Outcome
     from aftershock.explore.plans import Plan
 
     explorer = _explorer_with([])
@@ -519,8 +519,8 @@ def test_a_flaky_finding_its_control_runs_break_with_no_fault_is_said_so_and_abs
     """Grove at d5afd169 creates a Secret and the ServiceAccount it names concurrently: half
     the runs break E2 whatever the plan. Its control runs say so ("flaky without a fault"); a
     later plan breaking E2 is still replayed in its own right: it may break it every time."""
-    from aftershock.explore import engine
-    from aftershock.explore.engine import Finding, Outcome
+    from aftershock.explore import explorer as exploring
+    from aftershock.explore.explorer import Finding, Outcome
     from aftershock.explore.plans import Plan
 
     plan = Plan("stale", "Given the pod watch of the implementation stalls at its 3rd ADDED "
@@ -542,9 +542,9 @@ def test_a_flaky_finding_its_control_runs_break_with_no_fault_is_said_so_and_abs
     explorer.play, explorer.left, explorer.say = play, lambda: 60.0, lambda _: None
     explorer.control(flaky)
     assert flaky.controls == 10 and flaky.controlled == 5
-    assert flaky.verdict == engine.UNPERTURBED
+    assert flaky.verdict == exploring.UNPERTURBED
     assert played[0] == ["Given a cluster with 3 nodes",
-                         "Given the implementation under test is running", engine.OBSERVED,
+                         "Given the implementation under test is running", exploring.OBSERVED,
                          "When 5 seconds pass"]  # the references' steps: no plan's fault
     later = Plan("node", "When I drain node node-1", 3, "drain-node-1")
     assert not explorer.same_bug(later, {"E2": "x"}, []) and flaky.same == []
@@ -558,7 +558,7 @@ def test_the_shards_of_an_exploration_share_its_plans_and_reference(tmp_path):
     here, the 5th there): the merged shards found other plans than the whole run."""
     from types import SimpleNamespace
 
-    from aftershock.explore.engine import Explorer, Settings
+    from aftershock.explore.explorer import Explorer, Settings
     from aftershock.explore.plans import Plan, Plans
 
     def explorer(profile: str, workload: str) -> Explorer:
@@ -699,14 +699,14 @@ def _explore(tmp_path: Path, monkeypatch, breaks, todo: list[int], planned: int 
              replays: int = 3):
     """Reference runs, then the stale plans numbered ``todo`` out of ``planned`` (their order
     among all the plans, as a shard runs its own share)."""
-    from aftershock.explore import engine
+    from aftershock.explore import explorer as exploring
 
-    monkeypatch.setattr(engine, "picture", lambda *args, **kwargs: None)
+    monkeypatch.setattr(exploring, "picture", lambda *args, **kwargs: None)
     out = tmp_path / "out"
     out.mkdir(parents=True)
     session = _Runs(tmp_path, breaks)
-    explorer = engine.Explorer(session, load(Path("workloads/replica_group.steps")),
-                               engine.Settings(references=3, replays=replays), out,
+    explorer = exploring.Explorer(session, load(Path("workloads/replica_group.steps")),
+                               exploring.Settings(references=3, replays=replays), out,
                                lambda _: None)
     explorer.learn()
     everything = [_stale(number) for number in range(3, 3 + planned)]
@@ -814,7 +814,7 @@ def test_shards_findings_fold_as_one_exploration_folds_them(tmp_path, monkeypatc
     """merge.fold used to fold by fault kind and properties alone, and into a finding its
     control runs broke with no fault: the shards of an exploration lost the bugs the whole
     exploration (above) reports."""
-    from aftershock import merge
+    from aftershock.runs import merge
 
     for breaks, planned, split in ((_other_objects, [3, 4, 5], ([3], [4, 5])),
                                    (_race_then_bug, [3, 4], ([3], [4]))):

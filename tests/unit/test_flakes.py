@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from aftershock.flakes import flake_table
+from aftershock.runs.flakes import flake_table
 
 
 def _report(nodeid: str, outcome: str, when: str = "call"):

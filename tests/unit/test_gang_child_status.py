@@ -9,8 +9,8 @@ from dataclasses import asdict
 from aftershock import properties
 from aftershock.checks import PASS, VIOLATED
 from aftershock.checks.attribution import GARBAGE_COLLECTOR
+from aftershock.concepts.gang import Gang
 from aftershock.properties import Judgement
-from aftershock.sut.gang import Gang
 from aftershock.timeline.entry import AUDIT, WATCH, Entry
 from tests.unit.concept_maps import CHILD_GANG
 

@@ -10,9 +10,9 @@ from dataclasses import asdict
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.concepts.gang import Gang
 from aftershock.properties import Judgement
 from aftershock.providers.base import kube_scheduler
-from aftershock.sut.gang import Gang
 from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, MARK, SCHEDULERS
 from tests.unit.concept_maps import GANG
 from tests.unit.test_earned_violations import NS, History, pod

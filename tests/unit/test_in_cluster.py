@@ -10,9 +10,10 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 
 from aftershock.bdd.steps.implementation import runs_in_cluster
-from aftershock.capabilities import Capability, MissingCapability
 from aftershock.errors import UserError
-from aftershock.manifests import rolled_out, settled
+from aftershock.kube.manifests import rolled_out, settled
+from aftershock.machine.capabilities import Capability, MissingCapability
+from aftershock.profile.load import Helm, load_profile
 from aftershock.pytest_plugin import _cannot_install
 from aftershock.sut import in_cluster
 from aftershock.sut.in_cluster import (
@@ -22,7 +23,6 @@ from aftershock.sut.in_cluster import (
     rendered_manifests,
     top_owner,
 )
-from aftershock.sut.profile import Helm, load_profile
 
 PROFILE = """name: demo
 install_in_cluster:
@@ -55,7 +55,7 @@ def profile(tmp_path):
 
 
 def test_helm_installs_the_chart_into_the_scenario_namespace_and_waits(tmp_path):
-    """Through the door (aftershock.door.helm): a helm that prints the arguments it was run
+    """Through the door (aftershock.kube.door.helm): a helm that prints the arguments it was run
     with shows the exact command."""
     helm = tmp_path / "helm"
     helm.write_text("#!/bin/sh\nprintf '%s\\n' \"$@\"\n")

@@ -78,13 +78,13 @@ def mutated(draw, seeds: list[str]) -> str:
 
 
 def _load_shape(path: Path) -> None:
-    from aftershock.shape import load_shape
+    from aftershock.machine.shape import load_shape
 
     load_shape(path)
 
 
 def _load_profile(path: Path) -> None:
-    from aftershock.sut.profile import load_profile
+    from aftershock.profile.load import load_profile
 
     load_profile(path)
 

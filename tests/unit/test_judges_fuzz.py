@@ -26,12 +26,12 @@ from hypothesis import strategies as st
 from aftershock import properties
 from aftershock.checks import PASS, VIOLATED
 from aftershock.checks.verdict import describe
+from aftershock.concepts.gang import Gang
+from aftershock.concepts.gang_scheduler import PodGroup, Queue
+from aftershock.concepts.records import NodeRecords
+from aftershock.concepts.storage import StorageCluster
 from aftershock.properties import Judgement
 from aftershock.properties.context import Context
-from aftershock.sut.gang import Gang
-from aftershock.sut.gang_scheduler import PodGroup, Queue
-from aftershock.sut.records import NodeRecords
-from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import (
     ANOMALY,
     AUDIT,
@@ -618,7 +618,7 @@ def test_never_had_and_kept_its_negation_always_agree():
     """'at no point did X have c' and 'every change of X kept not c' are one statement: over
     every history (omitted zero counters, absent list elements, gaps, missed deletions) they
     give the same answer, whatever the schema said of the field."""
-    from aftershock.comparison import Comparison
+    from aftershock.kube.comparison import Comparison
 
     def body(entries: list[Entry], data) -> None:
         STATS["histories"] += 1

@@ -7,12 +7,12 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from aftershock.capabilities import Capability, MissingCapability
 from aftershock.errors import ClusterError, UserError
+from aftershock.machine import processes
+from aftershock.machine.capabilities import Capability, MissingCapability
+from aftershock.machine.shape import NodeSpec, Shape, Taint
 from aftershock.providers import kind as kindmod
-from aftershock.providers import kind_commands as cmd
-from aftershock.providers import processes
-from aftershock.shape import NodeSpec, Shape, Taint
+from aftershock.providers import kind_argv as cmd
 
 SHAPE = Shape(name="two", source="two.yaml", nodes=(
     NodeSpec("node-1"), NodeSpec("node-2", taints=(Taint("gpu", "NoSchedule"),))))
@@ -248,7 +248,7 @@ def test_an_image_archive_is_also_served_to_pulls_and_the_server_ends_with_the_c
     """AIStore's pods pull always: the first archive starts the cluster's registry on the nodes'
     gateway, tells every node's containerd to pull aftershock.local/... there, and down() ends
     it with the cluster."""
-    from aftershock.providers.kindimage import archive, registry
+    from aftershock.containers.images import archive, registry
 
     runner = _runner(monkeypatch, [(["docker", "exec", "as-1-control-plane", "cat"], ROUTES)])
     bound = []

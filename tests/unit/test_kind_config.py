@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from aftershock.errors import UserError
+from aftershock.machine.shape import DEVICES_LABEL, NodeSpec, Shape, Taint, load_shape
 from aftershock.providers import kind_config as kc
-from aftershock.shape import DEVICES_LABEL, NodeSpec, Shape, Taint, load_shape
 
 REPO = Path(__file__).resolve().parents[2]
 HOST = kc.HostPaths(Path("/cache/clusters/as-1/audit-policy.yaml"),

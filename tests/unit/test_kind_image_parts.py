@@ -8,8 +8,8 @@ import tarfile
 
 import pytest
 
+from aftershock.containers.images import archive, base, containerd
 from aftershock.errors import UserError
-from aftershock.providers.kindimage import archive, base, containerd
 
 KIND_CONFIG = """version = 2
 
@@ -70,7 +70,7 @@ def test_an_image_archive_names_its_tag_and_is_reproducible(tmp_path):
 
 
 def test_images_are_tagged_as_kubeadm_and_containerd_ask_for_them(tmp_path):
-    from aftershock.providers.kindimage import images
+    from aftershock.containers.images import preloaded as images
 
     kube = tmp_path / "k8s"
     constants = kube / "cmd" / "kubeadm" / "app" / "constants"
@@ -152,7 +152,7 @@ def test_units_that_make_no_sense_in_a_node_are_removed(tmp_path):
 
 
 def test_chaos_mesh_is_rendered_with_our_images_and_the_nodes_containerd():
-    from aftershock.providers.kindimage import chaosmesh
+    from aftershock.containers.images import chaosmesh
 
     settings = chaosmesh.values("1.34.4")
     assert "images.registry=aftershock.local" in settings and "--kube-version" in settings
@@ -165,7 +165,7 @@ def test_chaos_mesh_is_rendered_with_our_images_and_the_nodes_containerd():
 
 
 def test_the_daemons_modules_mount_is_created_on_a_host_without_modules():
-    from aftershock.providers.kindimage import chaosmesh
+    from aftershock.containers.images import chaosmesh
 
     daemonset = {"kind": "DaemonSet", "spec": {"template": {"spec": {"volumes": [
         {"name": "lib-modules", "hostPath": {"path": "/lib/modules"}},
@@ -178,7 +178,7 @@ def test_the_daemons_modules_mount_is_created_on_a_host_without_modules():
 
 
 def test_the_daemon_image_carries_our_nsexec_and_legacy_iptables(tmp_path):
-    from aftershock.providers.kindimage import chaosmesh
+    from aftershock.containers.images import chaosmesh
 
     (tmp_path / "chaos-daemon").write_bytes(b"x")
     image = chaosmesh.daemon_image(tmp_path, tmp_path / "rootfs.tar")
@@ -190,7 +190,7 @@ def test_the_daemon_image_carries_our_nsexec_and_legacy_iptables(tmp_path):
 
 
 def test_a_chaos_mesh_build_without_the_daemon_is_not_taken_as_built(tmp_path):
-    from aftershock.providers.kindimage import chaosmesh
+    from aftershock.containers.images import chaosmesh
 
     (tmp_path / "manifest.json").write_text("{}")
     for name in ("chaos-controller-manager", "helm"):
@@ -205,7 +205,7 @@ def test_the_listener_answers_on_its_port_and_ends_on_sigterm(tmp_path):
     import socket
     import subprocess
 
-    from aftershock.providers.kindimage import images
+    from aftershock.containers.images import preloaded as images
 
     binary = images.listener(tmp_path)
     assert images.listener(tmp_path) == binary  # cached by its source
@@ -227,7 +227,7 @@ def test_the_listener_answers_on_its_port_and_ends_on_sigterm(tmp_path):
 def test_network_chaos_crds_keep_the_field_the_controllers_api_defaults():
     """Without `partitionBehavior` in the CRD the API server prunes what the mutating webhook
     set, every update reads as a changed spec, and no NetworkChaos is ever injected."""
-    from aftershock.providers.kindimage import chaosmesh
+    from aftershock.containers.images import chaosmesh
 
     network_spec = {"type": "object", "properties": {
         "action": {"type": "string", "enum": ["delay", "partition"]},
@@ -250,7 +250,7 @@ def test_network_chaos_crds_keep_the_field_the_controllers_api_defaults():
 
 
 def test_the_python_base_is_built_for_its_own_python_and_only_when_asked_for(tmp_path):
-    from aftershock.providers.kindimage import python_base
+    from aftershock.containers.images import python_base
 
     assert python_base.platforms("x86_64")[0] == "manylinux_2_36_x86_64"
     assert {"manylinux_2_17_x86_64", "manylinux2014_x86_64"} <= set(
@@ -269,8 +269,8 @@ def test_the_python_base_is_built_for_its_own_python_and_only_when_asked_for(tmp
 def test_the_images_aftershock_builds_for_kind_need_no_registry():
     from pathlib import Path
 
+    from aftershock.containers.images import python_base
     from aftershock.faults.watchdelay import sidecar as sidecar_delay
-    from aftershock.providers.kindimage import python_base
 
     repo = Path(__file__).resolve().parents[2]
     for dockerfile in (sidecar_delay.DOCKERFILE, repo / "implementations" / "Dockerfile"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.kinds import Catalog, UnknownKind
+from aftershock.kube.discovery import Catalog, UnknownKind
 
 DISCOVERY = {
     "/api/v1": {"resources": [

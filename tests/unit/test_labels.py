@@ -1,6 +1,6 @@
 import pytest
 
-from aftershock import labels
+from aftershock.kube import labels
 
 CONTROL_PLANE = {"node-role.kubernetes.io/control-plane": "", "kubernetes.io/os": "linux"}
 WORKER = {"kubernetes.io/os": "linux", "tier": "gpu"}

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock import limits
 from aftershock.errors import UserError
 from aftershock.features import check_steps
-from aftershock.limits import GIB, Machine, manifest_problem
-from aftershock.shape import load_shape
+from aftershock.machine import limits
+from aftershock.machine.limits import GIB, Machine, manifest_problem
+from aftershock.machine.shape import load_shape
 
 SMALL = Machine(memory=23 * GIB, cores=2, threads_left=None)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock import yamlsrc
 from aftershock.errors import UserError
+from aftershock.machine import yamlsrc
 
 
 def test_a_bare_equals_sign_is_a_string_as_in_real_crds(tmp_path):

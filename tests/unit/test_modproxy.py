@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.sut import modproxy
+from aftershock.go import modproxy
 
 MODULE = "github.com/acme/Tools/sub"  # a capital letter: the proxy escapes it
 

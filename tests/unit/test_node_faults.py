@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 from kubernetes import client
 
-from aftershock import kube
 from aftershock.faults import nodes
+from aftershock.kube import api as kube
 
 
 class FakeNodes:

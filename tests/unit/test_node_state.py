@@ -6,7 +6,7 @@ import subprocess
 import time
 from types import SimpleNamespace
 
-from aftershock.manifests import daemonset_rolled_out
+from aftershock.kube.manifests import daemonset_rolled_out
 from aftershock.sut.node_state import END, MARK, NodeStateWatch, loop, parse
 
 

@@ -1,5 +1,5 @@
-"""The daemon image's nsexec (kindimage/data/nsexec.sh): Chaos Mesh's flags become nsenter's,
-and what it cannot do is refused. Run with a stand-in nsenter on PATH that prints its
+"""The daemon image's nsexec (containers/images/data/nsexec.sh): Chaos Mesh's flags become
+nsenter's, and what it cannot do is refused. Run with a stand-in nsenter on PATH that prints its
 arguments, so nothing enters a namespace here."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from importlib import resources
 
 import pytest
 
-SCRIPT = resources.files("aftershock.providers.kindimage") / "data" / "nsexec.sh"
+SCRIPT = resources.files("aftershock.containers.images") / "data" / "nsexec.sh"
 
 
 @pytest.fixture

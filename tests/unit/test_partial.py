@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from aftershock.partial import PartialError, leaf_paths, matches, mismatches
+from aftershock.kube.partial import PartialError, leaf_paths, matches, mismatches
 
 POD = yaml.safe_load("""
 metadata: {name: web-0, labels: {app: web, tier: front}}

@@ -3,7 +3,7 @@ scaling (a JSON patch against the object as it is), checked against the CRD's sc
 
 import pytest
 
-from aftershock import paths
+from aftershock.kube import paths
 
 RAY = {"spec": {"workerGroupSpecs": [{"groupName": "small", "replicas": 1},
                                      {"groupName": "workers", "replicas": 3}]}}

@@ -1,7 +1,7 @@
 """One placeholder syntax across a profile and its manifests: only the names the harness fills
 are replaced; a literal $, a YAML flow mapping and an unknown {placeholder} survive."""
 
-from aftershock.sut.placeholders import fill
+from aftershock.profile.placeholders import fill
 
 
 def test_only_known_placeholders_are_filled():

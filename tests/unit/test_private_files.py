@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.providers import pki
+from aftershock.machine import certificates as pki
 
 PRIVATE = ("ca.key", "apiserver.key", "sa.key", "admin.key", "kube-scheduler.key", "tls.key",
            "admin.kubeconfig")

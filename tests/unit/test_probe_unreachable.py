@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.concepts.storage import StorageCluster
 from aftershock.properties import Judgement
-from aftershock.sut.storage import StorageCluster
 from aftershock.timeline.entry import WATCH, Entry
 from tests.unit.concept_maps import STORAGE
 from tests.verdict_corpus import keep

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from aftershock import cache as scratch
-from aftershock.providers import processes
+from aftershock.machine import cache as scratch
+from aftershock.machine import processes
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_a_recycled_pid_is_not_ours(tmp_path):
 OWNER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from aftershock.providers import processes as p
+    from aftershock.machine import processes as p
     workdir = p.clusters_root() / "victim"
     workdir.mkdir(parents=True)
     pid, start = p.current_owner()

@@ -3,7 +3,7 @@
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.sut.profile import load_profile, node_agents_apart
+from aftershock.profile.load import load_profile, node_agents_apart
 
 GOOD = """name: demo
 start:
@@ -235,7 +235,7 @@ def test_a_path_into_a_list_element_loads_and_one_the_crd_cannot_hold_is_refused
 def test_a_part_of_a_concept_is_asked_for_by_a_dotted_name():
     from pathlib import Path
 
-    from aftershock.sut.profile import known_concept
+    from aftershock.profile.load import known_concept
 
     repo = Path(__file__).resolve().parents[2]
     with_queues = load_profile(repo / "profiles" / "gangscheduler-correct.yaml")
@@ -313,7 +313,7 @@ def test_a_profile_that_extends_another_states_only_what_differs(tmp_path):
 
 
 def test_extends_reaches_the_shipped_profiles_and_the_project(tmp_path):
-    from aftershock.sut.profile_paths import shipped_profiles
+    from aftershock.profile.files import shipped_profiles
 
     child = tmp_path / "p.yaml"
     child.write_text('extends: "{aftershock}/thirdparty/grove-d5afd169.yaml"\nname: mine\n'
@@ -354,7 +354,7 @@ def test_a_source_tree_is_fetched_when_a_run_needs_it_not_when_the_profile_loads
         tmp_path, monkeypatch):
     """Loading (collection, --collect-only) fetches nothing; `fetch` does, and then checks the
     files the profile names in the tree."""
-    from aftershock.sut.gobuild import SourceUnreachable
+    from aftershock.go.builds import SourceUnreachable
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")

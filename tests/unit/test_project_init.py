@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from aftershock import project
-from aftershock.sut.profile import load_profile
+from aftershock.cli import init as project
+from aftershock.profile.load import load_profile
 
 
 def test_the_new_project_depends_on_aftershock_by_version(tmp_path):

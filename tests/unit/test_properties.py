@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from aftershock import properties
-from aftershock.catalogue import markdown
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.cli.catalogue import markdown
 from aftershock.errors import UserError
 from aftershock.properties import Judgement
 from aftershock.timeline.entry import (

@@ -3,7 +3,8 @@ they answer on a port (what a NetworkChaos cut takes away)."""
 
 from __future__ import annotations
 
-from aftershock import phrases, workloads
+from aftershock import phrases
+from aftershock.kube import workloads
 from aftershock.properties.context import Context
 from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.state import State
@@ -58,6 +59,6 @@ def test_a_listening_pod_is_ready_only_while_it_answers_on_its_port():
 
 
 def test_the_listener_image_is_the_one_the_node_image_preloads():
-    from aftershock.providers.kindimage import images
+    from aftershock.containers.images import preloaded as images
 
     assert workloads.LISTENER_IMAGE == images.LISTENER_TAG

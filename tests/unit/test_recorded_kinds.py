@@ -9,7 +9,7 @@ import pytest
 from aftershock.checks import UNKNOWN
 from aftershock.errors import UserError
 from aftershock.explore import finding, oracles
-from aftershock.explore.engine import Finding, Outcome
+from aftershock.explore.explorer import Finding, Outcome
 from aftershock.explore.plans import Plan
 from aftershock.explore.workload import load
 from aftershock.properties import get

@@ -9,7 +9,7 @@ import json
 import threading
 from pathlib import Path
 
-from aftershock.providers.kindimage import archive, registry
+from aftershock.containers.images import archive, registry
 
 
 def get(port: int, path: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:

@@ -10,7 +10,7 @@ import itertools
 import pytest
 from kubernetes import client
 
-from aftershock import manifests
+from aftershock.kube import manifests
 from aftershock.report import matrix, page
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
+from aftershock.machine.shape import DEVICES_LABEL, default_shape, load_shape
 from aftershock.providers.gates import for_cluster
 from aftershock.providers.local_nodes import node_manifest
-from aftershock.shape import DEVICES_LABEL, default_shape, load_shape
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,12 +10,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from aftershock import merge, shards, workers
 from aftershock.errors import UserError
-from aftershock.explore.engine import Explorer, Settings
+from aftershock.explore.explorer import Explorer, Settings
 from aftershock.explore.plans import Plan, Plans
-from aftershock.limits import GIB, Machine
+from aftershock.machine.limits import GIB, Machine
 from aftershock.report import matrix
+from aftershock.runs import merge, shards, workers
 
 
 def test_scenarios_are_dealt_out_evenly_and_the_same_in_every_shard():
@@ -32,7 +32,7 @@ def test_every_plan_falls_in_exactly_one_shard_and_the_split_is_stable():
     assert sorted(k for part in parts for k in part) == sorted(keys)
     assert all(40 < len(part) < 100 for part in parts)  # a hash spreads them
     # the same on any machine and in any process: no salt, no order
-    code = ("from aftershock.shards import Shard; print(sum(Shard(2, 3).holds("
+    code = ("from aftershock.runs.shards import Shard; print(sum(Shard(2, 3).holds("
             "f'features/x.feature::test_{i}') for i in range(200)))")
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, env={"PYTHONHASHSEED": "123"})
@@ -166,11 +166,11 @@ def test_merged_explorations_add_up_plans_and_fold_findings(tmp_path):
 def test_no_finding_but_a_bug_of_the_same_signature_absorbs_one_across_shards():
     """A finding its control runs broke with no fault, and the reference runs' own, used to
     take in later plans breaking no more: a plan breaking it every time was never replayed."""
-    from aftershock.explore import engine
+    from aftershock.explore import explorer as exploring
 
-    assert merge.UNPERTURBED == engine.UNPERTURBED
+    assert merge.UNPERTURBED == exploring.UNPERTURBED
     found = merge.fold([_finding(8, "stale", {"E2": "x"}),
-                        _finding(2, "stale", {"E2": "x"}, verdict=engine.UNPERTURBED),
+                        _finding(2, "stale", {"E2": "x"}, verdict=exploring.UNPERTURBED),
                         _finding(-1, None, {"E2": "x"}, verdict="flaky"),
                         _finding(9, "stale", {"E2": "x"}, objects=["pod/web-*"]),
                         _finding(10, "stale", {"E2": "x"}, objects=["pod/web-*"]),

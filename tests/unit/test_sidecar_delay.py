@@ -14,7 +14,7 @@ from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall, 
 from aftershock.faults.watchdelay import Rule
 from aftershock.faults.watchdelay import main as entry
 from aftershock.faults.watchdelay import sidecar as sd
-from aftershock.providers import pki
+from aftershock.machine import certificates as pki
 
 RULES = [Rule(delay=5.0, resource="pods"),
          Rule(delay=1.5, resource="nodes", namespace="ns-1",

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.sut import gobuild
-from aftershock.sut.gobuild import SourceBuild, SourceUnreachable
-from aftershock.sut.profile import load_profile
+from aftershock.go import builds as gobuild
+from aftershock.go.builds import SourceBuild, SourceUnreachable
+from aftershock.profile.load import load_profile
 
 URL = "https://git.example.invalid/acme/operator"
 MAIN = """package main
@@ -313,7 +313,7 @@ def test_a_profile_checks_its_files_in_the_tree_once_a_run_fetches_it(repository
     """Loading it (collection, --collect-only) fetches nothing; `fetch`, as a run does, fetches
     the tree and refuses a file the tree at that commit does not have, at its line."""
     from aftershock.errors import UserError
-    from aftershock.sut.profile import load_profile
+    from aftershock.profile.load import load_profile
 
     _, commit = repository
     profile = tmp_path / "moved.yaml"

@@ -9,7 +9,7 @@ import socket
 import ssl
 import threading
 
-from aftershock.sut.profile import load_profile
+from aftershock.profile.load import load_profile
 from aftershock.sut.runner import Implementation
 
 PROFILE = """name: served

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.errors import UserError
-from aftershock.providers import toolchain
+from aftershock.go import toolchain
 
 REPO = Path(__file__).resolve().parents[2]
 UPSTREAM_SNIPPET = """module k8s.io/kubernetes

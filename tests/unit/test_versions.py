@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from aftershock import versions
 from aftershock.errors import UserError
 from aftershock.report import matrix
+from aftershock.runs import versions
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,7 +36,7 @@ def test_a_bad_list_or_one_for_an_existing_cluster_is_one_line_and_starts_nothin
         "aftershock: error: --kubernetes-version must look like 1.37.2, got '1.x'"]
     existing = _run("features/harness/smoke.feature", "--cluster=existing",
                     "--kubernetes-version", "1.35.4,1.37.2", "--run-dir", str(tmp_path / "b"))
-    assert existing.returncode == 2 and "an existing cluster runs the version it runs" in \
+    assert existing.returncode == 2 and "opens as found runs the version it runs" in \
         existing.stderr
     shape = tmp_path / "bad.yaml"
     shape.write_text("nodes:\n  count: 3\n  tempalte: {}\n")

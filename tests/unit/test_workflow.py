@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from aftershock.providers.kind_binary import KIND_VERSION
+from aftershock.go.kind_binary import KIND_VERSION
 from tests import lint_workflows
 
 WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "conformance.yml"

@@ -1,10 +1,10 @@
-"""Every write the harness makes goes through one door (aftershock/door.py, and aftershock/writes.py
-for resources named by kind): sent with fieldValidation=Strict where it applies, a refusal a
-harness error, a patch read back, and a delete of an object that is not there a harness error
-unless the call says it may be gone. This fails on any write call anywhere else: a typed
-client's create_*, patch_*, replace_* or delete_* method, called or handed on; a dynamic
-resource's create, patch, replace, delete or server-side apply, its body by keyword or by
-position; a raw HTTP write; and a helm install, upgrade, uninstall or rollback written out.
+"""Every write the harness makes goes through one door (aftershock/kube/door.py, and
+aftershock/kube/writes.py for resources named by kind): sent with fieldValidation=Strict where
+it applies, a refusal a harness error, a patch read back, and a delete of an object that is not
+there a harness error unless the call says it may be gone. This fails on any write call anywhere
+else: a typed client's create_*, patch_*, replace_* or delete_* method, called or handed on; a
+dynamic resource's create, patch, replace, delete or server-side apply, its body by keyword or
+by position; a raw HTTP write; and a helm install, upgrade, uninstall or rollback written out.
 The exceptions are EXCEPTIONS below, each with its reason (the README names them)."""
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ import kubernetes.client
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from aftershock import door, kube
 from aftershock.bdd.steps import workloads
+from aftershock.kube import api as kube
+from aftershock.kube import door
+from aftershock.profile.load import Helm
 from aftershock.sut.in_cluster import helm_install
-from aftershock.sut.profile import Helm
 
 PACKAGE = Path(__file__).resolve().parents[2] / "aftershock"
-DOORS = {PACKAGE / "door.py", PACKAGE / "writes.py"}
+DOORS = {PACKAGE / "kube" / "door.py", PACKAGE / "kube" / "writes.py"}
 # Every write method of the typed clients: the names the kubernetes client gives them.
 CLIENT_WRITES = {name for api, cls in inspect.getmembers(kubernetes.client, inspect.isclass)
                  if api.endswith("Api") for name in dir(cls)
@@ -40,7 +41,7 @@ HELM_WRITES = {"install", "upgrade", "uninstall", "rollback"}
 # Receivers whose create/patch/replace write nothing to a cluster, and the doors themselves.
 THROUGH = {"writes", "door"}
 NOT_CLIENTS = {
-    "pkimod": "providers/pki.py's create() writes certificate files",
+    "pkimod": "machine/certificates.py's create() writes certificate files",
     "paths": "paths.patch() computes a JSON patch; writes.set_field sends it",
     "dataclasses": "dataclasses.replace() copies a dataclass",
 }

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.watches import RESOURCE_WORDS
-from aftershock.capabilities import Capability
 from aftershock.checks.differential import last_change, perturbation_over
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
+from aftershock.machine.capabilities import Capability
 from aftershock.scenario import Scenario, StepFailed, given, when
 from aftershock.sut.in_cluster import InClusterImplementation
 from aftershock.sut.observed import ObservedComponent, ObservedImplementation, ObservedInCluster

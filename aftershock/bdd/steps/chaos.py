@@ -4,10 +4,10 @@ ends."""
 
 from __future__ import annotations
 
-from aftershock import workloads
 from aftershock.bdd.steps.history import judge_deleted_count
-from aftershock.capabilities import Capability
 from aftershock.faults import chaosmesh
+from aftershock.kube import workloads
+from aftershock.machine.capabilities import Capability
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 
 CONTROLLER = "system:serviceaccount:chaos-mesh:chaos-controller-manager"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock import kube
+from aftershock.kube import api as kube
 from aftershock.scenario import Scenario, StepFailed, given
 
 CONTROL_PLANE = "node-role.kubernetes.io/control-plane"

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.workloads import create_workload
+from aftershock.concepts import concept, dra
 from aftershock.faults.node_agent import AGENT_TAINT
+from aftershock.kube import api as kube
+from aftershock.kube import door, workloads, writes
+from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import dra
-from aftershock.sut.concepts import concept
-from aftershock.sut.placeholders import fill
 
 CLAIMING_GRACE_SECONDS = 10
 

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from aftershock import door, kube, writes
 from aftershock.bdd.steps.history import judge_deleted_none
 from aftershock.bdd.steps.implementation import (
     concept_body,
     dynamic_resource,
     implementation_actor,
 )
-from aftershock.capabilities import Capability
+from aftershock.concepts import concept
+from aftershock.concepts.gang import Gang
 from aftershock.faults import nodes
+from aftershock.kube import api as kube
+from aftershock.kube import door, writes
+from aftershock.machine.capabilities import Capability
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut.concepts import concept
-from aftershock.sut.gang import Gang
 
 
 @given("a gang {name:Name} of {groups:d} groups of {size:d} pods with minAvailable {minimum:d} "

@@ -7,16 +7,18 @@ from decimal import Decimal
 
 from kubernetes.utils import parse_quantity
 
-from aftershock import door, kube, workloads, writes, yamlsrc
 from aftershock.bdd.steps.implementation import dynamic_resource, implementation_actor
 from aftershock.bdd.steps.objects import apply as apply_manifests
-from aftershock.capabilities import Capability
+from aftershock.concepts import concept
+from aftershock.concepts.gang_scheduler import PodGroup, Queue
 from aftershock.faults import nodes
+from aftershock.kube import api as kube
+from aftershock.kube import door, workloads, writes
+from aftershock.machine import yamlsrc
+from aftershock.machine.capabilities import Capability
+from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut.concepts import concept
-from aftershock.sut.gang_scheduler import PodGroup, Queue
-from aftershock.sut.placeholders import fill
 from aftershock.timeline.state import node_of
 
 

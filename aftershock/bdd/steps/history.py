@@ -4,7 +4,8 @@ names the properties it judges."""
 
 from __future__ import annotations
 
-from aftershock import checks, phrases, workloads
+from aftershock import checks, phrases
+from aftershock.kube import workloads
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, then
 

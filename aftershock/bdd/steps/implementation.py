@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from aftershock import kube, writes, yamlsrc
 from aftershock.bdd.steps.history import judge_created, judge_deleted_none, never_more
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
-from aftershock.capabilities import Capability, MissingCapability
+from aftershock.concepts import NoConcept, concept, replica_group_selector
+from aftershock.concepts.dra import KUBELET_DRA_STATE
 from aftershock.faults.component_delay import DelayedWatch
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.faults.watchdelay.sidecar import SidecarWatchDelay
+from aftershock.kube import api as kube
+from aftershock.kube import writes
+from aftershock.machine import yamlsrc
+from aftershock.machine.capabilities import Capability, MissingCapability
+from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut.concepts import NoConcept, concept, replica_group_selector
-from aftershock.sut.dra import KUBELET_DRA_STATE
 from aftershock.sut.in_cluster import InClusterImplementation
 from aftershock.sut.node_state import NodeStateWatch
-from aftershock.sut.placeholders import fill
 from aftershock.sut.runner import Implementation, ca_data
 from aftershock.timeline.resources import custom
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import time
 
-from aftershock import door, kube, workloads
 from aftershock.bdd.steps.dra import claiming_pod_spec, create_pod, device_claim
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.nodes import node_of_named_pod, node_of_pod
-from aftershock.capabilities import Capability
+from aftershock.concepts import concept
 from aftershock.faults import node_agent
+from aftershock.kube import api as kube
+from aftershock.kube import door, workloads
+from aftershock.machine.capabilities import Capability
 from aftershock.properties import Judgement
 from aftershock.properties.dra_node import runs_since
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut.concepts import concept
 
 
 def _claimants_on(scenario: Scenario, node: str) -> list[str]:

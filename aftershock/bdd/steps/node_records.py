@@ -6,9 +6,9 @@ from dataclasses import asdict
 
 from aftershock.bdd.steps.history import always, eventually
 from aftershock.bdd.steps.nodes import delete_undrained
+from aftershock.concepts.records import NodeRecords
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, then, when
-from aftershock.sut.records import NodeRecords
 
 # What the implementation may take to act once a record is reclaimable (a scenario bound L).
 RECLAIM_LATENCY = 3.0

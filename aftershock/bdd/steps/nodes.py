@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from aftershock import kube, workloads
-from aftershock.capabilities import Capability
+from aftershock.concepts.records import NodeRecords
 from aftershock.faults import components, drain, nodes
+from aftershock.kube import api as kube
+from aftershock.kube import workloads
+from aftershock.machine.capabilities import Capability
 from aftershock.scenario import Scenario, StepFailed, then, when
-from aftershock.sut.records import NodeRecords
 
 
 def node_of_pod(scenario: Scenario, name: str, selector: dict[str, str] | None = None) -> str:

@@ -11,16 +11,19 @@ from typing import Any
 
 import yaml
 
-from aftershock import kube, limits, partial, phrases, writes, yamlsrc
+from aftershock import phrases
 from aftershock.checks.objects import ObjectRef
-from aftershock.comparison import Comparison, ComparisonError
 from aftershock.errors import StepFailed, UserError
 from aftershock.grammar import match_step, split_keyword
-from aftershock.kinds import Catalog, Kind, UnknownKind
-from aftershock.partial import PartialError
+from aftershock.kube import api as kube
+from aftershock.kube import partial, writes
+from aftershock.kube.comparison import Comparison, ComparisonError
+from aftershock.kube.discovery import Catalog, Kind, UnknownKind
+from aftershock.kube.partial import PartialError
+from aftershock.machine import limits, yamlsrc
+from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, given, then, when
-from aftershock.sut.placeholders import fill
 
 CATALOG = "kinds served"  # the scenario's discovery of kinds (not plain data: not judged)
 FEATURE_DIR = "feature dir"  # where the feature file is: manifests are named relative to it

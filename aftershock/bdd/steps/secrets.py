@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import base64
 
-from aftershock import door, kube
+from aftershock.kube import api as kube
+from aftershock.kube import door
 from aftershock.scenario import Scenario, StepFailed, given, then
 
 

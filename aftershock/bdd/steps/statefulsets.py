@@ -3,11 +3,12 @@ collector controllers (profile concept ``stateful_set``, e.g. profiles/kube-stat
 
 from __future__ import annotations
 
-from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.workloads import create_workload
+from aftershock.concepts import concept
+from aftershock.kube import api as kube
+from aftershock.kube import door, workloads, writes
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then
-from aftershock.sut.concepts import concept
 
 DRIVER = "slices.aftershock.io"
 OWNER_LABEL = kube.OWNER_LABEL  # cluster-scoped objects name their scenario's namespace

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from aftershock import writes
 from aftershock.bdd.steps.implementation import concept_body, dynamic_resource, implementation_of
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_named_pod
-from aftershock.capabilities import Capability
+from aftershock.concepts import NoConcept, concept, get_path, storage
 from aftershock.faults import nodes
 from aftershock.faults.drain import DrainOptions
+from aftershock.kube import writes
+from aftershock.machine.capabilities import Capability
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
-from aftershock.sut import storage
 from aftershock.sut.app_state import AppStateWatch
-from aftershock.sut.concepts import NoConcept, concept, get_path
 
 
 def _cluster(scenario: Scenario, name: str) -> storage.StorageCluster:

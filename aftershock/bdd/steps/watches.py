@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from aftershock.bdd.steps.implementation import delay_implementation
 from aftershock.bdd.steps.nodes import component_name
-from aftershock.capabilities import Capability
 from aftershock.faults.component_delay import DelayedWatch
 from aftershock.faults.watchdelay import Rule
+from aftershock.machine.capabilities import Capability
 from aftershock.scenario import Scenario, StepFailed, when
 
 RESOURCE_WORDS = {"pod": "pods", "node": "nodes", "lease": "leases", "replicaset": "replicasets",

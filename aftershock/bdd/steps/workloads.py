@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from email.utils import parsedate_to_datetime
 
-from aftershock import door, kube, workloads, writes
 from aftershock.bdd.steps.implementation import dynamic_resource
 from aftershock.checks.invariants import STAMP_TOLERANCE
-from aftershock.kube import suppress_not_found
+from aftershock.kube import api as kube
+from aftershock.kube import door, workloads, writes
+from aftershock.kube.api import suppress_not_found
 from aftershock.scenario import Scenario, StepFailed, given, when
 
 
 def create_workload(scenario: Scenario, manifest: dict) -> None:
-    """Create a workload as written: strict field validation, read back (see aftershock.writes)."""
+    """Create a workload as written: strict field validation, read back (see
+    aftershock.kube.writes)."""
     kind, name = manifest["kind"], manifest["metadata"]["name"]
     if kind not in ("Deployment", "StatefulSet", "Job", "Pod"):
         raise StepFailed(f"cannot create a {kind}")

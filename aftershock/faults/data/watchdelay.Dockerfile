@@ -1,6 +1,6 @@
 # The WatchDelay proxy as a sidecar image (aftershock.faults.watchdelay.sidecar builds it with
 # the aftershock package directory as the context and loads it into the kind nodes). Its base
-# is built here, from Debian and PyPI, with no registry (aftershock.providers.kindimage.python_base).
+# is built here, from Debian and PyPI, with no registry (aftershock.containers.images.python_base).
 FROM aftershock.local/python:3.11
 COPY __init__.py /app/aftershock/__init__.py
 COPY faults/__init__.py faults/anchors.py /app/aftershock/faults/

@@ -11,21 +11,43 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from aftershock.faults.watchdelay.frames import Frame as Received
 from aftershock.faults.watchdelay.frames import encoding_of, expired, frames
-from aftershock.faults.watchdelay.streams import PATH, Stream
+from aftershock.faults.watchdelay.streams import PATH, Frame, Stream
 
-if TYPE_CHECKING:
-    from aftershock.faults.watchdelay.proxy import WatchDelay
+
+class UpstreamSide(Protocol):
+    """The API server as a handler reaches it (the proxy's ``Upstream``)."""
+
+    token: str | None
+
+    def connect(self, timeout: float | None, own_token: bool) -> http.client.HTTPSConnection:
+        ...
+
+
+class Served(Protocol):
+    """What a handler asks of the proxy it serves (a ``WatchDelay``), so that this module needs
+    nothing of the proxy's: the proxy imports the handler, never the other way."""
+
+    upstream: UpstreamSide
+    severed: bool
+
+    def log(self, event: str, **fields: Any) -> None: ...
+    def written(self, method: str, path: str, status: int) -> None: ...
+    def register(self, stream: Stream) -> None: ...
+    def unregister(self, stream: Stream) -> None: ...
+    def accept(self, stream: Stream, event: Received, namespace_of_path: str) -> None: ...
+    def next_frame(self, stream: Stream) -> Frame | None: ...
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te",
               "trailer", "upgrade", "host", "content-length", "accept-encoding"}
 
 
 class Server(ThreadingHTTPServer):
-    proxy: WatchDelay
+    proxy: Served
 
     def handle_error(self, request, client_address) -> None:
         """A client that went away mid-response is logged, not printed."""
@@ -40,7 +62,7 @@ class Handler(BaseHTTPRequestHandler):
     server: Server
 
     @property
-    def proxy(self) -> WatchDelay:
+    def proxy(self) -> Served:
         return self.server.proxy
 
     def setup(self) -> None:

@@ -18,14 +18,15 @@ from typing import Any
 import yaml
 from kubernetes import client
 
-from aftershock import __version__, door
+from aftershock import __version__
+from aftershock.containers.images import python_base
 from aftershock.errors import StepFailed
 from aftershock.faults.anchors import Anchored, to_plain
 from aftershock.faults.watchdelay.main import rules_to_json
 from aftershock.faults.watchdelay.proxy import Rule
-from aftershock.manifests import apply_manifest, wait_rolled_out
-from aftershock.providers import kind_commands as cmd
-from aftershock.providers.kindimage import python_base
+from aftershock.kube import door
+from aftershock.kube.manifests import apply_manifest, wait_rolled_out
+from aftershock.providers import kind_argv as cmd
 
 IMAGE = f"aftershock/watchdelay:{__version__}"
 CONTAINER = "aftershock-watchdelay"

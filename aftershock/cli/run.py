@@ -1,0 +1,139 @@
+"""``aftershock run FEATURES``: features run against a cluster and judged, by pytest with
+aftershock's plugin; with ``--workers`` or a list of Kubernetes versions, as child runs merged
+into one."""
+
+# Imports inside functions: start-up time, as in the rest of the command line.
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from aftershock.cli.say import say
+from aftershock.errors import UserError
+
+
+def cluster_option(argv: list[str]) -> str | None:
+    """The --cluster value among the arguments passed on to pytest."""
+    for index, arg in enumerate(argv):
+        if arg.startswith("--cluster="):
+            return arg.split("=", 1)[1]
+        if arg == "--cluster" and index + 1 < len(argv):
+            return argv[index + 1]
+    return None
+
+
+def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
+    import pytest
+
+    from aftershock.pytest_plugin import check_inputs
+    from aftershock.runs import options as run_options
+    from aftershock.runs import versions
+
+    extra = [*run_options.passed_on(args), *unknown]
+    extra += _kept_with_the_caller(extra)
+    if versions.listed(option_value(extra, versions.OPTION)) is not None:
+        versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
+    check_inputs(run_options.with_defaults(args))  # the provider's own checks too: kind's engine
+    if versions.listed(option_value(extra, versions.OPTION)) is not None:
+        return run_versions(args, extra)
+    if args.workers != 1:
+        return run_workers(args, extra)
+    progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
+    return int(pytest.main([*progress, *extra, *args.paths]))
+
+
+def _kept_with_the_caller(given: list[str]) -> list[str]:
+    """Where a run writes, when not told: its run dir and pytest's cache in the project this
+    command runs in (the nearest folder up whose pyproject.toml names aftershock), else the
+    working directory; never the folder of a feature named from elsewhere, which pytest makes
+    its rootdir."""
+    from aftershock.machine.shape import find_root
+    from aftershock.runs.options import fresh_run_dir
+
+    home = find_root(Path.cwd().resolve()) or Path.cwd().resolve()
+    out = []
+    if option_value(given, "--run-dir") is None:
+        out += ["--run-dir", str(fresh_run_dir(home))]
+    if not any("cache_dir" in arg or arg == "no:cacheprovider" for arg in given):
+        out += ["-o", f"cache_dir={home / '.pytest_cache'}"]
+    return out
+
+
+def option_value(argv: list[str], name: str) -> str | None:
+    """The value of ``name`` among arguments passed on (`--name V` or `--name=V`)."""
+    for index, arg in enumerate(argv):
+        if arg.startswith(f"{name}="):
+            return arg.split("=", 1)[1]
+        if arg == name and index + 1 < len(argv):
+            return argv[index + 1]
+    return None
+
+
+def run_workers(args: argparse.Namespace, extra: list[str]) -> int:
+    """`aftershock run --workers N`: N shards at once, each its own pytest, cluster and run dir
+    under the run dir, merged into it; refused in one line when the machine cannot hold N."""
+    from aftershock.runs import shards, workers
+    from aftershock.runs.merge import merge
+
+    if option_value(extra, "--shard"):
+        raise UserError("--workers splits the scenarios into shards itself: not with --shard")
+    shards.require_workers(args.workers, option_value(extra, "--shape"), Path.cwd())
+    run = Path(option_value(extra, "--run-dir") or "")  # cmd_run gave one when not told
+    passed = workers.without(extra, "--run-dir")
+    say(f"aftershock: {args.workers} workers, each its own cluster; reports in {run}")
+    codes = workers.run_shards(args.workers, lambda shard: workers.aftershock_command(
+        "run", *args.paths, *passed, "--shard", str(shard),
+        "--run-dir", str(workers.shard_dir(run, shard))), say)
+    dirs = [workers.shard_dir(run, shards.Shard(k, args.workers))
+            for k in range(1, args.workers + 1)]
+    merge([d for d in dirs if d.is_dir()], run)
+    from aftershock.report import matrix
+
+    for line in matrix.text(matrix.load(run)):
+        print(line)
+    print(f"aftershock: reports in {run} (HTML: aftershock report {run})")
+    ran = [code for code in codes if code != 5]  # a shard no scenario fell in ran nothing
+    return max(ran, default=5)
+
+
+def run_versions(args: argparse.Namespace, extra: list[str]) -> int:
+    """`aftershock run --kubernetes-version A,B,C`: the run on each version in turn, each on a
+    cluster of its own, merged into one matrix with the version as a column."""
+    from aftershock.report import matrix
+    from aftershock.runs import versions, workers
+
+    wanted = versions.listed(option_value(extra, versions.OPTION)) or []
+    versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
+    shape = option_value(extra, "--shape")
+    if shape:  # once, here, rather than once by each version's run
+        from aftershock.machine.shape import load_shape
+
+        load_shape(shape)
+    run = Path(option_value(extra, "--run-dir") or "")  # cmd_run gave one when not told
+    passed = workers.without(extra, "--run-dir", versions.OPTION)
+    more = ["--workers", str(args.workers)] if args.workers != 1 else []
+    say(f"aftershock: {len(wanted)} Kubernetes versions ({', '.join(wanted)}), one after "
+         f"another, each on a cluster of its own; reports in {run}")
+    codes = versions.run_across(wanted, lambda version, where: workers.aftershock_command(
+        "run", *args.paths, *passed, *more, versions.OPTION, version, "--run-dir", str(where)),
+        run, say)
+    for line in matrix.text(matrix.load(run)):
+        print(line)
+    print(f"aftershock: reports in {run} (HTML: aftershock report {run})")
+    ran = [code for code in codes if code != 5]
+    return max(ran, default=5)
+
+
+def add_parser(sub) -> None:
+    from aftershock.runs.options import add_to_argparse
+
+    run = sub.add_parser(
+        "run", help="run features (any other option goes to pytest)",
+        description="Run features against a cluster and judge them; the matrix, allure results "
+        "and JUnit XML go into the run dir.",
+        epilog="Any other option is pytest's, passed on as given (pytest --help lists them).")
+    run.add_argument("paths", nargs="*", default=["features"],
+                     help="features or folders of them (default: features)")
+    add_to_argparse(run)
+    run.set_defaults(func=cmd_run, takes_extra=True)
