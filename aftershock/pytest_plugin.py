@@ -78,14 +78,18 @@ def _validate_inputs(config: pytest.Config) -> None:
         pytest.exit(f"aftershock: error: {exc}", returncode=exc.exit_code)
 
 
-def check_inputs(option: object) -> list:
-    """The run's inputs (repeat, shard, an existing cluster's kubeconfig, the shape, the
-    profiles), read and checked: a `UserError` for the first that is wrong. `aftershock run`
-    asks this too, before pytest starts, so that its error reads as every other one."""
+def check_inputs(option: object, before_pytest: bool = False) -> list:
+    """The run's inputs (repeat, shard, the provider's own checks: an existing cluster's
+    kubeconfig, kind's engine; the shape, the profiles), read and checked: a `UserError` for
+    the first that is wrong. `aftershock run` asks this too, ``before_pytest`` starts, so that
+    its error reads as every other one; a provider no module has registered yet is left to
+    pytest then, which imports the project's conftest.py and ``-p`` plugins first."""
     from aftershock.machine.capabilities import Capability
     from aftershock.machine.limits import MAX_REPEAT
     from aftershock.machine.shape import load_shape
     from aftershock.profile.load import load_profile
+    from aftershock.providers.base import PROVIDERS, ClusterRequest
+    from aftershock.providers.base import get as provider_named
 
     repeat = option.aftershock_repeat
     if not 1 <= repeat <= MAX_REPEAT:
@@ -94,15 +98,14 @@ def check_inputs(option: object) -> list:
         from aftershock.runs import shards
 
         shards.parse(option.aftershock_shard)
-    from aftershock.providers.base import ClusterRequest
-    from aftershock.providers.base import get as provider_named
-
-    provider = provider_named(option.aftershock_cluster)
-    provider.check(ClusterRequest.from_options(option))  # read now, not at the first scenario
+    provider = None
+    if not before_pytest or option.aftershock_cluster in PROVIDERS:
+        provider = provider_named(option.aftershock_cluster)
+        provider.check(ClusterRequest.from_options(option))  # now, not at the first scenario
     if option.aftershock_shape:
         load_shape(option.aftershock_shape)
     profiles = [load_profile(path) for path in option.aftershock_profile]
-    if Capability.LOAD_IMAGE in provider.capabilities:  # nodes that keep a driver's state
+    if provider and Capability.LOAD_IMAGE in provider.capabilities:  # nodes keep driver state
         from aftershock.profile.load import node_agents_apart
 
         node_agents_apart(profiles)

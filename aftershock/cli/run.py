@@ -34,7 +34,7 @@ def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     extra += _kept_with_the_caller(extra)
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
         versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
-    check_inputs(run_options.with_defaults(args))  # the provider's own checks too: kind's engine
+    check_inputs(run_options.with_defaults(args), before_pytest=True)
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
         return run_versions(args, extra)
     if args.workers != 1:
