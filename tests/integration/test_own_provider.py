@@ -13,8 +13,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.cluster
 
-PROVIDER = '''"""The embedded cluster with one node, whatever the shape asks: a provider of this project's
-own, registered here and nowhere else."""
+PROVIDER = '''"""The embedded cluster with one node, whatever the shape asks: a provider of
+this project's own, registered here and nowhere else."""
 
 from dataclasses import replace
 
