@@ -1,9 +1,8 @@
-"""Every write the harness makes to a resource named by kind (dynamic), checked: sent with
-fieldValidation=Strict where it applies (an unknown field is refused, not silently pruned; a
-DELETE has no field validation, and its object must have been there), then read back — the
-values it set are there, and a change to the spec moved the generation. When not, the scenario
-ends as a harness error: the implementation was never asked, so nothing it did can be judged
-against it."""
+"""Writes to a resource named by its kind (the dynamic client: a profile's or a step's
+``kind/name``), through ``door``: server-side apply, merge patch, create and delete, each read
+back from the stored object (the values it set are there, and a change to the spec moved the
+generation). A write that did not take ends the scenario as a harness error: the
+implementation was never asked, so nothing it did can be judged against it."""
 
 from __future__ import annotations
 

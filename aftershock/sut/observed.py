@@ -1,6 +1,7 @@
-"""Fault: the implementation under test runs behind a WatchDelay proxy that passes everything
-at once, logs every watch event it is sent and every write it makes (the trace `aftershock
-explore` plans from), and fires the faults anchored on them (``faults.anchors``)."""
+"""The implementation under test run observed, as `aftershock explore` runs it: restarted
+behind a WatchDelay proxy that passes everything at once, logs every watch event it is sent
+and every write it makes (the trace explore plans from), and fires the faults a plan anchors on
+them (``faults.anchors``)."""
 
 from __future__ import annotations
 
