@@ -154,10 +154,10 @@ def pytest_bdd_apply_tag(tag: str, function):
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    from aftershock.machine import processes
+    from aftershock.providers import clusters
 
     if not hasattr(session.config, "workerinput"):
-        processes.gc()
+        clusters.gc()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -27,11 +27,11 @@ def cmd_cluster_up(args: argparse.Namespace) -> int:
 
 
 def cmd_cluster_down(args: argparse.Namespace) -> int:
-    from aftershock.machine import processes
+    from aftershock.providers import clusters
     from aftershock.providers.local import attach
 
     state = attach(args.name)
-    processes.remove_cluster(state)
+    clusters.remove(state)
     say(f"cluster/{args.name} removed")
     return 0
 
@@ -54,9 +54,9 @@ def cmd_cluster_list(args: argparse.Namespace) -> int:
 
 
 def cmd_cluster_gc(args: argparse.Namespace) -> int:
-    from aftershock.machine import processes
+    from aftershock.providers import clusters
 
-    result = processes.gc()
+    result = clusters.gc()
     for name in result.clusters:
         say(f"removed cluster/{name} of a dead run")
     if result.processes:

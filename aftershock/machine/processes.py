@@ -212,6 +212,9 @@ def remove_cluster(state: ClusterState) -> dict[str, str]:
     """End what the record says was started, undo what it says was done to a cluster we do
     not own, remove its work dir. Returns what could not be undone (its key → why)."""
     failures: dict[str, str] = {}
+    if state.undo and state.provider not in TEARDOWNS | AFTER_TEARDOWN:
+        return {key: f"no teardown of the {state.provider} provider is registered in this "
+                "process (gc through aftershock.providers.clusters)" for key in state.undo}
     if state.provider in TEARDOWNS:
         failures.update(TEARDOWNS[state.provider](state) or {})
     terminate(list(state.processes.values()))

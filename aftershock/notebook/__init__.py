@@ -35,9 +35,9 @@ from IPython.display import Markdown, display
 
 from aftershock.errors import ClusterError, StepFailed, UserError
 from aftershock.grammar import steps_with_blocks
-from aftershock.machine import processes
 from aftershock.machine.shape import find_root
 from aftershock.notebook.session import Session, StepResult
+from aftershock.providers import clusters
 
 __all__ = ["Session", "load_ipython_extension"]
 
@@ -145,7 +145,7 @@ def load_ipython_extension(ipython) -> None:
                 raise UsageError("usage: %aftershock cluster up|down|status|gc "
                                  "[--shape FILE] [--profile FILE]") from None
             if args.action == "gc":
-                return processes.gc()
+                return clusters.gc()
             if args.action == "up":
                 if self.session is not None:
                     self.session.close()

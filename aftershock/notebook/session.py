@@ -42,10 +42,10 @@ from aftershock.grammar import (
     steps_with_blocks,
 )
 from aftershock.kube import door
-from aftershock.machine import processes
 from aftershock.machine.capabilities import MissingCapability
 from aftershock.notebook.authoring import write_feature
 from aftershock.profile.load import load_profile
+from aftershock.providers import clusters
 from aftershock.providers.base import ClusterRequest
 from aftershock.providers.clusters import open_cluster
 from aftershock.report import picture, plot
@@ -102,7 +102,7 @@ class Session:
     @staticmethod
     def _start(shape: str | Path | None, kubernetes_version: str | None,
                provider: str = "local"):
-        processes.gc()  # what a dead kernel left behind
+        clusters.gc()  # what a dead kernel left behind
         return open_cluster(ClusterRequest(provider, shape=shape,
                                            kubernetes_version=kubernetes_version), Path.cwd())
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from aftershock.errors import UserError
 from aftershock.kube import api as kube
+from aftershock.machine import processes
 from aftershock.machine.shape import (
     default_shape,
     find_root,
@@ -96,3 +97,15 @@ class ClusterPool:
         for cluster in reversed(list(self._clusters.values())):
             cluster.down()
         self._clusters.clear()
+
+
+def gc(min_age: float = 60.0) -> processes.GcResult:
+    """What dead runs left, removed: ``processes.gc`` with every provider's teardown
+    registered (importing this package imported them), so a dead run's kind cluster is deleted
+    and its undo records on an existing cluster undone."""
+    return processes.gc(min_age)
+
+
+def remove(state: processes.ClusterState) -> dict[str, str]:
+    """One recorded cluster removed by its own provider's teardown; what could not be undone."""
+    return processes.remove_cluster(state)

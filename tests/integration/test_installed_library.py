@@ -14,13 +14,13 @@ import pytest
 
 pytestmark = pytest.mark.cluster
 REPO = Path(__file__).resolve().parents[2]
-OWN_STEP = '''from aftershock import kube
+OWN_STEP = '''from aftershock.kube import api
 from aftershock.scenario import Scenario, then
 
 
 @then("the ConfigMap {name:Name} holds {key}={value}")
 def config_map_holds(scenario: Scenario, name: str, key: str, value: str) -> None:
-    found = kube.core(scenario.api).read_namespaced_config_map(name, scenario.namespace)
+    found = api.core(scenario.api).read_namespaced_config_map(name, scenario.namespace)
     assert found.data == {key: value}, found.data
 '''
 FEATURE = """Feature: mine

@@ -23,6 +23,7 @@ import pytest
 from aftershock.containers import capless_runc
 from aftershock.containers import managed as managed_engine
 from aftershock.machine import processes
+from aftershock.providers import clusters
 
 ASKED = "AFTERSHOCK_TEST_ENGINE"
 pytestmark = [
@@ -108,7 +109,7 @@ def test_a_killed_engine_is_cleaned_by_gc(engine, tmp_path):
     os.killpg(engine.processes["dockerd"].pid, signal.SIGKILL)  # dockerd and its containerd
     processes.kill([engine.processes["dockerd"]])
     assert _left(engine), "the kill left nothing: this test would prove nothing"
-    result = processes.gc()
+    result = clusters.gc()
     assert "engine" in result.clusters
     assert managed_engine.state() is None and _left(engine) == []
 
@@ -121,7 +122,7 @@ def test_a_build_container_whose_builder_died_is_removed_by_gc(engine, tmp_path)
     _docker(engine, "run", "-d", "--name", f"{BUILD_PREFIX}{dead}", image, "/bin/sleep", "4242")
     _docker(engine, "run", "-d", "--name", f"{BUILD_PREFIX}{os.getpid()}", image, "/bin/sleep",
             "4242")  # its builder (this test) lives: kept
-    result = processes.gc()
+    result = clusters.gc()
     assert f"container {BUILD_PREFIX}{dead}" in result.leftovers
     names = _docker(engine, "ps", "-a", "--format", "{{.Names}}").split()
     assert names == [f"{BUILD_PREFIX}{os.getpid()}"]

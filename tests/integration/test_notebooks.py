@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from aftershock.go import toolchain
-from aftershock.machine import processes
 from aftershock.notebook.execute import execute
+from aftershock.providers import clusters
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.cluster
 def exports(aftershock_run_dir: Path) -> Path:
     """Executed notebooks go to the run's report dir; what a kernel left is cleaned after."""
     yield aftershock_run_dir / "notebooks"
-    processes.gc()
+    clusters.gc()
 
 
 def _plots(html: Path) -> int:
@@ -143,7 +143,7 @@ def test_a_kernel_interrupt_during_a_delayed_watch_leaves_no_proxy_and_no_fault(
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
-        processes.gc()
+        clusters.gc()
 
 
 def _free_port() -> int:
@@ -266,4 +266,4 @@ def test_a_cell_run_again_replaces_its_steps_and_save_leaves_out_a_failed_one(tm
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
-        processes.gc()
+        clusters.gc()

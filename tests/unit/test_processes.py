@@ -83,3 +83,16 @@ def test_gc_removes_the_credentials_a_dead_process_kept_without_a_cluster_record
     live = scratch.scratch_for_this_process("credentials")
     assert str(dead.parent) in processes.gc().leftovers
     assert not dead.parent.exists() and live.exists()
+
+
+def test_undo_records_with_no_teardown_registered_are_not_said_undone(tmp_path, monkeypatch):
+    """A gc run where no provider registered its teardown (it did not come through
+    aftershock.providers.clusters) names each undo record as not undone, never as undone."""
+    monkeypatch.setattr(processes, "TEARDOWNS", {})
+    monkeypatch.setattr(processes, "AFTER_TEARDOWN", {})
+    state = processes.ClusterState("reused-1", "existing", None, None, 0.0, str(tmp_path),
+                                   str(tmp_path / "kubeconfig"))
+    state.undo = {"cordon/node-1": {"verb": "uncordon"}}
+    failures = processes.remove_cluster(state)
+    assert list(failures) == ["cordon/node-1"] and "no teardown" in failures["cordon/node-1"]
+    assert tmp_path.is_dir()  # the record is kept for a gc that can undo it
