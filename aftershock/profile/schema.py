@@ -22,6 +22,9 @@ CONCEPTS = {
         "head_path": Field(str, expected="a dotted path switching the singleton (head) pod on"),
         "finalizer_path": Field(str, expected="a dotted path to a finalizer the pods carry"),
         "manifest": Field(str, expected="a YAML file with {name} and {replicas} placeholders"),
+        "scalable": Field(bool, expected="false where the implementation refuses a change of "
+                                        "replicas_path after creation (a JobSet's replicated "
+                                        "jobs): a scenario that scales the group is skipped"),
         "pod_actor": Field(str, expected="the username that creates and deletes the group's "
                                          "pods, when not the implementation itself (e.g. the "
                                          "replicaset controller under a Deployment)"),

@@ -118,3 +118,52 @@ Feature: Steps for any resource
           metadata: {annotations: {revision: "2"}}
       """
     Then deployment/paced changed at most 1 times within 20 seconds
+
+  # The embedded cluster's kwok completes a Job's pod at once, unless the pod carries
+  # aftershock.io/keep-running (a Job that runs long: a JobSet's workers); the twin below is the
+  # same Job without it, completed.
+  Scenario: A Job's pod marked to keep running keeps running
+    Given a cluster with 3 nodes
+    And I apply:
+      """
+      apiVersion: batch/v1
+      kind: Job
+      metadata: {name: long}
+      spec:
+        backoffLimit: 0
+        template:
+          metadata: {annotations: {aftershock.io/keep-running: "true"}}
+          spec:
+            restartPolicy: Never
+            containers: [{name: main, image: registry.k8s.io/pause:3.10}]
+      """
+    And within 30 seconds job/long matches:
+      """
+      status: {active: 1, ready: 1}
+      """
+    Then for 5 seconds job/long matches:
+      """
+      status: {active: 1}
+      """
+    And at no point did job/long have status.succeeded > 0
+
+  @expect-violation:never_had
+  Scenario: A Job's pod not marked to keep running completes
+    Given a cluster with 3 nodes
+    And I apply:
+      """
+      apiVersion: batch/v1
+      kind: Job
+      metadata: {name: short}
+      spec:
+        backoffLimit: 0
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: main, image: registry.k8s.io/pause:3.10}]
+      """
+    And within 30 seconds job/short matches:
+      """
+      status: {succeeded: 1}
+      """
+    Then at no point did job/short have status.succeeded > 0

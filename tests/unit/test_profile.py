@@ -1,10 +1,13 @@
 """Profiles: a typo or a wrong type is one message with file:line, field and expectation."""
 
+from pathlib import Path
+
 import pytest
 
 from aftershock.errors import UserError
 from aftershock.profile.load import load_profile, node_agents_apart
 
+REPO = Path(__file__).resolve().parents[2]
 GOOD = """name: demo
 start:
   command: ["python", "-m", "demo", "--kubeconfig", "{kubeconfig}"]
@@ -367,3 +370,22 @@ def test_a_source_tree_is_fetched_when_a_run_needs_it_not_when_the_profile_loads
         not any((tmp_path / "cache" / "aftershock" / "src").rglob(".git"))
     with pytest.raises(SourceUnreachable):
         loaded.fetch()
+
+
+def test_a_replica_group_that_cannot_be_scaled_skips_the_scaling_step():
+    """JobSet refuses a change of its replicated jobs: its profile says `scalable: false`, and
+    the scaling step skips the scenario (NoConcept) instead of writing a change the API would
+    refuse as a harness error; a group that says nothing stays scalable."""
+    from types import SimpleNamespace
+
+    from aftershock.bdd.steps.implementation import scale_group
+    from aftershock.concepts import NoConcept
+
+    profile = load_profile(REPO / "profiles" / "thirdparty" / "jobset.yaml")
+    assert profile.concept("replica_group")["scalable"] is False
+    scenario = SimpleNamespace(facts={"profile": profile},
+                               concept=lambda name: profile.concept(name))
+    with pytest.raises(NoConcept, match=r"cannot be scaled \(replica_group.scalable: false\)"):
+        scale_group(scenario, "web", 5)
+    assert "scalable" not in load_profile(REPO / "profiles" / "thirdparty" /
+                                          "lws.yaml").concept("replica_group")

@@ -211,6 +211,9 @@ def a_held_replica_group(scenario: Scenario, name: str, replicas: int) -> None:
 @when("I scale the replica group {name:Name} to {replicas:d}")
 def scale_group(scenario: Scenario, name: str, replicas: int) -> None:
     group = concept(scenario, "replica_group")
+    if group.get("scalable") is False:
+        raise NoConcept(f"profile {scenario.facts['profile'].name}'s replica group cannot be "
+                        "scaled (replica_group.scalable: false)")
     resource = group["resource"]
     changed = scenario.timeline.mark(
         f"scale {resource['kind'].lower()}/{scenario.namespace}/{name} to {replicas}")
