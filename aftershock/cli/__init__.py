@@ -49,13 +49,13 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     top = parser()
-    if argv[:1] in (["run"], ["notebook"]):
-        args, extra = top.parse_known_args(argv)
-    else:
-        args, extra = top.parse_args(argv), []
+    args, extra = top.parse_known_args(argv)
+    takes_extra = getattr(args, "takes_extra", False)  # run and notebook pass the rest on
+    if extra and not takes_extra:
+        top.error(f"unrecognized arguments: {' '.join(extra)}")  # as parse_args says it
     args.argv = list(argv)
     try:
-        if getattr(args, "takes_extra", False):  # run and notebook pass the rest on
+        if takes_extra:
             return args.func(args, extra)
         return args.func(args)
     except UserError as exc:

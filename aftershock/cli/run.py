@@ -13,16 +13,6 @@ from aftershock.cli.say import say
 from aftershock.errors import UserError
 
 
-def cluster_option(argv: list[str]) -> str | None:
-    """The --cluster value among the arguments passed on to pytest."""
-    for index, arg in enumerate(argv):
-        if arg.startswith("--cluster="):
-            return arg.split("=", 1)[1]
-        if arg == "--cluster" and index + 1 < len(argv):
-            return argv[index + 1]
-    return None
-
-
 def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     import pytest
 
@@ -33,7 +23,7 @@ def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     extra = [*run_options.passed_on(args), *unknown]
     extra += _kept_with_the_caller(extra)
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
-        versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
+        versions.refuse_existing(option_value([*extra, *args.paths], "--cluster") or "local")
     check_inputs(run_options.with_defaults(args), before_pytest=True)
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
         return run_versions(args, extra)
@@ -103,8 +93,7 @@ def run_versions(args: argparse.Namespace, extra: list[str]) -> int:
     from aftershock.report import matrix
     from aftershock.runs import versions, workers
 
-    wanted = versions.listed(option_value(extra, versions.OPTION)) or []
-    versions.refuse_existing(cluster_option([*extra, *args.paths]) or "local")
+    wanted = versions.listed(option_value(extra, versions.OPTION)) or []  # refused in cmd_run
     shape = option_value(extra, "--shape")
     if shape:  # once, here, rather than once by each version's run
         from aftershock.machine.shape import load_shape

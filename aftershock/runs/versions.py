@@ -13,7 +13,6 @@ from pathlib import Path
 from aftershock.errors import UserError
 from aftershock.go import toolchain
 from aftershock.providers.base import PROVIDERS
-from aftershock.providers.base import get as provider_named
 from aftershock.runs import workers
 from aftershock.runs.merge import merge
 
@@ -41,7 +40,7 @@ def run_dir(run: Path, version: str) -> Path:
 def refuse_existing(provider: str) -> None:
     """A list of versions for a provider that opens its cluster as found; a provider not
     registered yet (a project's own, imported by its conftest.py) is left to its run."""
-    if provider in PROVIDERS and provider_named(provider).as_found:
+    if provider in PROVIDERS and PROVIDERS[provider].as_found:
         raise UserError(f"{OPTION} chooses the versions of clusters aftershock starts; a "
                         f"cluster the {provider} provider opens as found runs the version it "
                         "runs")
