@@ -3,10 +3,13 @@
 (``build: {git: URL, commit: <40 hex>, dir: operator, package: ./cmd}``, cloned shallow into
 ~/.cache/aftershock/src/ and built in the module's own directory, so its own ``replace``
 lines and go.sum hold), or a module of the project's own (``build: {path: <folder>}``,
-relative to the profile, pinned by the hash of its files). Built once with ``go build``
-into ~/.cache/aftershock/impl/<what, go version>/ (written to a temp dir, then renamed), with
-progress; ``{binary}`` names the built
-program, ``{module_dir}`` the module's own files (CRDs, RBAC) and, for a source tree,
+relative to the profile, pinned by the hash of its files). A published module or a source
+tree may carry ``patches`` (diffs kept beside the profile, ``patch -p1`` from the module's, or
+the repository's, root): applied to a copy, which is built in its own module, the patches'
+hash in the cache key, so a fix can be tried on the very version a bug was found in.
+Built once with ``go build`` into ~/.cache/aftershock/impl/<what, go version>/ (written to a
+temp dir, then renamed), with progress; ``{binary}`` names the built program,
+``{module_dir}`` the module's own files (CRDs, RBAC; unpatched) and, for a source tree,
 ``{source_dir}`` the whole checkout.
 
 git and Go read their own settings untouched: a machine that cannot reach a repository maps
@@ -58,9 +61,11 @@ class GoBuild:
     # Built in the module's own directory (its go.mod and go.sum, so its replace lines hold),
     # not in a module of ours that requires it (where a dependency's replace lines are ignored)
     own_module: bool = False
+    patches: tuple[Path, ...] = ()
 
     @classmethod
-    def parse(cls, text: str, binary: str | None = None, own_module: bool = False) -> GoBuild:
+    def parse(cls, text: str, binary: str | None = None, own_module: bool = False,
+              patches: tuple[Path, ...] = ()) -> GoBuild:
         found = PINNED.match(text)
         if not found:
             raise ValueError(f"'{text}' is not a pinned Go package (expected "
@@ -69,11 +74,12 @@ class GoBuild:
         name = binary or package.rsplit("/", 1)[-1]
         if re.fullmatch(r"v\d+", name):  # a major-version suffix: the element before names it
             name = package.rsplit("/", 2)[-2]
-        return cls(package, found["version"], name, own_module)
+        return cls(package, found["version"], name, own_module or bool(patches), patches)
 
     @property
     def pinned(self) -> str:
-        return f"{self.package}@{self.version}" + (" in its own module" if self.own_module else "")
+        own = " in its own module" if self.own_module and not self.patches else ""
+        return f"{self.package}@{self.version}{own}{patched(self.patches)}"
 
 
 @dataclass(frozen=True)
@@ -85,9 +91,10 @@ class SourceBuild:
     dir: str = "."
     package: str = "."
     binary: str = ""
+    patches: tuple[Path, ...] = ()
 
     @classmethod
-    def parse(cls, raw: dict[str, str]) -> SourceBuild:
+    def parse(cls, raw: dict[str, str], patches: tuple[Path, ...] = ()) -> SourceBuild:
         """From a profile's build map; a ValueError's args are (the field that is wrong,
         why)."""
         commit = str(raw.get("commit", ""))
@@ -100,12 +107,22 @@ class SourceBuild:
         repository = str(raw["git"]).rstrip("/").removesuffix(".git")
         name = raw.get("binary") or posixpath.basename(posixpath.normpath(
             f"{folder}/{package}")).replace(".", "") or posixpath.basename(repository)
-        return cls(str(raw["git"]), commit, folder, package, str(name))
+        return cls(str(raw["git"]), commit, folder, package, str(name), patches)
 
     @property
     def pinned(self) -> str:
         where = "" if self.dir == "." else f" {self.dir}"
-        return f"{self.git}@{self.commit[:12]}{where} {self.package}"
+        return f"{self.git}@{self.commit[:12]}{where} {self.package}{patched(self.patches)}"
+
+
+def patched(patches: tuple[Path, ...]) -> str:
+    """' patched with a.patch, b.patch@<hash of their text>', or nothing."""
+    if not patches:
+        return ""
+    found = hashlib.sha256()
+    for patch in patches:
+        found.update(patch.name.encode() + b"\0" + patch.read_bytes())
+    return f" patched with {', '.join(p.name for p in patches)}@{found.hexdigest()[:12]}"
 
 
 @dataclass(frozen=True)
@@ -283,8 +300,9 @@ def _build(build: Build, final: Path, say: Progress) -> Path:
         if isinstance(build, SourceBuild | LocalBuild) or build.own_module:
             _compile(build, ["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
                              str(scratch / build.binary), build.package],
-                     module_dir(build), say, began,
+                     _patched_copy(build, scratch / ".tree", say), say, began,
                      {**_env(), "GOFLAGS": "-mod=readonly -buildvcs=false"})
+            shutil.rmtree(scratch / ".tree", ignore_errors=True)
         else:
             _install(build, scratch, say, began)
         if not (scratch / build.binary).is_file():
@@ -297,6 +315,26 @@ def _build(build: Build, final: Path, say: Progress) -> Path:
         shutil.rmtree(scratch, ignore_errors=True)
     say(f"built {build.pinned} in {time.monotonic() - began:.0f}s")
     return final / build.binary
+
+
+def _patched_copy(build: Build, tree: Path, say: Progress) -> Path:
+    """Where the build runs: the module's own folder, or with patches a writable copy of it
+    (of the whole repository for a source tree), each patch applied in order."""
+    if isinstance(build, LocalBuild) or not build.patches:
+        return module_dir(build)
+    root = source_tree(build) if isinstance(build, SourceBuild) else module_dir(build)
+    # The module cache is read-only; a copy that keeps its modes could not be patched.
+    subprocess.run(["cp", "-R", "--no-preserve=mode,ownership", str(root), str(tree)],
+                   check=True)
+    for patch in build.patches:
+        done = subprocess.run(["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+                               "-i", str(patch)], cwd=tree, capture_output=True, text=True)
+        if done.returncode != 0:
+            said = (done.stdout + done.stderr).strip().splitlines()
+            raise UserError(f"patch {patch} does not apply to {build.pinned}: "
+                            f"{said[-1] if said else 'patch failed'}")
+        say(f"  applied {patch.name}")
+    return tree / build.dir if isinstance(build, SourceBuild) else tree
 
 
 def _install(build: GoBuild, into: Path, say: Progress, began: float) -> None:

@@ -167,17 +167,36 @@ def build_of(doc: Located, raw: dict[str, Any] | None,
             raise doc.error(f"field 'build.{extra[0]}' goes with 'git', not 'go'", "build",
                             extra[0])
         try:
-            return GoBuild.parse(raw["go"], raw.get("binary"), bool(raw.get("own_module")))
+            return GoBuild.parse(raw["go"], raw.get("binary"), bool(raw.get("own_module")),
+                                 _patches(doc, raw, dirs))
         except ValueError as exc:
             raise doc.error(f"field 'build.go': {exc}", "build", "go") from None
     if "commit" not in raw:
         raise doc.error("field 'build.commit' is required with 'git' (the full commit id to "
                         "build)", "build")
     try:
-        return SourceBuild.parse(raw)
+        return SourceBuild.parse(raw, _patches(doc, raw, dirs))
     except ValueError as exc:
         field, why = exc.args
         raise doc.error(f"field 'build.{field}': {why}", "build", field) from None
+
+
+def _patches(doc: Located, raw: dict[str, Any],
+             dirs: tuple[Path, ...] | None) -> tuple[Path, ...]:
+    """The build's patch files, found as the profile's other files are."""
+    dirs = dirs or (Path(doc.path).parent,)
+    found = []
+    for index, name in enumerate(raw.get("patches") or ()):
+        try:
+            patch = find(dirs, named(str(name), path_values(dirs[0]), dirs))
+        except UserError as exc:
+            raise doc.error(f"field 'build.patches[{index}]': {exc}", "build", "patches",
+                            index) from None
+        if not patch.is_file():
+            raise doc.error(f"field 'build.patches[{index}]': no file {patch}", "build",
+                            "patches", index)
+        found.append(patch)
+    return tuple(found)
 
 
 def _local_build(doc: Located, raw: dict[str, Any], dirs: tuple[Path, ...]) -> LocalBuild:

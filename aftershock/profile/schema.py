@@ -178,6 +178,10 @@ SCHEMA = {
         "binary": Field(str, expected="the program it makes (default: the package's name)"),
         "own_module": Field(bool, expected="true to build a published module in its own "
                                            "directory, where its replace lines hold"),
+        "patches": Field("list", items=Field(str),
+                         expected="diffs applied (patch -p1) to a copy of the module, or of the "
+                                  "repository with 'git', before it is built: files relative "
+                                  "to the profile"),
         "more": Field("map", items=None,
                       expected="more programs, name: a package of the same source tree, or "
                                "{git, commit, dir, package} of another (each filled in as "

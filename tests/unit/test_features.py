@@ -2,6 +2,7 @@
 message naming file:line; every registered pattern matches only its own wording."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -158,3 +159,17 @@ def test_a_field_comparison_that_cannot_be_read_names_file_line_and_what_was_exp
     with pytest.raises(UserError, match=r"x\.feature:4: 'status\.x\[a\]': cannot read '\[a\]' "
                                         r"\(expected \[0\] or \[field=value\]\)"):
         check_steps(path)
+
+
+FINDINGS = sorted((Path(__file__).resolve().parents[2] / "docs" / "findings").glob("*.feature"))
+
+
+@pytest.mark.parametrize("path", FINDINGS, ids=lambda p: p.name)
+def test_every_finding_replays_as_its_page_says(path):
+    """Each finding's feature is one the review replays at its commit: its steps all known,
+    and every profile its Replay lines name shipped with aftershock."""
+    check_steps(path)
+    named = re.findall(r"--profile (\S+\.yaml)", path.read_text())
+    assert named, f"{path.name} names no profile to replay it with"
+    for profile in named:
+        assert (path.parents[2] / profile).is_file(), profile

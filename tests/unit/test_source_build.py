@@ -180,6 +180,10 @@ concepts:
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 +
      "\n  more: {b: {git: https://y, commit: main}}\n", 5,
      "field 'build.more.b.commit': 'main' is not a full commit id"),
+    ("  go: x.io/a/cmd@v1.0.0\n  patches: [fix.patch]\n", 4,
+     "field 'build.patches[0]': no file "),
+    ("  path: .\n  patches: [fix.patch]\n", 4,
+     "field 'build.patches' goes with 'go' or 'git', not 'path'"),
 ])
 def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     path = tmp_path / "p.yaml"
@@ -278,6 +282,34 @@ def test_a_published_module_with_replace_lines_builds_in_its_own_module(tmp_path
     own = gobuild.GoBuild.parse("acme.example/tool@v1.0.0", own_module=True)
     program = gobuild.ensure(own, progress=lambda _: None)
     assert subprocess.run([program], capture_output=True, text=True).stdout == "replaced\n"
+
+
+def test_a_patched_module_is_built_from_a_patched_copy_and_cached_apart(tmp_path, monkeypatch):
+    """build.patches: a fix tried on the very version a bug was found in. The patch is applied
+    to a copy (the module cache stays as downloaded), the patched program is cached apart from
+    the unpatched one, and a patch that does not apply is one line naming it."""
+    proxy = tmp_path / "proxy"
+    _publish(proxy, "acme.example/tool", "v1.0.0", {
+        "go.mod": "module acme.example/tool\n\ngo 1.22\n",
+        "main.go": 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("bug") }\n'})
+    for name, value in (("XDG_CACHE_HOME", tmp_path / "cache"), ("GOMODCACHE", tmp_path / "mod"),
+                        ("GOPROXY", f"file://{proxy}"), ("GOSUMDB", "off"), ("GOFLAGS", "")):
+        monkeypatch.setenv(name, str(value))
+    fix = tmp_path / "fix.patch"
+    fix.write_text("--- a/main.go\n+++ b/main.go\n@@ -3,3 +3,3 @@\n import \"fmt\"\n \n"
+                   '-func main() { fmt.Println("bug") }\n+func main() { fmt.Println("fixed") }\n')
+    plain = gobuild.GoBuild.parse("acme.example/tool@v1.0.0")
+    fixed = gobuild.GoBuild.parse("acme.example/tool@v1.0.0", patches=(fix,))
+    assert fixed.own_module and "patched with fix.patch@" in fixed.pinned
+    for build, said in ((plain, "bug\n"), (fixed, "fixed\n")):
+        program = gobuild.ensure(build, progress=lambda _: None)
+        assert subprocess.run([program], capture_output=True, text=True).stdout == said
+    assert "fixed" not in (gobuild.module_dir(plain) / "main.go").read_text()
+    fix.write_text(fix.read_text().replace("bug", "other"))
+    with pytest.raises(UserError, match=r"^patch .*fix\.patch does not apply to "
+                                        r"acme\.example/tool@v1\.0\.0 patched with"):
+        gobuild.ensure(gobuild.GoBuild.parse("acme.example/tool@v1.0.0", patches=(fix,)),
+                       progress=lambda _: None)
 
 
 def test_two_runs_at_once_build_a_program_once(tmp_path, monkeypatch):
