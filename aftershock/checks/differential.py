@@ -26,6 +26,10 @@ ALWAYS_MASKED = ("metadata.uid", "metadata.resourceVersion", "metadata.creationT
 # the implementation's output, and it differs from cluster to cluster (explore's shards).
 FILLED_BY_THE_CLUSTER = {"kubernetes.io/service-account-token": (
     "data.ca.crt", "data.namespace", "data.token")}
+# A leader election's record says which process leads and how often the lead changed hands:
+# the run's, never the implementation's output. A kill plan hands it over once more than the
+# references did (RabbitMQ's operator, whose leader election cannot be turned off).
+HELD_BY_THE_RUN = {"leases": ("spec.holderIdentity", "spec.leaseTransitions")}
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 NAMESPACE = "{namespace}"
 WRITE_VERBS = ("create", "update", "patch", "delete")
@@ -57,13 +61,15 @@ def _masked(path: str, masks: Iterable[str]) -> bool:
                for mask in masks)
 
 
-def normal(obj: dict[str, Any], namespace: str, masks: Iterable[str] = ()) -> Flat:
-    """One object as flat fields, the namespace's name replaced by a token, timestamps and
-    masked fields gone."""
+def normal(obj: dict[str, Any], namespace: str, masks: Iterable[str] = (),
+           resource: str = "") -> Flat:
+    """One object (of ``resource``) as flat fields, the namespace's name replaced by a token,
+    timestamps and masked fields gone."""
     text = json.dumps(obj).replace(f'"{namespace}"', f'"{NAMESPACE}"') if namespace else \
         json.dumps(obj)
     flat = flatten(json.loads(text))
-    masks = (*ALWAYS_MASKED, *FILLED_BY_THE_CLUSTER.get(obj.get("type"), ()), *masks)
+    masks = (*ALWAYS_MASKED, *FILLED_BY_THE_CLUSTER.get(obj.get("type"), ()),
+             *HELD_BY_THE_RUN.get(resource, ()), *masks)
     return {path: value for path, value in flat.items()
             if not _masked(path, masks) and not _timestamp(value)}
 
@@ -272,7 +278,8 @@ def last_change(entries: Iterable[Entry], namespace: str, default: float) -> flo
     for entry in entries:
         if entry.kind != WATCH or entry.namespace != namespace or entry.resource in REPORTS:
             continue
-        now = None if entry.type == "DELETED" else normal(entry.object or {}, namespace)
+        now = None if entry.type == "DELETED" else normal(entry.object or {}, namespace,
+                                                          resource=entry.resource)
         if entry.key not in seen or seen[entry.key] != now:
             last = entry.mono
         seen[entry.key] = now

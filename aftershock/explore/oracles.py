@@ -203,7 +203,8 @@ def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
     ends = []
     for entries, namespace, actor in runs:
         objects = diff.end_objects(entries, namespace, owned, actor)
-        ends.append({r: [diff.normal(o, namespace) for o in objs] for r, objs in objects.items()})
+        ends.append({r: [diff.normal(o, namespace, resource=r) for o in objs]
+                     for r, objs in objects.items()})
     masks = diff.learn_masks(ends)
     for resource in _status_of_others(runs) & set(owned):
         if masks.get(resource) != ["*"]:  # another's output, however often it is the same

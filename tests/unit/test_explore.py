@@ -19,6 +19,7 @@ from aftershock.explore import oracles, plans, trace
 from aftershock.explore.workload import RUNNING, load
 from aftershock.properties import Judgement
 from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, MARK, WATCH, Entry
+from tests.verdict_corpus import keep
 
 NS = "ns-1"
 ACTOR = "system:serviceaccount:ns-1:impl"
@@ -606,6 +607,44 @@ def test_what_the_cluster_writes_into_a_token_secret_is_not_the_implementations_
     opaque = "Opaque"  # the same keys in a Secret of another type are the implementation's
     assert diff.normal(secret("sha256:aa", opaque), NS) != \
         diff.normal(secret("sha256:bb", opaque), NS)
+
+
+def test_who_holds_a_leader_election_lease_is_the_runs_not_the_implementations_output():
+    """RabbitMQ's operator always elects a leader, its lease in the scenario's namespace. A kill
+    plan hands the lease over once more than the references did: E1 flagged
+    spec.leaseTransitions 2 against 1 in its first kill plan. The lease's other fields, and the
+    same fields of another kind, are still compared."""
+    def lease(transitions: int, holder: str, duration: int = 4) -> dict:
+        return {"metadata": {"name": "rabbitmq-cluster-operator-leader-election",
+                             "namespace": NS},
+                "spec": {"holderIdentity": holder, "leaseTransitions": transitions,
+                         "leaseDurationSeconds": duration}}
+    assert diff.normal(lease(1, "a"), NS, resource="leases") == \
+        diff.normal(lease(2, "b"), NS, resource="leases")
+    assert diff.normal(lease(1, "a"), NS, resource="leases") != \
+        diff.normal(lease(1, "a", 15), NS, resource="leases")
+    assert diff.normal(lease(1, "a"), NS, resource="widgets") != \
+        diff.normal(lease(2, "b"), NS, resource="widgets")
+
+    def run(namespace: str, transitions: int, holder: str) -> History:
+        h = History(namespace)
+        obj = lease(transitions, holder)
+        obj["metadata"]["namespace"] = namespace
+        h.add(0.5, AUDIT, resource="leases", namespace=namespace, name=obj["metadata"]["name"],
+              verb="create", actor=f"system:serviceaccount:{namespace}:impl", code=201)
+        h.add(1.0, WATCH, resource="leases", namespace=namespace, name=obj["metadata"]["name"],
+              uid=f"u-{namespace}", rv="7", type="ADDED", object=obj)
+        h.synced(2.0)
+        return h
+    reference = _learned(run("r1", 1, "rabbitmq-1"), run("r2", 1, "rabbitmq-2"))
+    killed = run(NS, 2, "rabbitmq-3")
+    params = {"namespace": NS, "reference": reference.objects, "masks": reference.masks,
+              "actor": ACTOR}
+    assert properties.judge(["E1"], Judgement("end_state_as_reference", params),
+                            killed.entries).status == PASS
+    keep("a-leader-election-handed-over-by-a-kill", killed.entries,
+         Judgement("end_state_as_reference", params), ["E1"], {"E1": "pass"}, "violated",
+         "explore of RabbitMQ's cluster-operator v2.20.0, issue 50 (its first kill plan)")
 
 
 # --- explorations driven through Explorer.play, with a session that plays no cluster -------
