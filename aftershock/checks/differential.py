@@ -62,9 +62,12 @@ def _masked(path: str, masks: Iterable[str]) -> bool:
 
 
 def normal(obj: dict[str, Any], namespace: str, masks: Iterable[str] = (),
-           resource: str = "") -> Flat:
+           resource: str = "", unordered: Iterable[str] = ()) -> Flat:
     """One object (of ``resource``) as flat fields, the namespace's name replaced by a token,
-    timestamps and masked fields gone."""
+    timestamps and masked fields gone; the lists at ``unordered`` (a list-map or a set by the
+    kind's schema: a Service's ports) sorted first, so their order, which means nothing and may
+    be a map's iteration order, is never compared."""
+    obj = _sorted_lists(obj, "", frozenset(unordered)) if unordered else obj
     text = json.dumps(obj).replace(f'"{namespace}"', f'"{NAMESPACE}"') if namespace else \
         json.dumps(obj)
     flat = flatten(json.loads(text))
@@ -72,6 +75,17 @@ def normal(obj: dict[str, Any], namespace: str, masks: Iterable[str] = (),
              *HELD_BY_THE_RUN.get(resource, ()), *masks)
     return {path: value for path, value in flat.items()
             if not _masked(path, masks) and not _timestamp(value)}
+
+
+def _sorted_lists(value: Any, at: str, unordered: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted_lists(v, f"{at}.{k}" if at else k, unordered)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_sorted_lists(item, f"{at}[*]", unordered) for item in value]
+        return sorted(items, key=lambda i: json.dumps(i, sort_keys=True)) if at in unordered \
+            else items
+    return value
 
 
 def _timestamp(value: Any) -> bool:

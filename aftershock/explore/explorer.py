@@ -250,7 +250,7 @@ class Explorer:
                 self.findings.append(Finding(1, None, outcome))
                 broken = self.last_scenario
             self.reference_violations |= set(outcome.violated)
-        self.reference = oracles.learn(runs)
+        self.reference = oracles.learn(runs, self.session.unordered_lists)
         if self.reference.records:
             self.say("the implementation wrote kinds the references did not record; every "
                      "later run records them: " + ", ".join(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,6 +149,8 @@ class Reference:
     # every later run records them, and a finding's feature says so (@records:)
     records: list[tuple[str, str]] = field(default_factory=list)
     path: Path | None = None
+    # The lists of each kind whose order means nothing by its schema (compared sorted)
+    unordered: dict[str, list[str]] = field(default_factory=dict)
 
     def steps(self, differential: bool) -> list[str]:
         out = []
@@ -165,7 +167,8 @@ class Reference:
     def save(self, path: Path) -> None:
         path.write_text(json.dumps({"objects": self.objects, "masks": self.masks,
                                     "counts": self.counts, "storm_limit": self.storm_limit,
-                                    "records": [spelled(*kind) for kind in self.records]},
+                                    "records": [spelled(*kind) for kind in self.records],
+                                    "unordered": self.unordered},
                                    indent=1, sort_keys=True))
         self.path = path
 
@@ -173,7 +176,8 @@ class Reference:
     def load(cls, path: Path) -> Reference:
         raw = json.loads(path.read_text())
         return cls(raw["counts"], raw["masks"], raw["objects"], raw["storm_limit"],
-                   [named(kind) for kind in raw.get("records", [])], path)
+                   [named(kind) for kind in raw.get("records", [])], path,
+                   raw.get("unordered", {}))
 
 
 def shown(path: Path) -> str:
@@ -193,18 +197,22 @@ def _status_of_others(runs: Sequence[tuple[list[Entry], str, str]]) -> set[str]:
         {r for ours, _ in written for r in ours}
 
 
-def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
-    """From (history, namespace, implementation actor) of each reference run."""
+def learn(runs: Sequence[tuple[list[Entry], str, str]],
+          unordered_of: Callable[[list[str]], dict[str, list[str]]] | None = None) -> Reference:
+    """From (history, namespace, implementation actor) of each reference run; with
+    ``unordered_of``, the lists of the kinds it created whose order means nothing (by the
+    cluster's schemas) are compared sorted."""
     made = [diff.writes(entries, actor, namespace) for entries, namespace, actor in runs]
     keys = sorted({key for run in made for key in run})
     counts = {key: [min(len(run.get(key, [])) for run in made),
                     max(len(run.get(key, [])) for run in made)] for key in keys}
     owned = sorted({key.split(" ")[0] for key in keys if key.endswith(" create")})
+    unordered = unordered_of(owned) if unordered_of else {}
     ends = []
     for entries, namespace, actor in runs:
         objects = diff.end_objects(entries, namespace, owned, actor)
-        ends.append({r: [diff.normal(o, namespace, resource=r) for o in objs]
-                     for r, objs in objects.items()})
+        ends.append({r: [diff.normal(o, namespace, resource=r, unordered=unordered.get(r, ()))
+                         for o in objs] for r, objs in objects.items()})
     masks = diff.learn_masks(ends)
     for resource in _status_of_others(runs) & set(owned):
         if masks.get(resource) != ["*"]:  # another's output, however often it is the same
@@ -217,4 +225,4 @@ def learn(runs: Sequence[tuple[list[Entry], str, str]]) -> Reference:
                             for entries, namespace, actor in runs))
     seen = set().union(*(diff.recorded(entries) for entries, _, _ in runs))
     records = sorted(kind for kind in written if kind[1] not in seen)
-    return Reference(counts, masks, objects, 2 * storm + 10, records)
+    return Reference(counts, masks, objects, 2 * storm + 10, records, unordered=unordered)

@@ -129,6 +129,12 @@ class Catalog:
         found = self._published(kind)
         return paths.schema_type(found[0], path, found[1]) if found else None
 
+    def unordered_lists(self, kind: Kind) -> list[str]:
+        """The lists of ``kind`` whose order its published schema says means nothing (a
+        list-map or a set); none where it publishes no schema."""
+        found = self._published(kind)
+        return paths.unordered_lists(found[0], found[1]) if found else []
+
     def _published(self, kind: Kind) -> tuple[dict[str, Any], Any] | None:
         """The schema of ``kind`` and how to follow its references: its CRD's, for a kind
         not served yet, else the cluster's OpenAPI v3; None where there is none."""
@@ -164,6 +170,21 @@ class Catalog:
                                           cutoff=0.6)
         hint = ("; closest served: " + ", ".join(close)) if close else ""
         return f"no kind '{word}' is served by this cluster{hint}"
+
+
+def unordered_lists_of(catalog: Catalog, resources: Iterable[str]) -> dict[str, list[str]]:
+    """For each of ``resources`` (plurals) the lists whose order its schema says means
+    nothing; a resource the cluster does not serve, or whose lists are all ordered, is left
+    out."""
+    found = {}
+    for resource in resources:
+        try:
+            lists = catalog.unordered_lists(catalog.resolve(resource))
+        except UnknownKind:
+            continue
+        if lists:
+            found[resource] = lists
+    return found
 
 
 def _resolved(node: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:

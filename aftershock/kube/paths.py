@@ -206,6 +206,31 @@ def schema_type(schema: dict[str, Any], path: str,
     return kind if isinstance(kind, str) else None
 
 
+def unordered_lists(schema: dict[str, Any],
+                   resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                   depth: int = 12) -> list[str]:
+    """The lists whose order the schema says carries no meaning (``x-kubernetes-list-type``
+    map or set: a Service's ports, a pod's containers), as flattened paths: ``spec.ports``,
+    ``spec.template.spec.containers[*].ports``."""
+    resolve = resolve or (lambda node: node)
+    found: list[str] = []
+
+    def visit(node: dict[str, Any], at: str, left: int) -> None:
+        node = resolve(node)
+        if left == 0 or node.get("x-kubernetes-preserve-unknown-fields"):
+            return
+        if node.get("type") == "array":
+            if node.get("x-kubernetes-list-type") in ("map", "set"):
+                found.append(at)
+            visit(node.get("items") or {}, f"{at}[*]", left - 1)
+            return
+        for name, child in (node.get("properties") or {}).items():
+            visit(child, f"{at}.{name}" if at else name, left - 1)
+
+    visit(schema, "", depth)
+    return found
+
+
 def _walk(schema: dict[str, Any], path: str,
           resolve: Callable[[dict[str, Any]], dict[str, Any]] | None
           ) -> tuple[str | None, dict[str, Any] | None]:

@@ -42,6 +42,8 @@ from aftershock.grammar import (
     steps_with_blocks,
 )
 from aftershock.kube import door
+from aftershock.kube.api import Discovery, api_client
+from aftershock.kube.discovery import Catalog, unordered_lists_of
 from aftershock.machine.capabilities import MissingCapability
 from aftershock.notebook.authoring import write_feature
 from aftershock.profile.load import load_profile
@@ -115,6 +117,14 @@ class Session:
                 "steps_run": len(self.results)}
 
     # --- scenarios -----------------------------------------------------------------------
+
+    def unordered_lists(self, resources: list[str]) -> dict[str, list[str]]:
+        """The lists of ``resources`` (plurals) whose order means nothing by the schemas the
+        cluster publishes (list-maps and sets: a Service's ports); explore's E1 compares them
+        sorted."""
+        info = self.cluster.info
+        served = Catalog.from_api(Discovery(api_client(info.kubeconfig, info.context)))
+        return unordered_lists_of(served, resources)
 
     def new_scenario(self, name: str = "notebook",
                      records: Iterable[tuple[str, str]] = ()) -> Scenario:

@@ -29,8 +29,9 @@ def end_state_as_reference(history: History, p: Params) -> Verdict:
     entries = history.entries
     namespace, reference, masks = p["namespace"], p["reference"], p["masks"]
     ends = diff.end_objects(entries, namespace, reference, p.get("actor"))
-    got = {r: [diff.normal(o, namespace, resource=r) for o in objs]
-           for r, objs in ends.items()}
+    unordered = p.get("unordered") or {}
+    got = {r: [diff.normal(o, namespace, resource=r, unordered=unordered.get(r, ()))
+               for o in objs] for r, objs in ends.items()}
     differences = diff.end_state_difference(got, reference, masks)
     judged = sum(len(objs) for r, objs in got.items() if masks.get(r) != ["*"])
     witness = [e for r in reference for e in diff.last_entries(entries, namespace, r)]

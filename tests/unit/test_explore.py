@@ -647,6 +647,72 @@ def test_who_holds_a_leader_election_lease_is_the_runs_not_the_implementations_o
          "explore of RabbitMQ's cluster-operator v2.20.0, issue 50 (its first kill plan)")
 
 
+def test_a_list_whose_order_means_nothing_is_compared_sorted():
+    """RabbitMQ's operator appends a Service's missing ports from a Go map, in the map's
+    random order: E1 flagged ports [prometheus, amqp, management] against the references'
+    [amqp, management, prometheus]. A Service's ports are a list-map by the schema the cluster
+    publishes, so E1 compares them sorted; a list the schema leaves ordered is still compared
+    in order."""
+    def run(namespace: str, ports: list[str], args: list[str]) -> History:
+        h = History(namespace)
+        service = {"metadata": {"name": "web", "namespace": namespace},
+                   "spec": {"ports": [{"name": n, "port": len(n)} for n in ports],
+                            "args": args}}
+        h.add(0.5, AUDIT, resource="services", namespace=namespace, name="web",
+              verb="create", actor=f"system:serviceaccount:{namespace}:impl", code=201)
+        h.add(1.0, WATCH, resource="services", namespace=namespace, name="web",
+              uid=f"u-{namespace}", rv="7", type="ADDED", object=service)
+        h.synced(2.0)
+        return h
+    order, args = ["amqp", "management", "prometheus"], ["--a", "--b"]
+    refs = [run("r1", order, args), run("r2", order, args)]
+    schemas = {"services": ["spec.ports"]}
+
+    def judged(plan: History, unordered: dict) -> str:
+        reference = oracles.learn([(h.entries, h.namespace,
+                                    f"system:serviceaccount:{h.namespace}:impl")
+                                   for h in refs], lambda owned: unordered)
+        params = {"namespace": NS, "reference": reference.objects, "masks": reference.masks,
+                  "actor": ACTOR, "unordered": reference.unordered}
+        return properties.judge(["E1"], Judgement("end_state_as_reference", params),
+                                plan.entries).status
+    shuffled = run(NS, ["prometheus", "amqp", "management"], args)
+    assert judged(shuffled, schemas) == PASS
+    assert judged(shuffled, {}) == VIOLATED  # as it was judged
+    assert judged(run(NS, order, ["--b", "--a"]), schemas) == VIOLATED  # an ordered list
+    reference = oracles.learn([(h.entries, h.namespace,
+                                f"system:serviceaccount:{h.namespace}:impl") for h in refs],
+                              lambda owned: schemas)
+    keep("a-list-map-in-another-order", shuffled.entries,
+         Judgement("end_state_as_reference", {
+             "namespace": NS, "reference": reference.objects, "masks": reference.masks,
+             "actor": ACTOR, "unordered": reference.unordered}), ["E1"], {"E1": "pass"},
+         "violated", "explore of RabbitMQ's cluster-operator v2.20.0, issue 50")
+
+
+def test_the_lists_a_schema_leaves_unordered_are_found_through_its_references():
+    from aftershock.kube import paths
+
+    schemas = {"Port": {"type": "object", "properties": {"name": {"type": "string"}}},
+               "Spec": {"type": "object", "properties": {
+                   "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                             "items": {"$ref": "#/components/schemas/Port"}},
+                   "finalizers": {"type": "array", "x-kubernetes-list-type": "set",
+                                  "items": {"type": "string"}},
+                   "args": {"type": "array", "items": {"type": "string"}},
+                   "containers": {"type": "array", "x-kubernetes-list-type": "atomic",
+                                  "items": {"$ref": "#/components/schemas/Spec"}}}}}
+    schema = {"type": "object", "properties": {"spec": {"allOf": [
+        {"$ref": "#/components/schemas/Spec"}]}}}
+
+    def resolve(node):
+        from aftershock.kube.discovery import _resolved
+        return _resolved(node, schemas)
+    assert paths.unordered_lists(schema, resolve, depth=6) == [
+        "spec.ports", "spec.finalizers", "spec.containers[*].ports",
+        "spec.containers[*].finalizers"]
+
+
 # --- explorations driven through Explorer.play, with a session that plays no cluster -------
 
 STALLS = re.compile(r"stalls at its (\d+)\w\w ADDED event")
@@ -670,6 +736,9 @@ class _Runs:
                                        concepts={})
         self.cluster = SimpleNamespace()
         self.breaks, self.dir, self.played = breaks, tmp_path / "runs", []
+
+    def unordered_lists(self, resources: list[str]) -> dict[str, list[str]]:
+        return {}
 
     def new_scenario(self, name: str, records=()):
         self.played.append(name)

@@ -56,7 +56,8 @@ def end_state_as_reference(scenario: Scenario, path: str) -> None:
     reference = json.loads(reference_file(path).read_text())
     scenario.judge(Judgement("end_state_as_reference", {
         "namespace": scenario.namespace, "reference": reference["objects"],
-        "masks": reference["masks"], "actor": implementation_actor(scenario)}))
+        "masks": reference["masks"], "actor": implementation_actor(scenario),
+        "unordered": reference.get("unordered", {})}))
 
 
 @then("the implementation had at most {limit:d} writes refused within 10 seconds",
