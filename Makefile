@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= 3
 REPORT_TOOLS := node_modules/.installed
 DEMO_RUN ?= reports/demo-$(shell date +%Y%m%d-%H%M%S)
-THIRDPARTY := sample-controller prometheus-operator kuberay-v1.0.0 kuberay-v1.4.2 rabbitmq
+THIRDPARTY := sample-controller prometheus-operator kuberay-v1.0.0 kuberay-v1.4.2 rabbitmq mpi-operator
 
 .PHONY: demo demo-all test test-kind toolchain venv lint unit clean report-tools browser notebook
 
