@@ -15,7 +15,8 @@ deploy/explore-indexed-job.yaml, its two Jobs applied as they are but for the kn
    waited for on the Job's own conditions (a watch).
 5. The run dirs copied out with every pod's log, `aftershock merge` of the planning and the
    shards into one report; the figures printed: wall time of each part, plans per shard,
-   findings, the merged report's path.
+   findings, whether the shards together ran what one whole run of the planning runs (its
+   first --max-plans plans, each once), the merged report's path.
 
 Everything it started is removed on exit, on Ctrl-C and on SIGTERM: the cluster (its pods with
 it), the engine if it started it.
@@ -176,11 +177,26 @@ def main() -> int:
             managed.down()
             say("the managed engine stopped (started by this script)")
     figures["wall, all in"] = time.monotonic() - began
-    report(out, args.shards, outcome, figures)
+    report(out, args.shards, outcome, figures, args.max_plans)
     return 0 if outcome == "Complete" else 1
 
 
-def report(out: Path, shards: int, outcome: str, figures: dict[str, float]) -> None:
+def whole(out: Path, max_plans: int | None) -> str:
+    """Whether the merged shards ran what one whole exploration of the planning runs: its
+    first --max-plans plans (all of them without it), each once."""
+    plans = json.loads((out / "planned" / "planned.json").read_text())["plans"][:max_plans]
+    rows = [json.loads(line) for line in (out / "merged" / "plans.jsonl").read_text()
+            .splitlines() if line.strip()]
+    ran = sorted(row["order"] for row in rows if row.get("kind") != "reference")
+    same = ran == list(range(len(plans))) and all(
+        row["step"] == plans[row["order"]]["step"] for row in rows
+        if row.get("kind") != "reference")
+    return (f"the merged shards ran the planning's first {len(plans)} plans, each once, as one "
+            f"whole run would: {'yes' if same else 'NO'}")
+
+
+def report(out: Path, shards: int, outcome: str, figures: dict[str, float],
+           max_plans: int | None = None) -> None:
     dirs = [out / "planned", *(out / f"shard-{index}" for index in range(shards))]
     present = [d for d in dirs if (d / "summary.json").is_file()]
     merged = out / "merged"
@@ -203,6 +219,7 @@ def report(out: Path, shards: int, outcome: str, figures: dict[str, float]) -> N
     print(f"  merged: {summary['plans_run']} plans run, {summary['findings']} findings "
           f"({summary['bugs']} bugs, {summary['flaky']} flaky), {summary['errors']} errors; "
           f"time per plan mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s")
+    print(f"  {whole(out, max_plans)}")
     print(f"  merged report: {merged / 'summary.json'}")
 
 
