@@ -136,6 +136,9 @@ def main() -> int:
     args = parser.parse_args()
     out = (args.out or REPO / "reports" / time.strftime("indexed-job-%Y%m%d-%H%M%S")).resolve()
     signal.signal(signal.SIGTERM, _interrupt)
+    # Ctrl-C ends it as SIGTERM does, even started in the background of a script (where SIGINT
+    # comes ignored, and Python would keep ignoring it)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     began = time.monotonic()
     started_engine = False
     cluster = None
