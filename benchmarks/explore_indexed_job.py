@@ -38,6 +38,7 @@ from pathlib import Path
 
 import yaml
 from kubernetes import client, watch
+from urllib3.exceptions import ProtocolError
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a file: the checkout's aftershock, not an installed one
@@ -84,20 +85,39 @@ def with_knobs(job: dict, shards: int, budget: str, extra: str) -> dict:
 
 
 def wait_job(api: client.ApiClient, name: str, limit: float) -> str:
-    """Until job/<name> has its Complete or Failed condition (watched); returns which."""
+    """Until job/<name> has its Complete or Failed condition (read, then watched from there);
+    returns which. A watch the API server ends (a timeout, a restart, a broken connection) is
+    started again from a fresh read."""
     batch = client.BatchV1Api(api)
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
-        stream = watch.Watch()
-        left = max(1, int(min(300, deadline - time.monotonic())))
-        for event in stream.stream(batch.list_namespaced_job, NAMESPACE,
-                                   field_selector=f"metadata.name={name}",
-                                   timeout_seconds=left):
-            for condition in event["object"].status.conditions or []:
-                if condition.type in ("Complete", "Failed") and condition.status == "True":
+        try:
+            job = batch.read_namespaced_job(name, NAMESPACE)
+            if finished(job):
+                return finished(job)
+            stream = watch.Watch()
+            left = max(1, int(min(300, deadline - time.monotonic())))
+            for event in stream.stream(batch.list_namespaced_job, NAMESPACE,
+                                       field_selector=f"metadata.name={name}",
+                                       resource_version=job.metadata.resource_version,
+                                       timeout_seconds=left):
+                if finished(event["object"]):
                     stream.stop()
-                    return condition.type
+                    return finished(event["object"])
+        except (ProtocolError, client.exceptions.ApiException, OSError) as exc:
+            if isinstance(exc, client.exceptions.ApiException) and exc.status not in (
+                    410, 500, 503, 504):
+                raise
+            say(f"job/{name}: the watch ended ({type(exc).__name__}); reading it again")
     raise TimeoutError(f"job/{name} neither completed nor failed within {limit:.0f}s")
+
+
+def finished(job) -> str:
+    """'Complete' or 'Failed' when the Job has that condition, else ''."""
+    for condition in job.status.conditions or []:
+        if condition.type in ("Complete", "Failed") and condition.status == "True":
+            return condition.type
+    return ""
 
 
 def save_logs(api: client.ApiClient, job: str, into: Path) -> None:
