@@ -1,5 +1,6 @@
-"""``aftershock kind build-image`` and ``build-chaos-mesh``: what kind clusters need, built here
-with no registry."""
+"""``aftershock kind build-image``, ``build-chaos-mesh`` and ``build-aftershock-image``: what kind
+clusters need, and the image that runs aftershock in a pod (deploy/explore-indexed-job.yaml),
+built here with no registry."""
 
 # Imports inside functions: start-up time, as in the rest of the command line (a subcommand
 # imports what it uses).
@@ -26,6 +27,16 @@ def cmd_build_chaos_mesh(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_build_aftershock_image(args: argparse.Namespace) -> int:
+    import aftershock.providers  # noqa: F401  (the managed engine, found when it runs)
+    from aftershock.containers import engine
+    from aftershock.containers.images import harness
+    from aftershock.containers.images.docker import Docker
+
+    print(harness.ensure(Docker(engine.require()), kubernetes=args.kubernetes_version))
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     kind = sub.add_parser("kind", help="kind clusters' node image and Chaos Mesh, built on this "
                                        "machine")
@@ -42,5 +53,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                  "prints where they are")
     chaos.add_argument("--force", action="store_true", help="rebuild even if cached")
     chaos.set_defaults(func=cmd_build_chaos_mesh)
+    harness = actions.add_parser(
+        "build-aftershock-image", help="build the image that runs aftershock itself, with the "
+                                       "embedded provider's binaries and this checkout's "
+                                       "profiles (deploy/explore-indexed-job.yaml runs it); "
+                                       "prints its tag")
+    harness.add_argument("--kubernetes-version",
+                         help="the embedded clusters' version (default: the pinned one)")
+    harness.set_defaults(func=cmd_build_aftershock_image)
 
 

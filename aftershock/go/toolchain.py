@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -85,6 +86,19 @@ class Versions:
             platform=f"{go_env('GOOS')}-{go_env('GOARCH')}",
         )
 
+    @classmethod
+    def resolve_without_go(cls, kubernetes: str | None = None) -> Versions:
+        """The versions a toolchain is looked up by where no Go is (its ``go`` unknown)."""
+        machine = platform.machine()
+        return cls(
+            kubernetes=normalise_kubernetes(kubernetes),
+            etcd=_required_version(TOOLCHAIN_DIR / "etcd" / "go.mod",
+                                   "go.etcd.io/etcd/server/v3")[1:],
+            kwok=_required_version(TOOLCHAIN_DIR / "kwok" / "go.mod", "sigs.k8s.io/kwok")[1:],
+            go="",
+            platform=f"{sys.platform}-{GOARCH.get(machine, machine)}",
+        )
+
     @property
     def key(self) -> str:
         return (
@@ -113,11 +127,40 @@ def system_kubectl() -> str | None:
 
 
 def find(kubernetes: str | None = None) -> Binaries | None:
-    """The built binaries for these versions, or None if not built."""
+    """The built binaries for these versions, or None if not built. Where there is no Go (the
+    image that runs aftershock in a pod, `containers/images/harness.py`), the binaries are the
+    ones built elsewhere and copied into the cache: found by their manifest's versions."""
+    if shutil.which("go") is None:
+        return _built_elsewhere(kubernetes)
     versions = Versions.resolve(kubernetes)
     directory = bin_dir(versions)
     if not (directory / "manifest.json").is_file():
         return None
+    return _binaries(directory, versions)
+
+
+# Go's names for this machine's architecture (GOARCH), as the key of a toolchain has it
+GOARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "ppc64le": "ppc64le",
+          "s390x": "s390x"}
+
+
+def _built_elsewhere(kubernetes: str | None) -> Binaries | None:
+    """A toolchain in the cache whose manifest names these Kubernetes, etcd and kwok versions
+    and this machine's platform, whatever Go built it; None when there is none."""
+    wanted = Versions.resolve_without_go(kubernetes)
+    root = cache_root() / "bin"
+    for directory in sorted(root.glob("k8s-*")) if root.is_dir() else []:
+        try:
+            built = Versions(**json.loads((directory / "manifest.json").read_text())["versions"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if (built.kubernetes, built.etcd, built.kwok, built.platform) == (
+                wanted.kubernetes, wanted.etcd, wanted.kwok, wanted.platform):
+            return _binaries(directory, built)
+    return None
+
+
+def _binaries(directory: Path, versions: Versions) -> Binaries:
     kubectl = directory / "kubectl"
     chosen = str(kubectl) if kubectl.is_file() else system_kubectl()
     return Binaries(directory, versions, chosen or "kubectl")

@@ -58,6 +58,15 @@ def test_chaos_mesh_can_be_built_before_a_run_needs_it():
     assert demo.index("kind build-chaos-mesh") < demo.index("chaos_mesh.feature")
 
 
+def test_the_image_the_indexed_job_runs_is_built_by_a_command():
+    """deploy/explore-indexed-job.yaml names the command that builds its image."""
+    args = cli.parser().parse_args(["kind", "build-aftershock-image"])
+    assert args.func is kind_command.cmd_build_aftershock_image
+    assert args.kubernetes_version is None
+    manifest = (Path(__file__).parents[2] / "deploy" / "explore-indexed-job.yaml").read_text()
+    assert "aftershock kind build-aftershock-image" in manifest
+
+
 def test_make_test_runs_three_tests_at_a_time_unless_told_otherwise():
     """The README says so: pytest-xdist with TEST_WORKERS workers, 3 by default."""
     makefile = (Path(__file__).parents[2] / "Makefile").read_text()

@@ -1,8 +1,9 @@
-"""The conformance workflow users copy: it cannot run here, so it is read and linted. A matrix
-job per shard installs kind at the pinned tag and runs its shard of the suite with
+"""The workflows users copy: they cannot run here, so they are read and linted. Conformance: a
+matrix job per shard installs kind at the pinned tag and runs its shard of the suite with
 --cluster=kind; a merge job joins the shards and uploads the allure HTML whatever the outcome.
-actionlint (built by `python -m tests.lint_workflows`) checks it fully when it has been
-built."""
+The explore campaign: one job makes the plans, a matrix job per shard explores its share of
+them on the embedded cluster, a merge job joins them and fails on a bug. actionlint (built by
+`python -m tests.lint_workflows`) checks both fully when it has been built."""
 
 import subprocess
 from pathlib import Path
@@ -98,3 +99,90 @@ def test_actionlint_finds_nothing():
     result = subprocess.run(lint_workflows.lint_command(actionlint), capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- the explore campaign: a planning job, a matrix of shards of its plans, a merge ----------
+
+CAMPAIGN = WORKFLOW.parent / "explore-campaign.yml"
+
+
+@pytest.fixture(scope="module")
+def campaign() -> dict:
+    return yaml.safe_load(CAMPAIGN.read_text())
+
+
+def test_the_campaign_runs_by_hand_and_on_a_schedule_never_on_every_push(campaign):
+    triggers = campaign.get("on", campaign.get(True))
+    assert set(triggers) == {"workflow_dispatch", "schedule"}
+    assert campaign["permissions"] == {"contents": "read"}
+    assert campaign["concurrency"]["cancel-in-progress"] is False
+
+
+def test_every_campaign_step_is_named_and_every_action_pinned_to_a_version(campaign):
+    test_every_step_is_named_and_every_action_pinned_to_a_version(campaign)
+
+
+def test_the_campaign_explores_a_profile_and_workload_of_this_checkout(campaign):
+    for name in ("PROFILE", "WORKLOAD"):
+        assert (WORKFLOW.parents[2] / campaign["env"][name]).is_file(), name
+
+
+def test_the_planning_job_makes_the_plans_once_and_uploads_them(campaign):
+    script = _named(campaign, "Reference runs and plans", "plan")["run"]
+    assert "aftershock explore" in script and "--plan-only" in script
+    assert '--out "$PLANNED_DIR"' in script
+    upload = _named(campaign, "Upload the planning", "plan")
+    assert upload["with"]["path"] == "${{ env.PLANNED_DIR }}/"
+    assert upload["with"]["name"].startswith("aftershock-explore-planned-")
+
+
+def test_every_explore_job_builds_the_embedded_clusters_binaries(campaign):
+    for job in ("plan", "shard"):
+        assert ".venv/bin/aftershock toolchain build" in _named(
+            campaign, "Build the embedded cluster's binaries", job)["run"]
+        assert any(step.get("uses", "").startswith("actions/setup-go@")
+                   for step in _steps(campaign, job))
+
+
+def test_each_job_of_the_matrix_runs_its_shard_of_the_one_planning(campaign):
+    job = campaign["jobs"]["shard"]
+    assert job["needs"] == "plan"
+    assert job["strategy"]["matrix"]["shard"] == list(range(1, campaign["env"]["SHARDS"] + 1))
+    assert job["strategy"]["fail-fast"] is False
+    download = _named(campaign, "Download the planning", "shard")
+    assert download["with"]["name"] == _named(campaign, "Upload the planning",
+                                              "plan")["with"]["name"]
+    assert download["with"]["path"] == "${{ env.PLANNED_DIR }}"
+    script = _named(campaign, "Explore one shard", "shard")["run"]
+    assert '--from "$PLANNED_DIR"' in script and "--plan-only" not in script
+    assert '--shard "${{ matrix.shard }}/$SHARDS"' in script
+    assert '--out "$SHARD_DIR"' in script and '--budget "$BUDGET"' in script
+    upload = _named(campaign, "Upload the shard", "shard")
+    assert upload["if"] == "always()" and upload["with"]["path"] == "${{ env.SHARD_DIR }}/"
+
+
+def test_a_finding_passes_the_shard_and_fails_the_merge_when_it_is_a_bug(campaign):
+    for job, words in (("plan", "Reference runs"), ("shard", "Explore one shard")):
+        assert 'if [ "$status" -gt 1 ]; then exit "$status"; fi' in _named(
+            campaign, words, job)["run"]
+    failed = _named(campaign, "Fail when a bug was found", "merge")
+    assert '["bugs"]' in failed["run"] and 'test "$bugs" -eq 0' in failed["run"]
+
+
+def test_the_merge_job_joins_the_planning_and_every_shard(campaign):
+    job = campaign["jobs"]["merge"]
+    assert job["needs"] == ["plan", "shard"]
+    assert job["if"] == "always() && needs.plan.result == 'success'"
+    pattern = _named(campaign, "Download the planning and the shards", "merge")["with"][
+        "pattern"]
+    run_id = "${{ github.run_id }}"
+    for name in (_named(campaign, "Upload the planning", "plan")["with"]["name"],
+                 _named(campaign, "Upload the shard", "shard")["with"]["name"]):
+        assert name.startswith(pattern.split("*")[0]) and name.endswith(run_id)
+    assert 'aftershock merge reports/runs/* --out "$RUN_DIR"' in \
+        _named(campaign, "Merge the planning and the shards", "merge")["run"]
+    upload = _named(campaign, "Upload the merged findings", "merge")
+    assert upload["if"] == "always()" and "${{ env.RUN_DIR }}/summary.json" in \
+        upload["with"]["path"]
+    failed = _named(campaign, "Fail when a shard failed", "merge")
+    assert failed["if"] == "needs.shard.result != 'success'" and "exit 1" in failed["run"]
