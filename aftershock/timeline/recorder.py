@@ -301,14 +301,15 @@ class Recorder:
     def has_audit(self) -> bool:
         return self.audit is not None
 
-    def sync_audit(self) -> bool:
-        """Before judging who did what: read the audit log past this moment."""
+    def sync_audit(self, timeout: float = 3.0) -> bool:
+        """Before judging who did what: read the audit log past this moment, for at most
+        ``timeout`` seconds; whether it got there."""
         if not self.audit:
             return False
         wall = time.time()
         with contextlib.suppress(Exception):  # then only other writes can move the log
             self.api.mark_audit_log()
-        return self.audit.read_until(wall)
+        return self.audit.read_until(wall, timeout)
 
     def catch_up(self, timeout: float = CATCH_UP) -> list[str]:
         """Before a judgement: wait until every watch has delivered what a list made now shows

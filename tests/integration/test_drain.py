@@ -34,7 +34,7 @@ def _running(scenario, count: int, name: str) -> None:
 
 
 def _evictions(scenario) -> list:
-    scenario.recorder.sync_audit()
+    assert scenario.recorder.sync_audit(timeout=30), "the audit log never caught up"
     return [e for e in scenario.timeline.entries if e.kind == AUDIT and
             e.subresource == "eviction" and e.namespace == scenario.namespace]
 

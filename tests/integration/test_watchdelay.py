@@ -87,7 +87,7 @@ def test_an_informer_through_the_proxy_sees_each_pod_2s_late_and_writes_are_not_
     # The recorder itself may see an event late on a loaded machine, which shortens the lateness.
     assert all(DELAY - 0.25 <= late < DELAY + 2.0 for late in lateness.values()), lateness
     assert [n for n, _ in seen["ADDED"]] == sorted(recorded, key=recorded.get), "order kept"
-    scenario.recorder.sync_audit()
+    assert scenario.recorder.sync_audit(timeout=30), "the audit log never caught up"
     received = {e.name: e.wall for e in scenario.timeline.entries if e.kind == AUDIT
                 and e.verb == "create" and e.resource == "pods" and e.name in names}
     # Writes are not held: each create reached the apiserver well before the watch delay.
