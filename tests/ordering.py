@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 COSTS = {
-    "tests/integration/test_scheduler_driver_profiles.py::test_gang_operators": 241,
+    "tests/integration/test_scheduler_driver_profiles.py::test_the_faulty_gang_scheduler": 180,
+    "tests/integration/test_scheduler_driver_profiles.py::test_the_faulty_gang_operator": 80,
     "tests/integration/test_explore.py::test_explore_finds": 230,
     "tests/integration/test_operator_profiles.py::test_the_faulty_noderecords": 144,
     "tests/integration/test_operator_profiles.py::test_the_faulty_replicagroup": 138,
@@ -23,7 +24,7 @@ COSTS = {
     "tests/integration/test_operator_profiles.py::test_the_statefulset": 80,
     "tests/integration/test_notebooks.py::test_stale_cache": 75,
     "tests/integration/test_thirdparty.py::test_sample_controller": 68,
-    "tests/integration/test_recorder.py::test_after_a_burst": 62,
+    "tests/integration/test_recorder.py::test_after_a_burst": 30,
     "tests/integration/test_leaks.py::": 58,
     "tests/integration/test_generic_steps.py::test_a_kind_the_implementation": 57,
     "tests/integration/test_installed_library.py::": 51,

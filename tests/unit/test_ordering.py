@@ -9,7 +9,7 @@ from tests import ordering
 def test_the_halves_split_the_heavy_tests_and_keep_a_shared_run_together():
     ids = [f"tests/unit/test_u.py::test_{i}" for i in range(20)] + [
         "tests/integration/test_explore.py::test_explore_finds_it",
-        "tests/integration/test_scheduler_driver_profiles.py::test_gang_operators_x",
+        "tests/integration/test_scheduler_driver_profiles.py::test_the_faulty_gang_scheduler_x",
         "tests/integration/test_report.py::test_a", "tests/integration/test_report.py::test_b"]
     fixtures = {"tests/integration/test_report.py::test_a": ["finished_run"],
                 "tests/integration/test_report.py::test_b": ["tmp_path", "finished_run"]}
