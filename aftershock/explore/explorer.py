@@ -188,8 +188,11 @@ class Explorer:
 
     # --- running one scenario ---------------------------------------------------------------
 
-    def play(self, name: str, lines: list[str]) -> Outcome:
+    def play(self, name: str, lines: list[str], feature: Path | None = None) -> Outcome:
+        """One run of ``lines``: the workload's, or a finding's ``feature``'s, whose manifests
+        are named relative to that file, as a feature's are."""
         began = time.monotonic()
+        self.session.manifests_dir = (feature or self.workload.path).resolve().parent
         scenario = self.session.new_scenario(name, records=[
             *self.workload.records, *(self.reference.records if self.reference else ())])
         outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
@@ -260,7 +263,7 @@ class Explorer:
             self._write_and_replay(self.findings[0], broken)
         self.reference.save(self.out / "reference.json")
         self.generated = plans.generate(
-            self.workload, traces, self._nodes(), self._kinds(), self.settings.stall,
+            self.workload, traces, self._nodes(), self._kinds(traces), self.settings.stall,
             self.settings.miss, self.settings.seed)
         self.save_plans()
 
@@ -376,7 +379,8 @@ class Explorer:
         for index in range(1, self.settings.replays + 1):
             if self.left() <= 0 and index > 1:
                 break
-            outcome = self.play(f"finding-{finding.number}-replay-{index}", lines)
+            outcome = self.play(f"finding-{finding.number}-replay-{index}", lines,
+                                finding.feature)
             finding.replayed += 1
             if counted(finding.plan, outcome) == set(finding.outcome.violated):
                 finding.reproduced += 1
@@ -403,7 +407,8 @@ class Explorer:
         for index in range(1, finding.replayed + 1):
             if self.left() <= 0:
                 break
-            outcome = self.play(f"finding-{finding.number}-control-{index}", lines)
+            outcome = self.play(f"finding-{finding.number}-control-{index}", lines,
+                                finding.feature)
             finding.controls += 1
             if counted(finding.plan, outcome) == set(finding.outcome.violated):
                 finding.controlled += 1
@@ -424,11 +429,16 @@ class Explorer:
         return list(self.session.cluster.shape.node_names) if getattr(
             self.session.cluster, "shape", None) else []
 
-    def _kinds(self) -> dict[str, str]:
+    def _kinds(self, traces: list[trace.Trace]) -> dict[str, str]:
+        """The word a step names each traced resource by: a concept's kind, else the kind the
+        cluster serves it as (a CertificateRequest no step of the workload names)."""
         profile = self.session.profile
-        return {m["resource"]["plural"]: m["resource"]["kind"].lower()
-                for m in (profile.concepts or {}).values()
-                if isinstance(m, dict) and m.get("resource")}
+        kinds = {m["resource"]["plural"]: m["resource"]["kind"].lower()
+                 for m in (profile.concepts or {}).values()
+                 if isinstance(m, dict) and m.get("resource")}
+        traced = {key[0] for t in traces for key in [*t.counts(), *t.write_counts()]}
+        unnamed = sorted(r for r in traced if plans.words(r, kinds) is None)
+        return {**self.session.kind_words(unnamed), **kinds} if unnamed else kinds
 
     # --- the end ----------------------------------------------------------------------------
 

@@ -4,6 +4,8 @@ put it, the wait for quiet, and the properties it broke (`aftershock run F --pro
 from __future__ import annotations
 
 import datetime
+import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,10 +43,23 @@ def write(finding, workload, directory: Path, profile, seed: int,
         "",
         f"  Scenario: {workload.title}, {plan.anchor if plan else 'unperturbed'}",
     ]
+    kept = [_moved(line, workload.path.resolve().parent, directory.resolve()) for line in kept]
     body = [f"    {_and(line, kept[index - 1] if index else None)}"
             for index, line in enumerate(kept)]
     path.write_text("\n".join(head + body) + "\n")
     return path
+
+
+MANIFEST = re.compile(r"^(\w+ I apply the manifest )(\S.*)$")
+
+
+def _moved(line: str, workload_dir: Path, directory: Path) -> str:
+    """A manifest the workload names relative to itself, named relative to where the finding
+    is written (a feature's manifests are relative to the feature)."""
+    found = MANIFEST.match(line)
+    if not found or Path(found.group(2)).is_absolute():
+        return line
+    return found.group(1) + os.path.relpath(workload_dir / found.group(2), directory)
 
 
 def _kept(lines: list[str], violated: set[str], workload_steps: int) -> list[str]:

@@ -44,6 +44,7 @@ from aftershock.grammar import (
 from aftershock.kube import door
 from aftershock.kube.api import Discovery, api_client
 from aftershock.kube.discovery import Catalog, unordered_lists_of
+from aftershock.machine import yamlsrc
 from aftershock.machine.capabilities import MissingCapability
 from aftershock.notebook.authoring import write_feature
 from aftershock.profile.load import load_profile
@@ -97,6 +98,7 @@ class Session:
             atexit.register(self._at_exit)
         self.results: list[StepResult] = []
         self.scenario: Scenario | None = None
+        self.manifests_dir: Path | None = None  # what manifest paths are relative to: the cwd
         self.new_scenario(name)
 
     # --- the cluster ---------------------------------------------------------------------
@@ -125,6 +127,22 @@ class Session:
         info = self.cluster.info
         served = Catalog.from_api(Discovery(api_client(info.kubeconfig, info.context)))
         return unordered_lists_of(served, resources)
+
+    def kind_words(self, resources: Iterable[str]) -> dict[str, str]:
+        """The word a step names each of ``resources`` (plurals) by, its kind in lower case
+        ('certificaterequest'), as discovery and the profile's CRDs know it; a plural two API
+        groups share is left out (a step would have to say which)."""
+        info = self.cluster.info
+        served = Catalog.from_api(Discovery(api_client(info.kubeconfig, info.context)))
+        for manifest in getattr(self.profile, "manifests", ()):
+            served.add_crds(yamlsrc.manifests(self.profile.resolve(manifest)))
+        words = {}
+        for plural in resources:
+            kinds = [k for k in served.kinds if k.plural == plural]
+            core = [k for k in kinds if k.group == ""]
+            if core or len(kinds) == 1:
+                words[plural] = (core or kinds)[0].kind.lower()
+        return words
 
     def new_scenario(self, name: str = "notebook",
                      records: Iterable[tuple[str, str]] = ()) -> Scenario:
@@ -200,7 +218,7 @@ class Session:
         keyword, text, definition, arguments = self.check(line, block)
         # The kinds it names, found by discovery and recorded from now (a feature's are found
         # before its first step); manifests are named relative to the working directory.
-        objects.prepare(self.scenario, None, [(line, block, 1)])
+        objects.prepare(self.scenario, None, [(line, block, 1)], self.manifests_dir)
         began, promised = time.monotonic(), self.scenario.promised
         self.scenario.property_label = split_label(text)[1]
         self.scenario.begin_step(keyword, text)

@@ -536,7 +536,7 @@ def test_a_flaky_finding_its_control_runs_break_with_no_fault_is_said_so_and_abs
     explorer = _explorer_with([flaky])
     played = []
 
-    def play(name, lines):
+    def play(name, lines, feature=None):
         played.append(lines)
         return Outcome(name, lines, 1.0, violated={"E2": "2"} if len(played) % 2 else {})
 
@@ -934,3 +934,32 @@ def test_shards_findings_fold_as_one_exploration_folds_them(tmp_path, monkeypatc
         expected = _fields(whole.summary()["list"])
         assert _fields(merged) == expected, (runs, _fields(merged), expected)
         assert [f["number"] for f in merged] == list(range(1, len(expected) + 1))
+
+
+def test_a_kind_no_step_names_is_planned_on_by_the_word_the_cluster_serves_it_as(tmp_path):
+    """cert-manager's CertificateRequests: the workload names Certificates only, and its stale
+    request cache was the bug. Explore asks the session for the kind's word, and plans on it."""
+    from aftershock.explore import explorer as exploring
+
+    asked: list[list[str]] = []
+
+    class Session:
+        profile = SimpleNamespace(concepts={})
+        manifests_dir = None
+
+        def kind_words(self, resources):
+            asked.append(list(resources))
+            return {"certificaterequests": "certificaterequest"}
+
+    workload = load(Path("workloads/certificate.steps"))
+    traced = _trace([(1.0, "certificaterequests", "ADDED"), (1.1, "pods", "ADDED")],
+                    [(1.05, "certificaterequests", "create"), (1.2, "secrets", "create")])
+    explorer = exploring.Explorer(Session(), workload, exploring.Settings(), tmp_path,
+                                  lambda _: None)
+    kinds = explorer._kinds([traced, traced])
+    assert asked == [["certificaterequests", "secrets"]]  # pods have their word already
+    assert kinds == {"certificaterequests": "certificaterequest"}
+    made = plans.generate(workload, [traced, traced], [], kinds, stall=(10.0,), miss=(3.0,))
+    steps = [p.step for p in made.plans]
+    assert "Given the certificaterequest watch of the implementation stalls at its 1st ADDED " \
+           "event for 10 seconds" in steps, steps

@@ -165,3 +165,21 @@ def test_a_kind_only_a_non_preferred_version_serves_is_found_there():
     assert CATALOG.resolve("pc").api_version == "scheduling.k8s.io/v1"
     assert [k.api_version for k in CATALOG.kinds if k.kind == "PriorityClass"] == [
         "scheduling.k8s.io/v1"]
+
+
+def test_a_watch_fault_names_any_kind_the_cluster_serves():
+    """Explore anchors a stall on a kind no step of the workload names (cert-manager's
+    CertificateRequests): the step takes any word kubectl takes for a served kind."""
+    from types import SimpleNamespace
+
+    from aftershock.bdd.steps import anchored, objects
+    from aftershock.errors import StepFailed
+
+    scenario = SimpleNamespace(facts={objects.CATALOG: CATALOG, "profile": None})
+    assert anchored.resource_of(scenario, "pod") == "pods"
+    assert anchored.resource_of(scenario, "resourceclaim") == "resourceclaims"
+    assert anchored.resource_of(scenario, "deviceclass") == "deviceclasses"
+    with pytest.raises(StepFailed, match="in 2 API groups"):  # say which, as kubectl asks
+        anchored.resource_of(scenario, "raycluster")
+    with pytest.raises(StepFailed, match=r"unknown watch 'resorceclaim'.*resourceclaim"):
+        anchored.resource_of(scenario, "resorceclaim")

@@ -118,3 +118,29 @@ def test_an_empty_records_tag_is_refused_with_what_was_expected():
 
     with pytest.raises(UserError, match="expected kinds as kubectl names them"):
         pytest_bdd_apply_tag("records:", lambda: None)
+
+
+def test_a_findings_manifests_are_named_from_where_it_is_written(tmp_path):
+    """A workload names its manifests relative to itself, as a feature does; its finding,
+    written elsewhere, names the same files relative to where it is."""
+    (tmp_path / "workloads" / "m").mkdir(parents=True)
+    (tmp_path / "workloads" / "m" / "c.yaml").write_text("{}\n")
+    steps = tmp_path / "workloads" / "w.steps"
+    steps.write_text("Given a cluster with 1 nodes\nAnd the implementation under test is "
+                     "running\nAnd I apply the manifest m/c.yaml\n"
+                     f"And I apply the manifest {tmp_path}/abs.yaml\n")
+    workload = load(steps)
+    plan = Plan("stale", "Given the pod watch of the implementation stalls at its 1st ADDED "
+                "event for 4 seconds", workload.started, "pods-ADDED#1")
+    lines = [s.words for s in workload.steps] + [oracles.QUIET]
+    outcome = Outcome("plan-1", lines, 1.0, violated={"E2": "more"})
+
+    class Profile:
+        name, path = "p", tmp_path / "p.yaml"
+
+    path = finding.write(Finding(1, plan, outcome), workload, tmp_path / "out" / "findings",
+                         Profile, 0)
+    text = path.read_text()
+    assert "And I apply the manifest ../../workloads/m/c.yaml\n" in text, text
+    assert f"And I apply the manifest {tmp_path}/abs.yaml\n" in text, text
+    assert (path.parent / "../../workloads/m/c.yaml").resolve().is_file()

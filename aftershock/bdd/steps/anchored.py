@@ -4,10 +4,12 @@ workload: the cluster quiet."""
 
 from __future__ import annotations
 
+from aftershock.bdd.steps import objects
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.watches import RESOURCE_WORDS
 from aftershock.checks.differential import last_change, perturbation_over
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
+from aftershock.kube.discovery import UnknownKind
 from aftershock.machine.capabilities import Capability
 from aftershock.scenario import Scenario, StepFailed, given, when
 from aftershock.sut.in_cluster import InClusterImplementation
@@ -19,7 +21,8 @@ VERBS = ("create", "update", "patch", "delete")
 
 
 def resource_of(scenario: Scenario, word: str) -> str:
-    """'pod' → pods; a custom resource by its kind in lower case ('replicagroup')."""
+    """'pod' → pods; a concept's resource by its kind in lower case ('replicagroup'); any
+    other kind the cluster serves (or the profile installs) by a word kubectl takes for it."""
     if word in RESOURCE_WORDS:
         return RESOURCE_WORDS[word]
     profile = scenario.facts.get("profile")
@@ -27,10 +30,10 @@ def resource_of(scenario: Scenario, word: str) -> str:
         resource = mapping.get("resource") if isinstance(mapping, dict) else None
         if resource and resource["kind"].lower() == word:
             return resource["plural"]
-    known = [*RESOURCE_WORDS, *(m["resource"]["kind"].lower() for m in
-                                (getattr(profile, "concepts", None) or {}).values()
-                                if isinstance(m, dict) and m.get("resource"))]
-    raise StepFailed(f"unknown watch '{word}': one of {', '.join(known)}")
+    try:
+        return objects.catalog(scenario).resolve(word).plural
+    except UnknownKind as exc:
+        raise StepFailed(f"unknown watch '{word}': {exc}") from None
 
 
 def observe(scenario: Scenario, faults) -> None:

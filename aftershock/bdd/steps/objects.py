@@ -61,12 +61,13 @@ REF = re.compile(r"{(\w+):Ref}")
 
 
 def prepare(scenario: Scenario, feature: Path | None,
-            steps: list[tuple[str, str | None, int]]) -> None:
+            steps: list[tuple[str, str | None, int]], here: Path | None = None) -> None:
     """Before the first step: every kind the scenario's steps name (``kind/name``, in its
     phrases too, and the manifests of its blocks) found by discovery and recorded from now
     on. A kind this cluster does not serve is refused naming the step's file:line (no file:
-    a notebook's step) and the closest kinds it serves."""
-    scenario.remember(FEATURE_DIR, str(feature.parent if feature else Path.cwd()))
+    a notebook's step) and the closest kinds it serves. Manifests are named relative to the
+    feature, else to ``here`` (an explored workload's folder), else the working directory."""
+    scenario.remember(FEATURE_DIR, str(feature.parent if feature else here or Path.cwd()))
     found: list[Kind] = []
     for index, (text, block, line) in enumerate(steps):
         try:
