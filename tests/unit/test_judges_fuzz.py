@@ -11,7 +11,7 @@ lagging audit log, judged by every registered check.
   anything at all (``complete``). A verdict that a filling flips was a guess.
 
 AFTERSHOCK_FUZZ=10000 runs 10,000 histories in each (the figure in the notes; `make test` runs
-500 and 200). Each test runs alone (``-k``).
+500 and 120). Each test runs alone (``-k``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from tests.unit.concept_maps import GANG, RG, STORAGE
 NS = "ns"
 EXAMPLES = int(os.environ.get("AFTERSHOCK_FUZZ", "500"))
 # Each history of the completions test is judged four times (as recorded, and three fillings).
-COMPLETED = int(os.environ.get("AFTERSHOCK_FUZZ", "200"))
+COMPLETED = int(os.environ.get("AFTERSHOCK_FUZZ", "120"))
 STATS: Counter[str] = Counter()
 RECORDS = NodeRecords("noderecords", NS, "spec.index", "spec.node", "status.touched", 5.0, 1.0, 3)
 CONTEXT = Context(NS, "fuzz", {"replica_group": RG, "gang": GANG, "storage_cluster": STORAGE},
