@@ -4,6 +4,8 @@ saying so, never 'not served' unless the cluster does not serve it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from aftershock.checks import UNKNOWN
@@ -92,21 +94,27 @@ def test_explore_learns_the_kinds_the_implementation_wrote_that_no_reference_rec
     assert reference.records == [("rbac.authorization.k8s.io", "roles")]
 
 
-def test_a_finding_says_which_kinds_to_record_and_the_tag_is_read_back(tmp_path):
-    steps = tmp_path / "w.steps"
-    steps.write_text("Given a cluster with 3 nodes\nAnd the implementation under test is "
-                     "running\nAnd a replica group web with 3 replicas\n")
+def _written(steps: Path, directory: Path, violated: str, records=()) -> Path:
+    """The finding of a stale-pod-watch plan over the workload ``steps``, written into
+    ``directory``."""
     workload = load(steps)
     plan = Plan("stale", "Given the pod watch of the implementation stalls at its 1st ADDED "
                 "event for 4 seconds", workload.started, "pods-ADDED#1")
     lines = [s.words for s in workload.steps] + [oracles.QUIET]
-    outcome = Outcome("plan-1", lines, 1.0, violated={"R1": "too many"})
+    outcome = Outcome("plan-1", lines, 1.0, violated={violated: "broken"})
 
     class Profile:
-        name, path = "p", tmp_path / "p.yaml"
+        name, path = "p", steps.parent / "p.yaml"
 
-    path = finding.write(Finding(1, plan, outcome), workload, tmp_path / "findings", Profile,
-                         0, [("rbac.authorization.k8s.io", "roles"), ("", "services")])
+    return finding.write(Finding(1, plan, outcome), workload, directory, Profile, 0, records)
+
+
+def test_a_finding_says_which_kinds_to_record_and_the_tag_is_read_back(tmp_path):
+    steps = tmp_path / "w.steps"
+    steps.write_text("Given a cluster with 3 nodes\nAnd the implementation under test is "
+                     "running\nAnd a replica group web with 3 replicas\n")
+    path = _written(steps, tmp_path / "findings", "R1",
+                    [("rbac.authorization.k8s.io", "roles"), ("", "services")])
     assert "@records:roles.rbac.authorization.k8s.io,services" in path.read_text()
     assert load(path).tags >= {"records:roles.rbac.authorization.k8s.io,services"}
     # explored again, the finding records them too
@@ -129,17 +137,7 @@ def test_a_findings_manifests_are_named_from_where_it_is_written(tmp_path):
     steps.write_text("Given a cluster with 1 nodes\nAnd the implementation under test is "
                      "running\nAnd I apply the manifest m/c.yaml\n"
                      f"And I apply the manifest {tmp_path}/abs.yaml\n")
-    workload = load(steps)
-    plan = Plan("stale", "Given the pod watch of the implementation stalls at its 1st ADDED "
-                "event for 4 seconds", workload.started, "pods-ADDED#1")
-    lines = [s.words for s in workload.steps] + [oracles.QUIET]
-    outcome = Outcome("plan-1", lines, 1.0, violated={"E2": "more"})
-
-    class Profile:
-        name, path = "p", tmp_path / "p.yaml"
-
-    path = finding.write(Finding(1, plan, outcome), workload, tmp_path / "out" / "findings",
-                         Profile, 0)
+    path = _written(steps, tmp_path / "out" / "findings", "E2")
     text = path.read_text()
     assert "And I apply the manifest ../../workloads/m/c.yaml\n" in text, text
     assert f"And I apply the manifest {tmp_path}/abs.yaml\n" in text, text
