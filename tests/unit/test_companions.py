@@ -14,8 +14,12 @@ from aftershock.sut.runner import Implementation
 
 
 def _implementation(tmp_path: Path, companion: tuple[str, ...]) -> Implementation:
-    start = Start(command=(sys.executable, "-c", "print('main ready', flush=True); "
-                           "import time; time.sleep(60)"),
+    # The main program says it is ready once the companion has said its line (a marker file):
+    # under load the companion's interpreter can start after the main one is ready and stopped.
+    said = tmp_path / "companion-said"
+    start = Start(command=(sys.executable, "-c", "import os, time\n"
+                           f"while not os.path.exists({str(said)!r}): time.sleep(0.05)\n"
+                           "print('main ready', flush=True); time.sleep(60)"),
                   ready_log="main ready", ready_timeout=20, stop_grace=2,
                   companions=(Companion("binder", companion, {"WHO": "{namespace}"}),))
     profile = Profile("acme", tmp_path / "p.yaml", (), (), start, (), (), {})
@@ -26,7 +30,8 @@ def _implementation(tmp_path: Path, companion: tuple[str, ...]) -> Implementatio
 def test_a_companion_starts_before_and_stops_with_the_implementation(tmp_path):
     implementation = _implementation(tmp_path, (
         sys.executable, "-c", "import os, time; print('binder of', os.environ['WHO'], "
-        "flush=True); time.sleep(60)"))
+        f"flush=True); open({str(tmp_path / 'companion-said')!r}, 'w').close(); "
+        "time.sleep(60)"))
     implementation.start(tmp_path / "kubeconfig")
     try:
         assert len(implementation.records) == 2
