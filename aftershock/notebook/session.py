@@ -124,16 +124,18 @@ class Session:
         """The lists of ``resources`` (plurals) whose order means nothing by the schemas the
         cluster publishes (list-maps and sets: a Service's ports); explore's E1 compares them
         sorted."""
+        return unordered_lists_of(self._served(), resources)
+
+    def _served(self) -> Catalog:
+        """What the session's cluster serves, by discovery now."""
         info = self.cluster.info
-        served = Catalog.from_api(Discovery(api_client(info.kubeconfig, info.context)))
-        return unordered_lists_of(served, resources)
+        return Catalog.from_api(Discovery(api_client(info.kubeconfig, info.context)))
 
     def kind_words(self, resources: Iterable[str]) -> dict[str, str]:
         """The word a step names each of ``resources`` (plurals) by, its kind in lower case
         ('certificaterequest'), as discovery and the profile's CRDs know it; a plural two API
         groups share is left out (a step would have to say which)."""
-        info = self.cluster.info
-        served = Catalog.from_api(Discovery(api_client(info.kubeconfig, info.context)))
+        served = self._served()
         for manifest in getattr(self.profile, "manifests", ()):
             served.add_crds(yamlsrc.manifests(self.profile.resolve(manifest)))
         words = {}
