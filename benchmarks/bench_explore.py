@@ -4,10 +4,13 @@
 1. For each (profile, workload) pair, one explore run with the budget given (default 5
    minutes), one after another on this machine (2 cores); prints plans run, plans per minute,
    time per plan (mean, p50, max), findings and the false-positive count (findings on a correct
-   implementation), and the ratio of the mean time per plan to Sieve's (about 8 machine-minutes
-   per test plan, OSDI'22: 11-67 machine-hours per controller).
+   implementation), the bugs among them and the time to the first (`first_bug_after`: from the
+   run's start, its reference runs included), and the ratio of the mean time per plan to
+   Sieve's (about 8 machine-minutes per test plan, OSDI'22: 11-67 machine-hours per
+   controller).
 2. Workers: the first pair again with --workers 1 and --workers 2, the same budget and seed;
-   prints plans per hour of wall time (reference runs included) side by side, and the ratio.
+   prints plans per hour of wall time (reference runs included) and the time to the first bug
+   side by side, and the ratio.
 3. Shards: the faulty replica group, seed 0: its reference runs and plans made once
    (--plan-only), then the first --shard-plans plans with no budget to cut them, run whole
    and as two shards (--workers 2, merged), both --from that planning; prints the findings of
@@ -54,16 +57,22 @@ def explore(profile: str, workload: str, budget: str, seconds: float, *extra: st
 
 def workers(profile: str, workload: str, budget: str, seconds: float) -> None:
     print(f"\nworkers: {Path(profile).stem}, budget {budget} each, seed 0")
-    print(f"{'workers':>7} {'plans':>6} {'wall s':>7} {'plans/hour':>11} {'findings':>8}  run dir")
+    print(f"{'workers':>7} {'plans':>6} {'wall s':>7} {'plans/hour':>11} {'findings':>8} "
+          f"{'first bug':>10}  run dir")
     rates = []
     for count in (1, 2):
         s = explore(profile, workload, budget, seconds, "--workers", str(count), "--seed", "0")
         rate = 3600 * s["plans_run"] / s["wall"]
         rates.append(rate)
         print(f"{count:>7} {s['plans_run']:>6} {s['wall']:>7.0f} {rate:>11.0f} "
-              f"{s['findings']:>8}  {s['out']}")
+              f"{s['findings']:>8} {first_bug(s):>10}  {s['out']}")
     print(f"--workers 2 / --workers 1: {rates[1] / rates[0]:.2f}x plans per hour"
           if rates[0] else "no plan ran with one worker")
+
+
+def first_bug(summary: dict) -> str:
+    after = summary.get("first_bug_after")
+    return f"{after:.0f}s" if after is not None else "none"
 
 
 def found(summary: dict) -> set[tuple[str, str]]:
@@ -130,7 +139,7 @@ def main() -> None:
 
 def pairs_table(pairs: list[tuple[str, str, bool]], budget: str, seconds: float) -> None:
     print(f"{'profile':<24} {'plans':>5} {'per min':>8} {'mean s':>7} {'p50 s':>6} "
-          f"{'max s':>6} {'findings':>8} {'vs Sieve':>9}")
+          f"{'max s':>6} {'findings':>8} {'bugs':>5} {'first bug':>10} {'vs Sieve':>9}")
     for profile, workload, faulty in pairs:
         s = explore(profile, workload, budget, seconds)
         per = s["seconds_per_plan"]
@@ -138,7 +147,8 @@ def pairs_table(pairs: list[tuple[str, str, bool]], budget: str, seconds: float)
         kind = "bugs" if faulty else "false positives"
         print(f"{Path(profile).stem:<24} {s['plans_run']:>5} {s['plans_per_minute'] or 0:>8} "
               f"{per['mean'] or 0:>7} {per['p50'] or 0:>6} {per['max'] or 0:>6} "
-              f"{s['findings']:>8} {ratio:>9}   ({kind}; {s['out']})")
+              f"{s['findings']:>8} {s['bugs']:>5} {first_bug(s):>10} {ratio:>9}   "
+              f"({kind}; {s['out']})")
     print(f"Sieve: about {SIEVE_SECONDS_PER_PLAN}s per plan; goal here: <= 30s per plan")
 
 
