@@ -168,6 +168,17 @@ def _evictions(entries: list[Entry], group: PodGroup, who: str) -> list[Entry]:
     return [e for e in entries if e.kind == AUDIT and deleted(e) and is_actor(e.actor)]
 
 
+def _asked_gone(entries: list[Entry], namespace: str, name: str, until: float,
+                besides: Entry | None = None) -> bool:
+    """Whether the audit log, on the cluster's clock, has a delete or eviction of the pod
+    answered by ``until`` (other than ``besides``): its watch can deliver it later than that,
+    on a pod watch behind, and what the recorder had seen by then is not what the cluster
+    had done."""
+    asked = pod_deleted(namespace, {name})
+    return any(e.kind == AUDIT and e is not besides and e.mono <= until and asked(e)
+               for e in entries)
+
+
 def _state_at(entries: list[Entry], moment: float) -> State:
     """The watched state as recorded up to ``moment`` (the recorder sees a write after the
     API server made it, so this never shows a change the moment had not seen)."""
@@ -182,9 +193,7 @@ def _state_met(entries: list[Entry], eviction: Entry) -> State:
     """The watched state an eviction met: as recorded up to its audit time (when its response
     completed), without its own doing: the pod it removed shown going or gone, which the watch
     can deliver before that time. A pod no one had asked to remove before was not going."""
-    asked = pod_deleted(eviction.namespace, {eviction.name})
-    first = not any(e.kind == AUDIT and e is not eviction and e.mono < eviction.mono and asked(e)
-                    for e in entries)
+    first = not _asked_gone(entries, eviction.namespace, eviction.name, eviction.mono, eviction)
     state = State()
     for entry in entries:
         if entry.kind == AUDIT or entry.mono > eviction.mono:
@@ -214,19 +223,21 @@ def evicted_whole(entries: Iterable[Entry], group: PodGroup, who: str, window: f
         then = _state_at(entries, eviction.mono)
         later = _state_at(entries, eviction.mono + window)
         for pod in group.bound(then):
-            now = later.get("pods", group.namespace, pod["metadata"]["name"])
-            if now is not None and not deleting(now) and phase(now) not in ("Succeeded",
-                                                                            "Failed"):
-                last = _last_entry(entries, now, eviction.mono + window)
-                return Verdict(name, VIOLATED, f"{who} evicted "
-                               f"pod/{eviction.namespace}/{eviction.name} of {group.ref}, "
-                               f"and pod/{group.namespace}/{pod['metadata']['name']} of it "
-                               f"was still bound to node/{node_of(now)} {window:g}s later",
-                               sorted([eviction, *([last] if last else [])],
-                                      key=lambda e: e.mono), origin,
-                               subjects=len(evictions),
-                               window=(eviction.mono, eviction.mono + window),
-                               by_absence=True, reads=reads)
+            pod_name = pod["metadata"]["name"]
+            now = later.get("pods", group.namespace, pod_name)
+            if now is None or deleting(now) or phase(now) in ("Succeeded", "Failed") \
+                    or _asked_gone(entries, group.namespace, pod_name, eviction.mono + window):
+                continue
+            last = _last_entry(entries, now, eviction.mono + window)
+            return Verdict(name, VIOLATED, f"{who} evicted "
+                           f"pod/{eviction.namespace}/{eviction.name} of {group.ref}, "
+                           f"and pod/{group.namespace}/{pod_name} of it "
+                           f"was still bound to node/{node_of(now)} {window:g}s later",
+                           sorted([eviction, *([last] if last else [])],
+                                  key=lambda e: e.mono), origin,
+                           subjects=len(evictions),
+                           window=(eviction.mono, eviction.mono + window),
+                           by_absence=True, reads=reads)
     summary = (f"{len(evictions)} evictions of {group.ref}'s pods by {who}, each taking the "
                "whole group" if evictions else f"{who} evicted no pod of {group.ref}")
     return Verdict(name, PASS, summary, [], origin, subjects=len(evictions), reads=reads)
@@ -251,7 +262,8 @@ def kept_not_evicted(entries: Iterable[Entry], group: PodGroup, who: str,
     for eviction in evictions:
         then = _state_met(entries, eviction)
         minimum = group.min_member(then)
-        kept = group.kept(then)
+        kept = [pod for pod in group.kept(then) if not _asked_gone(
+            entries, group.namespace, pod["metadata"]["name"], eviction.mono, eviction)]
         if minimum is None:
             return Verdict(name, UNKNOWN, f"{who} evicted pod/{eviction.namespace}/"
                            f"{eviction.name} when no minimum of {group.ref} was on record",
@@ -369,10 +381,12 @@ prop("B2", "No pod is bound onto a cordoned, tainted (not tolerated) or NotReady
      "cordoned for a drain, tainted for maintenance, or lost).", ["bound_onto_fit_nodes"],
      CONCEPTS)
 prop("B3", "An evicted or preempted pod group goes whole: no remnant pods keep their places "
-     "(a remnant holds nodes no gang can use).", ["evicted_whole"], CONCEPTS)
+     "(a remnant holds nodes no gang can use). A pod's deletion counts from its audited "
+     "time, the cluster's clock, when its watch event came later.", ["evicted_whole"], CONCEPTS)
 prop("B4", "A pod group that keeps its minimum, its Succeeded pods counted, is never evicted "
      "as stale (KAI-scheduler #1968: its informer dropped Succeeded pods, and gangs that were "
-     "completing were evicted).", ["kept_not_evicted"], CONCEPTS)
+     "completing were evicted). A pod whose deletion the audit log has before the eviction "
+     "was not kept, whenever its watch event came.", ["kept_not_evicted"], CONCEPTS)
 prop("B5", "A queue's limit is never exceeded: the pods the gang scheduler bound through a "
      "queue never request more than the queue's hard limit (KAI-scheduler's `limit`; its "
      "`quota` is a share over-quota scheduling may exceed), so one team cannot take what "

@@ -176,6 +176,48 @@ def test_b3_is_violated_by_an_eviction_that_leaves_a_remnant():
     assert "pod/ns/c of it was still bound to node/n1" in verdict.summary
 
 
+def test_b3_judges_a_remnants_deletion_on_the_clusters_clock_not_its_watch():
+    """The remnant was deleted 2 s after the eviction (the audit log's time), but a pod watch
+    behind delivered it 6 s later: the state the recorder had at the window's end still showed
+    it bound, and B3 said VIOLATED of a group that went whole in time."""
+    h = History()
+    _bound_three(h)
+    h.pod(2, "a", "n1", "Running", deleting=True)
+    h.evict(8, "b")
+    h.pod(8.1, "b", "n1", "Running", deleting=True)
+    h.evict(10, "c", actor="system:node:n1")
+    h.pod(14, "c", "n1", "Running", deleting=True)
+    h.pod(20, "b", "n1", "Running", type="DELETED")
+    verdict = judge("evicted_whole", h, ["B3"], actor=SCHEDULER, window=5)
+    assert verdict.status == PASS, verdict.explain()
+    keep("b3-a-remnant-gone-before-its-watch-said", h.entries,
+         Judgement("evicted_whole", {"group": asdict(GROUP), "actor": SCHEDULER, "window": 5}),
+         ["B3"], {"B3": "pass"},
+         wrong="B3: VIOLATED: system:serviceaccount:ns:gang evicted pod/ns/b of podgroup/ns/g, "
+               "and pod/ns/c of it was still bound to node/n1 5s later",
+         found="issue 50, a review of B3 and B4 after an unexplained gang scheduler failure "
+               "in CI (stop 61): they judged a deletion by when its watch event arrived")
+
+
+def test_b4_counts_a_pod_the_cluster_had_deleted_as_going_before_its_watch_said():
+    """A pod of the group was deleted (the audit log's time) before the eviction, its watch
+    event came after: the group was below its minimum when evicted, not keeping it."""
+    h = History()
+    _bound_three(h)
+    h.evict(9, "a", actor="system:node:n1")
+    h.evict(10, "c")
+    h.pod(12, "a", "n1", "Running", deleting=True)
+    verdict = judge("kept_not_evicted", h, ["B4"], actor=SCHEDULER)
+    assert verdict.status == PASS, verdict.explain()
+    keep("b4-a-pod-gone-before-its-watch-said", h.entries,
+         Judgement("kept_not_evicted", {"group": asdict(GROUP), "actor": SCHEDULER}), ["B4"],
+         {"B4": "pass"},
+         wrong="B4: VIOLATED: system:serviceaccount:ns:gang evicted pod/ns/c of podgroup/ns/g "
+               "while it kept 3 pods, at least its minimum 3",
+         found="issue 50, a review of B3 and B4 after an unexplained gang scheduler failure "
+               "in CI (stop 61): they judged a deletion by when its watch event arrived")
+
+
 def test_b3_without_an_eviction_is_unknown_naming_it():
     h = History()
     _bound_three(h)
