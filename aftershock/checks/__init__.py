@@ -1,13 +1,11 @@
-"""Checks: small composable properties over a recorded timeline, evaluated at every event."""
+"""Checks: small composable properties over a recorded history (the model of
+``aftershock.history``), evaluated at every change in the cluster's order."""
 
 from aftershock.checks.attribution import (
     actor_matches,
-    count,
     created_by,
     deleted_by,
     deleted_count,
-    pod_created,
-    pod_deleted,
     pod_names,
 )
 from aftershock.checks.invariants import always, honest_transitions, never_more_than
@@ -25,7 +23,6 @@ from aftershock.checks.temporal import (
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict, describe
 
 __all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "always",
-           "became_true", "count", "created_by", "deleted_by", "deleted_count", "describe",
+           "became_true", "created_by", "deleted_by", "deleted_count", "describe",
            "eventually", "exactly", "first", "happened_before", "honest_transitions",
-           "never_more_than", "no_earlier_than", "occurrences", "pod_created", "pod_deleted",
-           "pod_names", "stays_for"]
+           "never_more_than", "no_earlier_than", "occurrences", "pod_names", "stays_for"]

@@ -10,8 +10,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from aftershock.timeline.entry import AUDIT, MARK, WATCH, Entry
-from aftershock.timeline.state import State
+from aftershock.history import Action, Entry, History
+
+Recorded = History | Iterable[Entry]
 
 # Fields that say when or which instance, never what, and where the scheduler and the node put
 # a pod (not the implementation's output, and a few reference runs may agree on it by chance):
@@ -94,24 +95,23 @@ def _timestamp(value: Any) -> bool:
     return isinstance(value, str) and bool(TIMESTAMP.match(value))
 
 
-def end_objects(entries: Sequence[Entry], namespace: str, resources: Iterable[str],
+def end_objects(history: Recorded, namespace: str, resources: Iterable[str],
                 actor: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """The objects of ``resources`` in ``namespace`` as the history ends; with ``actor``,
     only those it created (by the audit log): an implementation in the cluster has pods of its
     own beside the ones it makes, and a plan's sidecar changes them."""
-    state = State()
-    for entry in entries:
-        state.apply(entry)
-    ends = {resource: state.select(resource, namespace) for resource in resources}
+    history = History.of(history)
+    resources = list(resources)
+    ends = {resource: [life.last.after for life in history.lives_of(resource, namespace)
+                       if life.last.after is not None] for resource in resources}
     if actor is None:
         return ends
     # The audit policy keeps a create's response (its uid) for pods alone; any other create
     # is named by its request.
-    creates = [entry for entry in entries if entry.kind == AUDIT and entry.actor == actor
-               and entry.verb == "create" and not entry.subresource
-               and 200 <= entry.code < 300 and entry.namespace == namespace]
-    uids = {entry.uid for entry in creates if entry.uid}
-    names = {(entry.resource, entry.name) for entry in creates if entry.name}
+    creates = [a for a in history.actions if a.actor == actor and a.creates
+               and a.namespace == namespace]
+    uids = {a.uid for a in creates if a.uid} | {a.life.uid for a in creates if a.life}
+    names = {(a.resource, a.name) for a in creates if a.name}
     return {resource: [o for o in objects if (o.get("metadata") or {}).get("uid") in uids
                        or (resource, (o.get("metadata") or {}).get("name")) in names]
             for resource, objects in ends.items()}
@@ -173,7 +173,7 @@ def _tally(counts: Counter[str]) -> str:
     return ", ".join(f"{value} x{n}" for value, n in sorted(counts.items()))
 
 
-def writes(entries: Iterable[Entry], actor: str, namespace: str,
+def writes(history: Recorded, actor: str, namespace: str,
            verbs: Iterable[str] = ("create", "delete")) -> dict[str, list[Entry]]:
     """The writes ``actor`` made that the API server accepted into ``namespace``, by
     'resource verb' (by the audit log). Cluster-scoped objects outlive a run's namespace, so
@@ -181,120 +181,102 @@ def writes(entries: Iterable[Entry], actor: str, namespace: str,
     (reports about objects, not objects it owns)."""
     verbs = set(verbs)
     found: dict[str, list[Entry]] = {}
-    for entry in entries:
-        if (entry.kind == AUDIT and entry.actor == actor and entry.verb in verbs
-                and entry.resource not in REPORTS
-                and not entry.subresource and 200 <= entry.code < 300
-                and entry.namespace == namespace):
-            found.setdefault(f"{entry.resource} {entry.verb}", []).append(entry)
+    for action in History.of(history).actions:
+        if (action.actor == actor and action.verb in verbs and action.resource not in REPORTS
+                and not action.subresource and action.ok and action.namespace == namespace):
+            found.setdefault(f"{action.resource} {action.verb}", []).append(action.entry)
     return found
 
 
-def written_kinds(entries: Iterable[Entry], actor: str, namespace: str) -> set[tuple[str, str]]:
+def written_kinds(history: Recorded, actor: str, namespace: str) -> set[tuple[str, str]]:
     """(API group, plural) of every kind ``actor`` wrote into ``namespace``, or cluster-wide,
     and the API server accepted (by the audit log)."""
-    return {((entry.extra or {}).get("group", ""), entry.resource) for entry in entries
-            if entry.kind == AUDIT and entry.actor == actor and entry.verb in WRITE_VERBS
-            and entry.resource and 200 <= entry.code < 300
-            and entry.namespace in (namespace, "")}
+    return {(a.group, a.resource) for a in History.of(history).actions
+            if a.actor == actor and a.verb in WRITE_VERBS and a.resource and a.ok
+            and a.namespace in (namespace, "")}
 
 
-def recorded(entries: Iterable[Entry]) -> set[str]:
+def recorded(history: Recorded) -> set[str]:
     """The plurals the recorder said it records."""
-    return {name for entry in entries if entry.kind == MARK
-            for name in ((entry.extra or {}).get("recording") or {})}
+    return set(History.of(history).recording or {})
 
 
-def status_writers(entries: Iterable[Entry], actor: str,
+def status_writers(history: Recorded, actor: str,
                    namespace: str) -> tuple[set[str], set[str]]:
     """(the kinds whose status ``actor`` wrote in ``namespace``, those whose status others
     wrote), by the audit log. A Deployment's status is the deployment controller's, a Pod's the
     kubelet's: not the output of the implementation that created them."""
     ours: set[str] = set()
     theirs: set[str] = set()
-    for entry in entries:
-        if (entry.kind == AUDIT and entry.subresource == "status" and entry.verb in WRITE_VERBS
-                and 200 <= entry.code < 300 and entry.namespace == namespace):
-            (ours if entry.actor == actor else theirs).add(entry.resource)
+    for action in History.of(history).actions:
+        if action.subresource == "status" and action.verb in WRITE_VERBS and action.ok \
+                and action.namespace == namespace:
+            (ours if action.actor == actor else theirs).add(action.resource)
     return ours, theirs
 
 
-def refused(entries: Iterable[Entry], actor: str, namespace: str | None = None) -> list[Entry]:
+def refused(history: Recorded, actor: str, namespace: str | None = None) -> list[Action]:
     """The writes of ``actor`` (into ``namespace`` or cluster-scoped objects, when given) the
-    API server refused. A delete answered 404 is not one: the object was already gone, which
-    a delete-if-exists (kubectl's --ignore-not-found) takes as done; AIStore's operator issues
-    one for its PodDisruptionBudget at every reconcile where none is asked for."""
-    return [e for e in entries if e.kind == AUDIT and e.actor == actor
-            and e.verb in WRITE_VERBS and e.code >= 400
-            and not (e.verb == "delete" and e.code == 404)
-            and (namespace is None or e.namespace in (namespace, ""))]
+    API server refused, in the order it answered them. A delete answered 404 is not one: the
+    object was already gone, which a delete-if-exists (kubectl's --ignore-not-found) takes as
+    done; AIStore's operator issues one for its PodDisruptionBudget at every reconcile where
+    none is asked for."""
+    return [a for a in History.of(history).actions if a.actor == actor
+            and a.verb in WRITE_VERBS and a.code >= 400
+            and not (a.verb == "delete" and a.code == 404)
+            and (namespace is None or a.namespace in (namespace, ""))]
 
 
-def fired(entries: Iterable[Entry]) -> list[tuple[float, float]]:
+def fired(history: Recorded) -> list[tuple[float, float]]:
     """(fired, lifted) of each anchored fault: its mark says how long it lasts."""
-    return [(e.mono, e.mono + float(e.extra["lasts"])) for e in entries
-            if e.kind == MARK and "lasts" in (e.extra or {})]
+    return [(m.at, m.at + float(m.extra["lasts"])) for m in History.of(history).marks
+            if "lasts" in m.extra]
 
 
-def perturbed(entries: Iterable[Entry]) -> list[tuple[float, float]]:
+def perturbed(history: Recorded) -> list[tuple[float, float]]:
     """When anchored faults perturbed the implementation: from each firing until STORM_GRACE
     after it was lifted, as a retry backs off."""
-    return [(start, lifted + STORM_GRACE) for start, lifted in fired(entries)]
+    return [(start, lifted + STORM_GRACE) for start, lifted in fired(history)]
 
 
-def perturbation_over(entries: Iterable[Entry]) -> float:
+def perturbation_over(history: Recorded) -> float:
     """When the last anchored fault that fired was lifted; 0.0 if none fired."""
-    return max((lifted for _, lifted in fired(entries)), default=0.0)
+    return max((lifted for _, lifted in fired(history)), default=0.0)
 
 
-def split_by(found: list[Entry], windows: list[tuple[float, float]]) -> tuple[list, list]:
-    """(the entries inside any window, the others)."""
+def split_by(found: list[Action], windows: list[tuple[float, float]]) -> tuple[list, list]:
+    """(the requests answered inside any window, the others)."""
     inside, outside = [], []
-    for entry in found:
-        within = any(start <= entry.mono <= end for start, end in windows)
-        (inside if within else outside).append(entry)
+    for action in found:
+        within = any(start <= action.hi <= end for start, end in windows)
+        (inside if within else outside).append(action)
     return inside, outside
 
 
-def refused_storm(entries: Iterable[Entry], actor: str,
-                  namespace: str | None = None) -> list[Entry]:
+def refused_storm(history: Recorded, actor: str,
+                  namespace: str | None = None) -> list[Action]:
     """The most writes of ``actor`` the API server refused within any STORM_WINDOW seconds."""
-    return densest(refused(entries, actor, namespace))
+    return densest(refused(history, actor, namespace))
 
 
-def densest(refused: list[Entry]) -> list[Entry]:
-    """The most of ``refused`` within any STORM_WINDOW seconds."""
-    best: list[Entry] = []
+def densest(refused: list[Action]) -> list[Action]:
+    """The most of ``refused`` answered within any STORM_WINDOW seconds (on the API server's
+    clock: the order the audit log was read in is not the order they were answered in)."""
+    refused = sorted(refused, key=lambda a: a.hi)
+    best: list[Action] = []
     start = 0
-    for end, entry in enumerate(refused):
-        while entry.mono - refused[start].mono > STORM_WINDOW:
+    for end, action in enumerate(refused):
+        while action.hi - refused[start].hi > STORM_WINDOW:
             start += 1
         if end - start + 1 > len(best):
             best = refused[start:end + 1]
     return best
 
 
-def last_entries(entries: Sequence[Entry], namespace: str, resource: str) -> list[Entry]:
-    """The last recorded event of each object of ``resource`` in ``namespace``."""
-    last: dict[str, Entry] = {}
-    for entry in entries:
-        if entry.kind == WATCH and entry.resource == resource and entry.namespace == namespace:
-            last[entry.name] = entry
-    return sorted(last.values(), key=lambda e: e.seq)
-
-
-def last_change(entries: Iterable[Entry], namespace: str, default: float) -> float:
-    """When an object of ``namespace`` last changed in what it says: a heartbeat that only
-    moves a timestamp (a record touched every second) is no change, nor is a Kubernetes Event
-    (a report, not an object)."""
-    seen: dict[tuple[str, str, str], Flat | None] = {}
-    last = default
-    for entry in entries:
-        if entry.kind != WATCH or entry.namespace != namespace or entry.resource in REPORTS:
-            continue
-        now = None if entry.type == "DELETED" else normal(entry.object or {}, namespace,
-                                                          resource=entry.resource)
-        if entry.key not in seen or seen[entry.key] != now:
-            last = entry.mono
-        seen[entry.key] = now
-    return last
+def last_entries(history: Recorded, namespace: str, resource: str) -> list[Entry]:
+    """The last recorded change of each object of ``resource`` in ``namespace``."""
+    last: dict[str, Any] = {}
+    for change in History.of(history).changes_of(resource):
+        if change.namespace == namespace:
+            last[change.name] = change
+    return [c.entry for c in sorted(last.values(), key=lambda c: c.order)]

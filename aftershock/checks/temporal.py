@@ -1,214 +1,219 @@
 """Properties about when things happen: eventually, stays_for, happened_before,
-no_earlier_than. Times are the recorder's clock (Entry.mono)."""
+no_earlier_than, exactly. Order is the cluster's (a change's revision), and time its clock: a
+state holds from the moment the change that made it was written to the moment the next one
+was, each known within a span; a window that a span straddles is not decided either way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from aftershock.checks.invariants import changes, written
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.timeline.entry import GAP_START, Entry
-from aftershock.timeline.state import State, replay
+from aftershock.history import INF, Change, History, apart
+from aftershock.history.state import State
+
+Recorded = History | Iterable
 
 
 @dataclass(frozen=True)
 class Event:
-    """Something that happens at an entry: ``occurs(entry, state_after_entry)``."""
+    """Something that happens at a change: ``occurs(change, state_after_it)``."""
 
     description: str
-    occurs: Callable[[Entry, State], bool]
+    occurs: Callable[[Change, State], bool]
     resources: frozenset[str] = frozenset()  # what it reads, for the registry's rule
-    # The entries of the objects it is about (to count what a judgement judged), if known.
-    concerns: Callable[[Entry], bool] | None = None
+    # The changes of the objects it is about (to count what a judgement judged), if known.
+    concerns: Callable[[Change], bool] | None = None
 
-    def scan(self, entries: Iterable[Entry]) -> Iterator[Entry]:
-        for entry, state in replay(entries):
-            if self.occurs(entry, state):
-                yield entry
+    def scan(self, history: Recorded) -> Iterator[Change]:
+        history = History.of(history)
+        for change, state in history.replay(self.resources or None):
+            if self.occurs(change, state):
+                yield change
 
 
 @dataclass(frozen=True)
 class Transition(Event):
     """The moments a state condition turns from false to true (true at the start counts)."""
 
-    def scan(self, entries: Iterable[Entry]) -> Iterator[Entry]:
+    def scan(self, history: Recorded) -> Iterator[Change]:
+        history = History.of(history)
         before = False
-        watched = self.resources or None
-        for entry, state in replay(entries):
-            if not changes(entry, watched):
-                continue
-            now = self.occurs(entry, state)
+        for change, state in history.replay(self.resources or None):
+            now = self.occurs(change, state)
             if now and not before:
-                yield entry
+                yield change
             before = now
 
 
 def became_true(holds: Callable[[State], bool], description: str) -> Event:
-    return Transition(description, lambda _entry, state: holds(state))
+    return Transition(description, lambda _change, state: holds(state))
 
 
-def first(entries: Iterable[Entry], event: Event) -> Entry | None:
-    return next(event.scan(entries), None)
+def first(history: Recorded, event: Event) -> Change | None:
+    return next(event.scan(history), None)
 
 
-def occurrences(entries: Iterable[Entry], event: Event) -> list[Entry]:
-    return list(event.scan(entries))
-
-
-def _has_gap(entries: list[Entry], start: float, end: float) -> bool:
-    return any(e.kind == GAP_START and start <= e.mono <= end for e in entries)
+def occurrences(history: Recorded, event: Event) -> list[Change]:
+    return list(event.scan(history))
 
 
 Count = Callable[[State], int]
 
 
-def eventually(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,
+@dataclass
+class Stretch:
+    """One state of what a condition reads: from the change that made it (None: before the
+    first one recorded) to the next (None: to the end of the record)."""
+
+    began: Change | None
+    ends: Change | None
+
+    def certainly_within(self, start: float, end: float) -> bool:
+        """It held at some moment of [start, end], whatever the spans' moments were."""
+        return (self.began is None or self.began.hi <= end) and \
+            (self.ends is None or self.ends.lo > start)
+
+    def maybe_within(self, start: float, end: float) -> bool:
+        return (self.began is None or self.began.lo <= end) and \
+            (self.ends is None or self.ends.hi > start)
+
+
+def stretches(history: History, holds: Callable[[State], bool],
+              resources: Iterable[str] | None, until: float = INF,
+              about: Count | None = None) -> Iterator[tuple[Stretch, bool, int]]:
+    """Each stretch of the states of ``resources`` that may begin by ``until``: whether
+    ``holds`` held in it, and (with ``about``) how many objects it spoke of by then."""
+    changes = history.changes_of(resources)
+    state = State()
+    subjects = 0
+    began: Change | None = None
+    for change in changes:
+        yield Stretch(began, change), holds(state), subjects
+        if change.lo > until:
+            return
+        state.put(change.key, change.after, change)
+        if about is None:
+            subjects += 1
+        elif not subjects:  # the rule asks only whether there was anything: once is enough
+            subjects = about(state)
+        began = change
+    yield Stretch(began, None), holds(state), subjects
+
+
+def _most(change: Change) -> str:
+    """How a moment known within a span is said: exactly, or at the latest."""
+    return "" if change.lo == change.hi else "at most "
+
+
+def _namespace(change: Change, namespace: str | None) -> bool:
+    return namespace is None or change.namespace in ("", namespace)
+
+
+def eventually(history: Recorded, holds: Callable[[State], bool], description: str,
                start: float, within: float, now: float, name: str = "eventually",
                resources: Iterable[str] | None = None, about: Count | None = None,
                namespace: str | None = None) -> Verdict:
-    """``holds`` already at ``start`` or after some change of ``resources`` up to
-    ``start + within``.
+    """``holds`` at some moment from ``start`` to ``start + within``: in a state that
+    certainly lasted into that window. A state that may or may not have (a change written in
+    the second the deadline falls in) decides nothing.
 
     If it never did, the witness is the last change of ``resources`` before the deadline (in
     ``namespace``, or cluster-wide: another scenario's teardown is not the state judged).
     ``about`` counts the objects the condition speaks of: a pass over none is not earned.
     """
-    entries = list(entries)
+    history = History.of(history)
     deadline = start + within
-    watched = set(resources) if resources is not None else None
-    reads = frozenset(watched or ())
-    state, last, subjects, crossed = State(), None, 0, False
-
-    def passed(summary: str, witness: list[Entry], until: float) -> Verdict:
-        return Verdict(name, PASS, summary, witness, start, subjects=subjects,
-                       window=(start, until), reads=reads)
-
-    after = len(entries)
-    for index, entry in enumerate(entries):
-        if entry.mono > deadline:
-            after = index
-            break
-        if not crossed and entry.mono > start:  # the state at the start: after its entries
-            crossed = True
-            if holds(state):
-                return passed(f"{description} already at the start", [], start)
-        state.apply(entry)
-        if not changes(entry, watched):
+    reads = frozenset(resources or ())
+    maybe: Stretch | None = None
+    subjects, last = 0, None
+    for stretch, held, counted in stretches(history, holds, resources, deadline, about):
+        subjects = max(subjects, counted)
+        began = stretch.began
+        if began is not None and began.hi <= deadline and _namespace(began, namespace):
+            last = began
+        if not held:
             continue
-        if about is None:
-            subjects += 1
-        elif not subjects:  # the rule asks only whether there was anything: once is enough
-            subjects = about(state)
-        if namespace is None or entry.namespace in ("", namespace):
-            last = entry
-        if crossed and holds(state):
-            return passed(f"{description} after {entry.mono - start:.3f}s", [entry], entry.mono)
-    if not crossed and holds(state):
-        return passed(f"{description} already at the start", [], start)
+        if stretch.certainly_within(start, deadline):
+            if began is None or began.hi <= start:
+                return Verdict(name, PASS, f"{description} already at the start", [], start,
+                               subjects=subjects, window=(start, start), reads=reads)
+            return Verdict(name, PASS, f"{description} after {_most(began)}"
+                           f"{began.hi - start:.3f}s", [began.entry], start,
+                           subjects=subjects, window=(start, began.hi), reads=reads)
+        if maybe is None and stretch.maybe_within(start, deadline):
+            maybe = stretch
+    if maybe is not None:
+        change = maybe.began if maybe.began is not None else maybe.ends
+        return Verdict(name, UNKNOWN, f"{description} held in a state the API server wrote "
+                       f"or ended within a second of the {within:g}s bound (its clock, whole "
+                       "seconds): whether that was in time is not known",
+                       [change.entry] if change else [], start, subjects=subjects,
+                       reads=reads)
     if now < deadline:
         return Verdict(name, UNKNOWN, f"{description}: only {now - start:.1f}s of the "
                        f"{within:.0f}s were observed", [], start, subjects=subjects,
                        reads=reads)
-    late = _seen_late(entries[after:], state, holds, watched, deadline)
-    if late is not None:
-        return Verdict(name, UNKNOWN, f"{description} held after a change the API server "
-                       f"wrote by the deadline (its clock, whole seconds) and the recorder saw "
-                       f"{late.mono - deadline:.3f}s after it: its lag is not the "
-                       "implementation's", [late], start, subjects=subjects, reads=reads)
     return Verdict(name, VIOLATED, f"{description} did not happen within {within:.0f}s",
-                   [last] if last else [], start, subjects=subjects,
+                   [last.entry] if last else [], start, subjects=subjects,
                    window=(start, deadline), by_absence=True, reads=reads)
 
 
-LAG = 10.0  # how late after a deadline a change written before it may still be recorded
-
-
-def _seen_late(rest: list[Entry], state: State, holds: Callable[[State], bool],
-               watched: set[str] | None, deadline: float) -> Entry | None:
-    """The first change recorded after ``deadline`` (within LAG) that was written by then on
-    the API server's clock and made ``holds`` true. ``state`` is the state at the deadline."""
-    for entry in rest:
-        if entry.mono > deadline + LAG:
-            return None
-        state.apply(entry)
-        if not changes(entry, watched):
-            continue
-        when = written(entry)  # NaN when unknown: never "by the deadline"
-        by_deadline = when <= deadline + (entry.wall - entry.mono)
-        if by_deadline and holds(state):
-            return entry
-    return None
-
-
-def stays_for(entries: Iterable[Entry], holds: Callable[[State], bool], description: str,
+def stays_for(history: Recorded, holds: Callable[[State], bool], description: str,
               start: float, duration: float, now: float, name: str = "stays_for",
               resources: Iterable[str] | None = None, about: Count | None = None) -> Verdict:
-    """``holds`` at ``start`` and after every change of ``resources`` until
-    ``start + duration``."""
-    entries = list(entries)
+    """``holds`` at every moment from ``start`` to ``start + duration``: a state in which it
+    did not, that certainly lasted into that window, breaks it."""
+    history = History.of(history)
     end = start + duration
-    watched = set(resources) if resources is not None else None
-    reads = frozenset(watched or ())
-    state, before, subjects, crossed = State(), None, 0, False
-
-    def broke(summary: str, witness: list[Entry], at: float) -> Verdict:
-        """The proof is the state from the witness through ``at``: at the start, the state
-        the last change before it left (a gap open at the start leaves it unknown)."""
-        since = witness[0].mono if witness else at
-        return Verdict(name, VIOLATED, summary, witness, start, subjects=max(subjects, 1),
-                       window=(since, at), reads=reads)
-
-    for entry in entries:
-        if not crossed and entry.mono > start:
-            crossed = True
-            if not holds(state):
-                return broke(f"{description} did not hold at the start",
-                             [before] if before else [], start)
-        if entry.mono > end:
-            break
-        state.apply(entry)
-        if not changes(entry, watched):
+    reads = frozenset(resources or ())
+    maybe: Stretch | None = None
+    subjects = 0
+    for stretch, held, counted in stretches(history, holds, resources, end, about):
+        subjects = max(subjects, counted)
+        if held:
             continue
-        if about is None:
-            subjects += 1
-        elif not subjects:
-            subjects = about(state)
-        before = entry
-        if crossed and not holds(state):
-            return broke(f"{description} stopped holding after {entry.mono - start:.3f}s",
-                         [entry], entry.mono)
-    if not crossed and not holds(state):
-        return broke(f"{description} did not hold at the start", [before] if before else [],
-                     start)
+        began = stretch.began
+        if stretch.certainly_within(start, end):
+            # the proof: the state that change left, recorded through the window's start
+            window = (began.lo if began else start, max(start, began.hi if began else start))
+            if began is None or began.hi <= start:
+                return Verdict(name, VIOLATED, f"{description} did not hold at the start",
+                               [began.entry] if began else [], start,
+                               subjects=max(subjects, 1), window=window, reads=reads)
+            return Verdict(name, VIOLATED, f"{description} stopped holding after "
+                           f"{_most(began)}{began.hi - start:.3f}s", [began.entry], start,
+                           subjects=max(subjects, 1), window=window, reads=reads)
+        if maybe is None and stretch.maybe_within(start, end):
+            maybe = stretch
+    if maybe is not None:
+        change = maybe.began if maybe.began is not None else maybe.ends
+        return Verdict(name, UNKNOWN, f"{description} did not hold in a state the API server "
+                       f"wrote or ended within a second of the {duration:g}s it must last "
+                       "(its clock, whole seconds): whether that was within them is not known",
+                       [change.entry] if change else [], start, subjects=subjects,
+                       reads=reads)
     if now < end:
         return Verdict(name, UNKNOWN, f"{description}: observed only {now - start:.1f}s of "
                        f"{duration:.0f}s", [], start, subjects=subjects, reads=reads)
     return Verdict(name, PASS, f"{description} held for {duration:.0f}s", [], start,
-                   subjects=subjects, window=(start, end),
-                   reads=reads)
+                   subjects=subjects, window=(start, end), reads=reads)
 
 
-def _earlier(x: Entry, y: Entry) -> bool:
-    """Two watch events are ordered by their resourceVersions (etcd revisions, one order for
-    every resource); the recorder's own order across two watch streams is only arrival."""
-    if x.kind == y.kind == "watch" and x.rv.isdigit() and y.rv.isdigit():
-        return int(x.rv) < int(y.rv)
-    return x.seq < y.seq
-
-
-def happened_before(entries: Iterable[Entry], a: Event, b: Event,
+def happened_before(history: Recorded, a: Event, b: Event,
                     name: str = "happened_before") -> Verdict:
-    """The first ``a`` is recorded before the first ``b``; both must happen. A violation says
-    ``a`` did not come first, which a gap could hide: it is judged by absence."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    """The first ``a`` comes before the first ``b`` in the cluster's order; both must happen.
+    A violation says ``a`` did not come first, which a gap could hide: it is judged by
+    absence."""
+    history = History.of(history)
+    origin = history.origin
     reads = a.resources | b.resources
-    first_a, first_b = first(entries, a), first(entries, b)
-    found = sum(1 for e in (first_a, first_b) if e)
-    if first_a and first_b and _earlier(first_a, first_b):
-        return Verdict(name, PASS, f"{a.description} {first_b.mono - first_a.mono:.3f}s "
-                       f"before {b.description}", [first_a, first_b], origin, subjects=found,
+    first_a, first_b = first(history, a), first(history, b)
+    found = sum(1 for c in (first_a, first_b) if c)
+    if first_a and first_b and first_a.order < first_b.order:
+        low, high = apart(first_a.at, first_b.at)
+        return Verdict(name, PASS, f"{a.description} before {b.description} ({_between(low, high)} "
+                       "apart)", [first_a.entry, first_b.entry], origin, subjects=found,
                        reads=reads)
     if first_b is None and first_a is None:
         summary = f"neither {a.description} nor {b.description} happened"
@@ -217,87 +222,86 @@ def happened_before(entries: Iterable[Entry], a: Event, b: Event,
     elif first_a is None:
         summary = f"{b.description} happened, {a.description} never did"
     else:
-        summary = f"{b.description} happened {first_a.mono - first_b.mono:.3f}s before " \
-                  f"{a.description}"
-    witness = sorted([e for e in (first_a, first_b) if e], key=lambda e: e.seq)
-    return Verdict(name, VIOLATED, summary, witness, origin, subjects=found, by_absence=True,
-                   reads=reads)
+        summary = f"{b.description} happened before {a.description}"
+    witness = sorted([c for c in (first_a, first_b) if c], key=lambda c: c.order)
+    return Verdict(name, VIOLATED, summary, [c.entry for c in witness], origin, subjects=found,
+                   by_absence=True, reads=reads)
 
 
-def no_earlier_than(entries: Iterable[Entry], event: Event, after: Event, delay: float,
+def _between(low: float, high: float) -> str:
+    if high == INF or low == -INF:
+        return "how long not known"
+    return f"{max(low, 0.0):.3f}s to {high:.3f}s"
+
+
+def no_earlier_than(history: Recorded, event: Event, after: Event, delay: float,
                     name: str = "no_earlier_than") -> Verdict:
     """Every ``event`` comes at least ``delay`` seconds after the latest ``after`` before it.
-    Before is etcd's order (two watch streams may deliver out of it); the delay is measured on
-    the API server's clock, the time each write shows (whole seconds) or the audit log's: a
-    difference that clock cannot settle is UNKNOWN, never the implementation's fault."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    Before is the cluster's order; the delay is measured on its clock, the spans each was
+    written in: a difference the spans cannot settle is UNKNOWN, never the implementation's
+    fault."""
+    history = History.of(history)
+    origin = history.origin
     reads = event.resources | after.resources
-    befores = list(after.scan(entries))
+    befores = list(after.scan(history))
     seen, unsure = 0, None
-    for entry in sorted(event.scan(entries), key=_etcd_order):
+    for change in event.scan(history):
         seen += 1
-        earlier = [b for b in befores if _earlier(b, entry)]
+        earlier = [b for b in befores if b.order < change.order]
         if not earlier:
             return Verdict(name, VIOLATED, f"{event.description} happened before any "
-                           f"{after.description}", [entry], origin, subjects=seen,
+                           f"{after.description}", [change.entry], origin, subjects=seen,
                            by_absence=True, reads=reads)
-        latest = max(earlier, key=_etcd_order)
+        latest = max(earlier, key=lambda c: c.order)
         if delay <= 0:
             continue
-        low, high = _apart(latest, entry)
+        low, high = apart(latest.at, change.at)
         if high < delay:
             return Verdict(name, VIOLATED, f"{event.description} came at most {high:.3f}s "
                            f"after {after.description}, earlier than {delay:.1f}s",
-                           [latest, entry], origin, subjects=seen, reads=reads)
+                           [latest.entry, change.entry], origin, subjects=seen, reads=reads)
         if low < delay and unsure is None:
-            unsure = (latest, entry, low, high)
+            unsure = (latest, change, low, high)
     if unsure is not None:
-        latest, entry, low, high = unsure
-        return Verdict(name, UNKNOWN, f"{event.description} came between {low:.1f}s and "
-                       f"{high:.1f}s after {after.description} on the API server's clock: "
-                       f"whether that is {delay:.1f}s is not known", [latest, entry], origin,
+        latest, change, low, high = unsure
+        return Verdict(name, UNKNOWN, f"{event.description} came {_between(low, high)} after "
+                       f"{after.description} on the API server's clock: whether that is "
+                       f"{delay:.1f}s is not known", [latest.entry, change.entry], origin,
                        subjects=seen, reads=reads)
     summary = (f"all {seen} of {event.description} came at least {delay:.1f}s after "
                f"{after.description}" if seen else f"{event.description} never happened")
     return Verdict(name, PASS, summary, [], origin, subjects=seen, reads=reads)
 
 
-def _etcd_order(entry: Entry) -> tuple[int, int]:
-    return (int(entry.rv), entry.seq) if entry.kind == "watch" and entry.rv.isdigit() \
-        else (0, entry.seq)
-
-
-def _apart(first: Entry, then: Entry) -> tuple[float, float]:
-    """How many seconds after ``first`` the API server wrote ``then``, at least and at most:
-    exact between two audited requests, within a second either way between two writes whose
-    managedFields give whole seconds; unknown otherwise."""
-    if first.kind == then.kind == "audit":
-        return then.mono - first.mono, then.mono - first.mono
-    gap = written(then) - written(first)
-    if gap != gap:  # NaN: a time the recorder could not read
-        return float("-inf"), float("inf")
-    return gap - 1.0, gap + 1.0
-
-
-def exactly(entries: Iterable[Entry], event: Event, count: int, name: str = "exactly",
-            concerns: Callable[[Entry], bool] | None = None,
+def exactly(history: Recorded, event: Event, count: int, name: str = "exactly",
+            concerns: Callable[[Change], bool] | None = None,
             since: float | None = None) -> Verdict:
     """``event`` happens exactly ``count`` times over the history, or in the episode from
     ``since`` (the step that changed the desired state). The witness of too many is the first
     ``count + 1`` occurrences; of too few, those that did happen (by absence: a gap could hide
-    the others). ``concerns`` picks the entries of the objects the event is about, to count
-    what was judged."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    the others). One written in the second ``since`` falls in may or may not count: a count
+    that depends on it is UNKNOWN. ``concerns`` picks the changes of the objects the event is
+    about, to count what was judged."""
+    history = History.of(history)
+    origin = history.origin
     reads = event.resources
-    found = [e for e in occurrences(entries, event) if since is None or e.mono >= since]
-    window = (since, entries[-1].mono if entries else since) if since is not None else None
-    subjects = len({e.key for e in entries if concerns(e)}) if concerns else len(found)
-    if len(found) == count:
-        return Verdict(name, PASS, f"{event.description}: exactly {count} times", found,
-                       origin, subjects=subjects, window=window, reads=reads)
-    too_few = len(found) < count
-    return Verdict(name, VIOLATED, f"{event.description}: {len(found)} times, expected exactly "
-                   f"{count}", found[:count + 1], origin, subjects=subjects, by_absence=too_few,
-                   window=window, reads=reads)
+    every = occurrences(history, event)
+    surely = [c for c in every if since is None or c.lo >= since]
+    maybe = [c for c in every if since is None or c.hi >= since]
+    window = (since, history.end) if since is not None else None
+    subjects = len({c.key for c in history.changes_of(event.resources or None)
+                    if concerns(c)}) if concerns else len(maybe)
+    if len(surely) == len(maybe) == count:
+        return Verdict(name, PASS, f"{event.description}: exactly {count} times",
+                       [c.entry for c in surely], origin, subjects=subjects, window=window,
+                       reads=reads)
+    if len(surely) > count or len(maybe) < count:
+        found = surely if len(surely) > count else maybe
+        too_few = len(found) < count
+        return Verdict(name, VIOLATED, f"{event.description}: {len(found)} times, expected "
+                       f"exactly {count}", [c.entry for c in found[:count + 1]], origin,
+                       subjects=subjects, by_absence=too_few, window=window, reads=reads)
+    return Verdict(name, UNKNOWN, f"{event.description}: {len(surely)} to {len(maybe)} times "
+                   f"(some written in the second the episode began), expected exactly {count}",
+                   [c.entry for c in maybe[:count + 1]], origin, subjects=subjects,
+                   reads=reads)

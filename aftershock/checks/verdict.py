@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aftershock.timeline.entry import AUDIT, GAP_END, GAP_START, MARK, UNSETTLED, Entry
+from aftershock.history import Entry, describe
+from aftershock.history.witness import lines as witness_lines
 
 PASS, VIOLATED, UNKNOWN = "pass", "violated", "unknown"
 
@@ -32,10 +33,10 @@ class Verdict:
     def explain(self) -> str:
         lines = [f"{self.property}: {self.status.upper()}: {self.summary}"]
         if self.witness:
-            span = self.witness[-1].mono - self.witness[0].mono
+            span, shown = witness_lines(self.witness, self.origin)
             title = "evidence" if self.status == PASS else "witness"
             lines.append(f"{title} ({len(self.witness)} events over {span:.3f}s):")
-            lines += [f"  {describe(entry, self.origin)}" for entry in self.witness]
+            lines += [f"  {line}" for line in shown]
         if self.found:
             source = f", from {self.external}" if self.external else ""
             lines.append(f"found ({len(self.found)}){source}:")
@@ -43,29 +44,5 @@ class Verdict:
         return "\n".join(lines)
 
 
-def describe(entry: Entry, origin: float = 0.0) -> str:
-    """One witness line, objects named as kubectl names them."""
-    at = f"+{entry.mono - origin:8.3f}s"
-    if entry.kind == AUDIT:
-        sub = f"/{entry.subresource}" if entry.subresource else ""
-        return f"{at}  {entry.verb}{sub} {entry.ref} by {entry.actor} (HTTP {entry.code})"
-    if entry.kind in (GAP_START, GAP_END, UNSETTLED):
-        return f"{at}  {entry.kind} {entry.resource}: {entry.detail}"
-    if entry.kind == MARK:
-        return f"{at}  -- {entry.detail}"
-    obj = entry.object or {}
-    notes = []
-    status = obj.get("status") or {}
-    if entry.resource == "pods":
-        node = (obj.get("spec") or {}).get("nodeName")
-        notes.append(status.get("phase", "?"))
-        notes.append(f"on node/{node}" if node else "unscheduled")
-    if entry.resource == "events":
-        involved = obj.get("involvedObject") or obj.get("regarding") or {}
-        kind = str(involved.get("kind", "")).lower()
-        notes.append(f"{obj.get('reason', '?')} on {kind}/{involved.get('name', '?')}: "
-                     f"{obj.get('message') or obj.get('note') or ''}".rstrip(": "))
-    if (obj.get("metadata") or {}).get("deletionTimestamp"):
-        notes.append("terminating")
-    detail = f" ({', '.join(notes)})" if notes else ""
-    return f"{at}  {entry.type:<8} {entry.ref} rv={entry.rv}{detail}"
+
+__all__ = ["PASS", "UNKNOWN", "VIOLATED", "Verdict", "describe"]

@@ -8,14 +8,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from aftershock.timeline.entry import Entry
-from aftershock.timeline.state import State
+from aftershock.history.state import State
 
 Device = tuple[str, str, str]  # driver, pool, device
-
-
-def revision(entry: Entry) -> int:
-    return int(entry.rv) if entry.rv.isdigit() else 0
 
 
 def allocated_devices(claim: dict[str, Any]) -> list[Device]:

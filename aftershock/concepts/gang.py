@@ -4,14 +4,13 @@ over the history (G1-G9 of docs/properties.md)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from aftershock.concepts import ConceptView, get_path
+from aftershock.history import DELETED, Change, History
+from aftershock.history.state import State
 from aftershock.profile.placeholders import fill
-from aftershock.timeline.entry import GAP_END, WATCH, Entry
-from aftershock.timeline.state import State, changes_of
 
 
 @dataclass(frozen=True)
@@ -103,26 +102,21 @@ class Gang(ConceptView):
         pattern = "".join(r"\d+" if part == "{group}" else re.escape(part) for part in parts)
         return re.fullmatch(pattern, name) is not None
 
-    def events(self, entries: Iterable[Entry], reason_key: str) -> list[Entry]:
-        """One entry per occurrence of the gang's events with this reason. An event that
+    def events(self, history: History, reason_key: str) -> list[Change]:
+        """One change per occurrence of the gang's events with this reason. An event that
         happens again is folded into the same object (client-go's recorder raises ``count``,
-        the events API ``series.count``): each rise is as many occurrences, at the entry that
+        the events API ``series.count``): each rise is as many occurrences, at the change that
         recorded it (a re-list that closed a gap included)."""
         seen: dict[str, int] = {}
-        found: list[Entry] = []
-        for entry in entries:
-            if entry.resource != "events" or entry.type == "DELETED":
+        found: list[Change] = []
+        for change in history.changes_of("events"):
+            obj = change.object
+            if change.type == DELETED or not obj or not self.is_event(obj, reason_key):
                 continue
-            objects = ([entry.object or {}] if entry.kind == WATCH else
-                       [obj for _, obj in changes_of(entry) if obj] if entry.kind == GAP_END
-                       else [])
-            for obj in objects:
-                if not self.is_event(obj, reason_key):
-                    continue
-                uid = (obj.get("metadata") or {}).get("uid") or entry.uid
-                now = occurrences(obj)
-                found += [entry] * max(0, now - seen.get(uid, 0))
-                seen[uid] = max(now, seen.get(uid, 0))
+            uid = (obj.get("metadata") or {}).get("uid") or change.uid
+            now = occurrences(obj)
+            found += [change] * max(0, now - seen.get(uid, 0))
+            seen[uid] = max(now, seen.get(uid, 0))
         return found
 
 

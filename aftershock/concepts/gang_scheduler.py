@@ -16,8 +16,8 @@ from typing import Any
 from kubernetes.utils import parse_quantity
 
 from aftershock.concepts import ConceptView, get_path
+from aftershock.history.state import State, node_of, phase
 from aftershock.profile.placeholders import fill
-from aftershock.timeline.state import State, node_of, phase
 
 TERMINAL = ("Succeeded", "Failed")
 
@@ -39,7 +39,10 @@ class PodGroup(ConceptView):
 
     def min_member(self, state: State) -> int | None:
         """The group's minimum as its object says now (None: no object, or no number there)."""
-        obj = state.get(self.resource, self.namespace, self.name)
+        return self.minimum_of(state.get(self.resource, self.namespace, self.name))
+
+    def minimum_of(self, obj: dict[str, Any] | None) -> int | None:
+        """The minimum the group's object says (None: no object, or no number there)."""
         value = get_path(obj, self.mapping["min_member_path"]) if obj else None
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 

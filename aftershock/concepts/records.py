@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from aftershock.concepts import concept, get_path
+from aftershock.history.state import State
 from aftershock.kube import labels
-from aftershock.timeline.state import State
 
 
 @dataclass(frozen=True)

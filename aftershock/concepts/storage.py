@@ -7,15 +7,15 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aftershock.concepts import ConceptView, get_path
+from aftershock.history import History
+from aftershock.history.names import APP_STATES
+from aftershock.history.state import State, is_ready
 from aftershock.profile.placeholders import fill, fill_all
-from aftershock.timeline.entry import APP_STATES, WATCH, Entry
-from aftershock.timeline.state import State, is_ready
 
 PROBE_TIMEOUT = 60
 
@@ -96,11 +96,10 @@ class StorageCluster(ConceptView):
         obj = self.obj(state)
         return set(get_path(obj, self.mapping["terminal_path"]) or []) if obj else set()
 
-    def members_seen(self, entries: Iterable[Entry]) -> set[int]:
+    def members_seen(self, history: History) -> set[int]:
         """The members whose pods the history recorded at any time."""
-        return {ordinal for e in entries if e.kind == WATCH and e.resource == "pods"
-                and e.namespace == self.namespace
-                and (ordinal := self.ordinal(e.name)) is not None}
+        return {ordinal for life in history.lives_of("pods", self.namespace)
+                if (ordinal := self.ordinal(life.name)) is not None}
 
     def workload_replicas(self, state: State) -> int | None:
         workload = state.get("statefulsets", self.namespace, self.workload)

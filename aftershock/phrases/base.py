@@ -13,9 +13,9 @@ from typing import Any
 import parse
 
 from aftershock.checks.temporal import Event
+from aftershock.history.names import SINGULAR
+from aftershock.history.state import State
 from aftershock.phrases.types import EXTRA_TYPES
-from aftershock.timeline.entry import SINGULAR
-from aftershock.timeline.state import State
 
 PLURAL = {singular: plural for plural, singular in SINGULAR.items()}
 CLUSTER_SCOPED = {"nodes", "persistentvolumes", "deviceclasses", "resourceslices", "namespaces"}

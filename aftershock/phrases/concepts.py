@@ -10,8 +10,8 @@ from aftershock.concepts.gang import Gang
 from aftershock.concepts.gang_scheduler import PodGroup
 from aftershock.concepts.records import NodeRecords
 from aftershock.concepts.storage import StorageCluster
+from aftershock.history.state import Query, exists, is_live, is_ready, node_of
 from aftershock.phrases.base import Condition, condition
-from aftershock.timeline.state import Query, exists, is_live, is_ready, node_of
 
 
 @condition("the replica group {name:Name} has {count:d} live pods")

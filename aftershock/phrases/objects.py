@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from aftershock.checks.temporal import Event, Transition
 from aftershock.concepts import replica_group_selector
+from aftershock.history import ADDED, DELETED, Change, History
+from aftershock.history.state import Query, State, is_live, is_ready, is_running, node_of
 from aftershock.kube import workloads
 from aftershock.phrases.base import (
     Condition,
@@ -18,8 +20,6 @@ from aftershock.phrases.base import (
     namespace_of,
     resource_of,
 )
-from aftershock.timeline.entry import WATCH, Entry
-from aftershock.timeline.state import Query, State, is_live, is_ready, is_running, node_of
 
 
 def _object(state: State, ctx, kind: str, name: str) -> dict | None:
@@ -217,17 +217,17 @@ def gone(ctx, kind: str, name: str) -> Condition:
 # --- events -------------------------------------------------------------------------------
 
 
-def _is(entry: Entry, ctx, resource: str, name: str | None = None) -> bool:
-    return (entry.kind == WATCH and entry.resource == resource
-            and entry.namespace == namespace_of(ctx, resource)
-            and (name is None or entry.name == name))
+def _is(change: Change, ctx, resource: str, name: str | None = None) -> bool:
+    return (change.resource == resource
+            and change.namespace == namespace_of(ctx, resource)
+            and (name is None or change.name == name))
 
 
 @event("{kind:w}/{name:Name} was created")
 def was_created(ctx, kind: str, name: str) -> Event:
     resource = resource_of(kind, ctx)
     return Event(f"{kind}/{name} was created",
-                 lambda e, s: _is(e, ctx, resource, name) and e.type == "ADDED",
+                 lambda c, s: _is(c, ctx, resource, name) and c.type == ADDED,
                  frozenset({resource}))
 
 
@@ -235,14 +235,15 @@ def was_created(ctx, kind: str, name: str) -> Event:
 class Deletion(Event):
     """The moment each matching object's deletion started (deletionTimestamp, or gone)."""
 
-    def scan(self, entries):
+    def scan(self, history):
         started: set[str] = set()
-        for entry in entries:
-            if entry.uid in started or not self.occurs(entry, None):
+        for change in History.of(history).changes_of(self.resources or None):
+            life = change.uid or "/".join(change.key)
+            if life in started or not self.occurs(change, None):
                 continue
-            if entry.type == "DELETED" or not is_live(entry.object or {}):
-                started.add(entry.uid)
-                yield entry
+            if change.type == DELETED or not is_live(change.object or {}):
+                started.add(life)
+                yield change
 
 
 @event("{kind:w}/{name:Name} was deleted")
@@ -252,8 +253,8 @@ def was_deleted(ctx, kind: str, name: str) -> Event:
                     lambda e, _s: _is(e, ctx, resource, name), frozenset({resource}))
 
 
-def _labelled(entry: Entry, labels: dict[str, str]) -> bool:
-    found = ((entry.object or {}).get("metadata") or {}).get("labels") or {}
+def _labelled(change: Change, labels: dict[str, str]) -> bool:
+    found = ((change.object or {}).get("metadata") or {}).get("labels") or {}
     return all(found.get(k) == v for k, v in labels.items())
 
 
@@ -261,7 +262,7 @@ def _labelled(entry: Entry, labels: dict[str, str]) -> bool:
 def pod_created(ctx, name: str) -> Event:
     labels = workloads.selector_labels(name)
     return Event(f"a pod of {name} was created",
-                 lambda e, s: _is(e, ctx, "pods") and e.type == "ADDED" and _labelled(e, labels),
+                 lambda c, s: _is(c, ctx, "pods") and c.type == ADDED and _labelled(c, labels),
                  frozenset({"pods"}))
 
 
@@ -269,8 +270,8 @@ def pod_created(ctx, name: str) -> Event:
 def group_pod_marked(ctx, name: str) -> Event:
     labels = replica_group_selector(ctx, name)
 
-    def of_group(entry: Entry) -> bool:
-        return _is(entry, ctx, "pods") and _labelled(entry, labels)
+    def of_group(change: Change) -> bool:
+        return _is(change, ctx, "pods") and _labelled(change, labels)
     return Deletion(f"a pod of replica group {name} was marked for deletion",
                     lambda e, _s: of_group(e), frozenset({"pods"}), of_group)
 

@@ -8,6 +8,7 @@ notebook (``make lint`` holds it to that).
 """
 
 # Every family, in one visible list (importing one registers its checks and properties).
+from aftershock.history import History
 from aftershock.properties import (  # noqa: F401
     binding,
     dra,
@@ -33,7 +34,6 @@ from aftershock.properties.base import (
     judge,
     problem,
 )
-from aftershock.properties.history import History
 
 __all__ = ["CHECKS", "PROPERTIES", "Check", "History", "Judgement", "Property",
            "UnknownProperty", "all_properties", "get", "judge", "problem"]

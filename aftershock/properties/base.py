@@ -15,11 +15,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aftershock.checks.verdict import UNKNOWN, Verdict
+from aftershock.history import Entry, History, collector_paused
 from aftershock.machine.capabilities import Capability
-from aftershock.properties.history import History
 from aftershock.properties.rule import settle
-from aftershock.timeline.entry import Entry
-from aftershock.timeline.store import collector_paused
 
 Params = dict[str, Any]
 

@@ -1,7 +1,8 @@
 """B: gang schedulers (docs/properties.md): a pod group bound all or nothing, onto nodes that
 take it, evicted whole, never evicted while it keeps its minimum, and a queue's pods within its
-limit. Judged from the API server's record: the pods', nodes', groups' and queues' watched
-history and, for who evicted, the audit log."""
+limit. Judged from the history model: each pod group's pod lives, their bindings and goings
+(``episodes``) on the cluster's clock, the nodes' and groups' recorded states in the cluster's
+order, and who evicted from the audit log, each eviction by the life it removed."""
 
 from __future__ import annotations
 
@@ -9,91 +10,121 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from aftershock.checks.attribution import actor, pod_deleted
+from aftershock.checks.attribution import actor
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.concepts.dra import revision
-from aftershock.concepts.gang_scheduler import PodGroup, Queue, cpu_of, deleting, newly_bound
+from aftershock.concepts.gang_scheduler import PodGroup, Queue, cpu_of
+from aftershock.history import Action, Change, History, Life, Span
+from aftershock.history.state import node_of, phase
 from aftershock.properties.base import Params, check, prop
-from aftershock.properties.history import History
-from aftershock.timeline.entry import AUDIT, WATCH, Entry
-from aftershock.timeline.state import State, node_of, phase, replay, selects
+from aftershock.properties.episodes import (
+    TERMINAL,
+    Binding,
+    Going,
+    bindings,
+    bound,
+    deletions_by_life,
+    going,
+    lives_selected,
+    succeeded,
+    unjoined_deletions,
+)
+
+Recorded = History | Iterable
 
 
-def _of_group(entry: Entry, group: PodGroup) -> bool:
-    return (entry.kind == WATCH and entry.resource == "pods"
-            and entry.namespace == group.namespace
-            and selects(group.selector(), entry.object or {}))
+def _lives(history: History, group: PodGroup) -> list[Life]:
+    return lives_selected(history, group.namespace, group.selector())
 
 
-def _bindings(entries: list[Entry], group: PodGroup) -> list[Entry]:
-    """The watch entries that show one of the group's pods bound (its moment recorded: a
-    binding a re-list found happened somewhere in a gap, and is no witness of when)."""
-    last: dict[str, dict[str, Any]] = {}
-    found = []
-    for entry in entries:
-        if not _of_group(entry, group):
-            continue
-        after = None if entry.type == "DELETED" else entry.object
-        if entry.type != "DELETED" and newly_bound(last.get(entry.name), after):
-            found.append(entry)
-        last[entry.name] = after or {}
-    return found
-
-
-def all_or_nothing(entries: Iterable[Entry], group: PodGroup, window: float,
+def all_or_nothing(history: Recorded, group: PodGroup, window: float,
                    name: str = "all_or_nothing") -> Verdict:
-    """B1: every binding of a group's pod is followed, within ``window`` seconds, by a recorded
-    moment at which the group keeps at least its minimum (pods bound and not finished, or
-    Succeeded), so a binding in part never stands longer than the binding window."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    """B1: every binding of a group's pod is followed, within ``window`` seconds, by a state
+    in which the group keeps at least its minimum (pods bound and not finished, or Succeeded),
+    so a binding in part never stands longer than the binding window. A binding a list found
+    (in a gap) has no moment to count the window from: it is not judged, and the gap keeps a
+    PASS from being earned."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"pods", group.resource})
-    pending: list[Entry] = []
-    judged = 0
-    bindings = {id(e) for e in _bindings(entries, group)}
-    most: dict[int, int] = {}
-    known: set[int] = set()  # bindings whose window saw the group's minimum
-    for entry, state in replay(entries):
-        late = [b for b in pending if entry.mono > b.mono + window]
-        if late and not any(id(b) in known for b in late):
-            return Verdict(name, UNKNOWN, f"{late[0].ref} was bound, and no minimum of "
-                           f"{group.ref} was recorded in the {window:g}s after (no object, or "
-                           f"no number at {group.mapping['min_member_path']})", [], origin,
-                           reads=reads)
-        if late:
-            first = late[0]
-            return Verdict(name, VIOLATED, _partial(group, first, most.get(id(first), 0),
-                                                    window), late, origin, subjects=judged + 1,
-                           window=(first.mono, first.mono + window), by_absence=True,
-                           reads=reads)
-        if id(entry) in bindings:
-            pending.append(entry)
-        if not pending:
-            continue
+    found, _ = bindings(history, _lives(history, group))
+    if not found:
+        return Verdict(name, PASS, f"no pod of {group.ref} was bound", [], origin, subjects=0,
+                       reads=reads)
+    pending = list(found)
+    seen = _Window()
+    unsure: Verdict | None = None
+    for change, state in history.replay({"pods", group.resource}):
+        for binding in [b for b in pending if change.lo > b.at.hi + window]:
+            pending.remove(binding)
+            verdict = _expired(binding, group, window, seen, origin, reads)
+            if verdict.status == VIOLATED:
+                return verdict
+            unsure = unsure or verdict
         minimum = group.min_member(state)
         kept = len(group.kept(state))
+        still = []
         for binding in pending:
-            most[id(binding)] = max(most.get(id(binding), 0), kept)
-            if minimum is not None:
-                known.add(id(binding))
-        if minimum is not None and kept >= minimum:
-            judged += len(pending)
-            pending = []
-    if pending:
-        return Verdict(name, UNKNOWN, f"{pending[0].ref} was bound at "
-                       f"+{pending[0].mono - origin:.3f}s, less than {window:g}s before the "
-                       f"history ends, and {group.ref} has not kept its minimum since",
-                       [], origin, reads=reads)
-    summary = (f"each of {judged} bindings of {group.ref}'s pods was followed within "
-               f"{window:g}s by the group keeping its minimum" if judged else
-               f"no pod of {group.ref} was bound")
-    return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
+            if binding.change.order <= change.order:
+                key = id(binding)
+                seen.most[key] = max(seen.most.get(key, 0), kept)
+                if minimum is not None:
+                    seen.minimum.add(key)
+                if minimum is not None and kept >= minimum:
+                    if change is binding.change or change.hi <= binding.at.lo + window:
+                        continue  # kept its minimum in the window, for certain
+                    if change.lo <= binding.at.hi + window:
+                        seen.maybe.add(key)
+            still.append(binding)
+        pending = still
+    for binding in pending:
+        if history.end < binding.at.hi + window:
+            unsure = unsure or Verdict(name, UNKNOWN, f"{binding.ref} was bound at "
+                                       f"+{binding.at.hi - origin:.3f}s, less than {window:g}s "
+                                       f"before the history ends, and {group.ref} has not kept "
+                                       "its minimum since", [], origin, reads=reads)
+            continue
+        verdict = _expired(binding, group, window, seen, origin, reads)
+        if verdict.status == VIOLATED:
+            return verdict
+        unsure = unsure or verdict
+    if unsure is not None:
+        return unsure
+    return Verdict(name, PASS, f"each of {len(found)} bindings of {group.ref}'s pods was "
+                   f"followed within {window:g}s by the group keeping its minimum", [], origin,
+                   subjects=len(found), reads=reads)
 
 
-def _partial(group: PodGroup, binding: Entry, most: int, window: float) -> str:
-    return (f"{binding.ref} was bound to node/{node_of(binding.object or {})} and {group.ref} "
-            f"kept at most {most} pods (bound or Succeeded) in the {window:g}s after, below "
-            "its minimum: a binding in part")
+class _Window:
+    """What each pending binding's window showed so far: the most pods kept, whether a
+    minimum was on record, whether the group may have kept it in time."""
+
+    def __init__(self) -> None:
+        self.most: dict[int, int] = {}
+        self.minimum: set[int] = set()
+        self.maybe: set[int] = set()
+
+
+def _expired(binding: Binding, group: PodGroup, window: float, seen: _Window, origin: float,
+             reads: frozenset[str]) -> Verdict:
+    """The verdict on a binding whose window certainly passed without the group certainly
+    keeping its minimum in it."""
+    key = id(binding)
+    if key not in seen.minimum:
+        return Verdict("all_or_nothing", UNKNOWN, f"{binding.ref} was bound, and no minimum "
+                       f"of {group.ref} was recorded in the {window:g}s after (no object, or no "
+                       f"number at {group.mapping['min_member_path']})", [], origin,
+                       reads=reads)
+    if key in seen.maybe:
+        return Verdict("all_or_nothing", UNKNOWN, f"{binding.ref} was bound to "
+                       f"node/{binding.node}, and {group.ref} kept its minimum in a state "
+                       f"written within a second of the {window:g}s binding window: whether in "
+                       "time is not known", [binding.change.entry], origin, reads=reads)
+    return Verdict("all_or_nothing", VIOLATED, f"{binding.ref} was bound to "
+                   f"node/{binding.node} and {group.ref} kept at most {seen.most.get(key, 0)} "
+                   f"pods (bound or Succeeded) in the {window:g}s after, below its minimum: a "
+                   "binding in part", [binding.change.entry], origin, subjects=1,
+                   window=(binding.at.lo, binding.at.hi + window), by_absence=True,
+                   reads=reads)
 
 
 def _unfit(node: dict[str, Any], pod: dict[str, Any]) -> str | None:
@@ -123,185 +154,259 @@ def _tolerates(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
             and toleration.get("value", "") == taint.get("value", ""))
 
 
-def bound_onto_fit_nodes(entries: Iterable[Entry], group: PodGroup, grace: float,
+def bound_onto_fit_nodes(history: Recorded, group: PodGroup, grace: float,
                          name: str = "bound_onto_fit_nodes") -> Verdict:
-    """B2: no pod of the group is bound onto a node that, at the binding's revision, was
-    cordoned, tainted against it or not Ready, and had been so for ``grace`` seconds (a
+    """B2: no pod of the group is bound onto a node that, at the binding (the cluster's order),
+    was cordoned, tainted against it or not Ready, and had been so for ``grace`` seconds (a
     scheduler decides on a snapshot: a change a moment before its binding is a race every
-    scheduler has, kube-scheduler too)."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    scheduler has, kube-scheduler too). A binding a list found has no moment: not judged."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"pods", "nodes"})
-    nodes: dict[str, list[Entry]] = {}
-    for entry in entries:
-        if entry.kind == WATCH and entry.resource == "nodes":
-            nodes.setdefault(entry.name, []).append(entry)
-    bindings = _bindings(entries, group)
-    for binding in bindings:
-        pod = binding.object or {}
-        history = sorted((e for e in nodes.get(node_of(pod), [])
-                          if revision(e) < revision(binding)), key=revision)
-        if not history or history[-1].type == "DELETED":
+    found, _ = bindings(history, _lives(history, group))
+    nodes: dict[str, list[Change]] = {}
+    for change in history.changes_of("nodes"):
+        nodes.setdefault(change.name, []).append(change)
+    unsure: str | None = None
+    for binding in found:
+        pod = binding.change.after or {}
+        earlier = [c for c in nodes.get(binding.node, []) if c.order < binding.change.order]
+        if not earlier or earlier[-1].after is None:
             continue  # a node never recorded (or gone) is not judged here
-        why = _unfit(history[-1].object or {}, pod)
+        why = _unfit(earlier[-1].after, pod)
         if why is None:
             continue
-        since = history[-1]
-        for earlier in reversed(history[:-1]):
-            if earlier.type == "DELETED" or _unfit(earlier.object or {}, pod) != why:
+        since = earlier[-1]
+        for change in reversed(earlier[:-1]):
+            if change.after is None or _unfit(change.after, pod) != why:
                 break
-            since = earlier
-        if binding.mono - since.mono >= grace:
+            since = change
+        least, longest = binding.at.lo - since.hi, binding.at.hi - since.lo
+        if least >= grace:
+            witness = [since.entry, binding.change.entry] if since is earlier[-1] else \
+                [since.entry, earlier[-1].entry, binding.change.entry]
             return Verdict(name, VIOLATED, f"{binding.ref} was bound to "
-                           f"node/{node_of(pod)}, {why} for {binding.mono - since.mono:.2f}s "
-                           "by then", [since, history[-1], binding] if since is not history[-1]
-                           else [since, binding], origin, subjects=len(bindings), reads=reads)
-    summary = (f"{len(bindings)} bindings of {group.ref}'s pods, each onto a node that took "
-               "them" if bindings else f"no pod of {group.ref} was bound")
-    return Verdict(name, PASS, summary, [], origin, subjects=len(bindings), reads=reads)
+                           f"node/{binding.node}, {why} for at least {least:.2f}s by then",
+                           witness, origin, subjects=len(found), reads=reads)
+        if longest >= grace and unsure is None:
+            unsure = (f"{binding.ref} was bound to node/{binding.node}, {why} for "
+                      f"{max(least, 0):.2f}s to {longest:.2f}s by then (whole-second stamps): "
+                      f"whether for the {grace:g}s grace is not known")
+    if unsure is not None:
+        return Verdict(name, UNKNOWN, unsure, [], origin, subjects=len(found), reads=reads)
+    summary = (f"{len(found)} bindings of {group.ref}'s pods, each onto a node that took "
+               "them" if found else f"no pod of {group.ref} was bound")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(found), reads=reads)
 
 
-def _evictions(entries: list[Entry], group: PodGroup, who: str) -> list[Entry]:
-    names = {e.name for e in entries if _of_group(e, group)}
-    deleted = pod_deleted(group.namespace, names)
+def _evictions(history: History, lives: list[Life], who: str) -> tuple[list[Action],
+                                                                         list[Action]]:
+    """The evictions and deletes ``who`` made of these lives (each by the life it removed),
+    and those of their names the record cannot tie to one life."""
+    ids = {life.id for life in lives}
     is_actor = actor(who, exact=True)
-    return [e for e in entries if e.kind == AUDIT and deleted(e) and is_actor(e.actor)]
+    joined = [a for a in history.actions if a.deletes and a.life is not None
+              and a.life.id in ids and is_actor(a.actor)]
+    return joined, unjoined_deletions(history, lives, is_actor)
 
 
-def _asked_gone(entries: list[Entry], namespace: str, name: str, until: float,
-                besides: Entry | None = None) -> bool:
-    """Whether the audit log, on the cluster's clock, has a delete or eviction of the pod
-    answered by ``until`` (other than ``besides``): its watch can deliver it later than that,
-    on a pod watch behind, and what the recorder had seen by then is not what the cluster
-    had done."""
-    asked = pod_deleted(namespace, {name})
-    return any(e.kind == AUDIT and e is not besides and e.mono <= until and asked(e)
-               for e in entries)
-
-
-def _state_at(entries: list[Entry], moment: float) -> State:
-    """The watched state as recorded up to ``moment`` (the recorder sees a write after the
-    API server made it, so this never shows a change the moment had not seen)."""
-    state = State()
-    for entry in entries:
-        if entry.kind != AUDIT and entry.mono <= moment:
-            state.apply(entry)
-    return state
-
-
-def _state_met(entries: list[Entry], eviction: Entry) -> State:
-    """The watched state an eviction met: as recorded up to its audit time (when its response
-    completed), without its own doing: the pod it removed shown going or gone, which the watch
-    can deliver before that time. A pod no one had asked to remove before was not going."""
-    first = not _asked_gone(entries, eviction.namespace, eviction.name, eviction.mono, eviction)
-    state = State()
-    for entry in entries:
-        if entry.kind == AUDIT or entry.mono > eviction.mono:
-            continue
-        if first and entry.resource == "pods" and entry.name == eviction.name \
-                and entry.namespace == eviction.namespace and (
-                    entry.type == "DELETED"
-                    or ((entry.object or {}).get("metadata") or {}).get("deletionTimestamp")):
-            continue
-        state.apply(entry)
-    return state
-
-
-def evicted_whole(entries: Iterable[Entry], group: PodGroup, who: str, window: float,
+def evicted_whole(history: Recorded, group: PodGroup, who: str, window: float,
                   name: str = "evicted_whole") -> Verdict:
     """B3: once the scheduler (``who``, by the audit log) evicts or deletes a pod of the group,
-    every pod the group had bound then is gone or going within ``window`` seconds."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    every pod the group had bound then is gone or going within ``window`` seconds: going from
+    the moment the deletion that made it go was written (its audited request, on the
+    cluster's clock, wherever its watch event came), finished, or gone."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"pods", "audit"})
-    evictions = _evictions(entries, group, who)
+    lives = _lives(history, group)
+    evictions, loose = _evictions(history, lives, who)
+    deletions = deletions_by_life(history)
+    goings = {life.id: going(history, life, deletions) for life in lives}
+    unsure: str | None = None
     for eviction in evictions:
-        if entries[-1].mono < eviction.mono + window:
+        deadline = eviction.hi + window
+        if history.end < deadline:
             return Verdict(name, UNKNOWN, f"the history ends less than {window:g}s after "
-                           f"{group.ref}'s eviction at +{eviction.mono - origin:.3f}s",
-                           [], origin, reads=reads)
-        then = _state_at(entries, eviction.mono)
-        later = _state_at(entries, eviction.mono + window)
-        for pod in group.bound(then):
-            pod_name = pod["metadata"]["name"]
-            now = later.get("pods", group.namespace, pod_name)
-            if now is None or deleting(now) or phase(now) in ("Succeeded", "Failed") \
-                    or _asked_gone(entries, group.namespace, pod_name, eviction.mono + window):
+                           f"{group.ref}'s eviction at +{eviction.hi - origin:.3f}s", [],
+                           origin, reads=reads)
+        for life in lives:
+            if life is eviction.life:
                 continue
-            last = _last_entry(entries, now, eviction.mono + window)
-            return Verdict(name, VIOLATED, f"{who} evicted "
-                           f"pod/{eviction.namespace}/{eviction.name} of {group.ref}, "
-                           f"and pod/{group.namespace}/{pod_name} of it "
-                           f"was still bound to node/{node_of(now)} {window:g}s later",
-                           sorted([eviction, *([last] if last else [])],
-                                  key=lambda e: e.mono), origin,
-                           subjects=len(evictions),
-                           window=(eviction.mono, eviction.mono + window),
-                           by_absence=True, reads=reads)
+            had = life.holds(eviction.at, bound)
+            if had is False:
+                continue
+            gone = _gone_by(life, goings.get(life.id), deadline)
+            if gone is True:
+                continue
+            if had is True and gone is False:
+                last = [c for c in life.changes if c.lo <= deadline][-1:]
+                return Verdict(name, VIOLATED, f"{who} evicted {eviction.ref} of {group.ref}, "
+                               f"and {life.ref} of it was still bound to "
+                               f"node/{node_of(life.latest or {})} {window:g}s later",
+                               [eviction.entry, *(c.entry for c in last)], origin,
+                               subjects=len(evictions), window=(eviction.lo, deadline),
+                               by_absence=True, reads=reads)
+            unsure = unsure or (f"whether {life.ref} was bound when {who} evicted "
+                                f"{eviction.ref}, or gone {window:g}s later, the record's "
+                                "moments cannot say")
+    if unsure is None and loose:
+        unsure = (f"{who} evicted {', '.join(sorted({a.ref for a in loose}))}, and the record "
+                  f"cannot tell which life of that name it removed")
+    if unsure is not None:
+        return Verdict(name, UNKNOWN, unsure, [], origin, subjects=len(evictions), reads=reads)
     summary = (f"{len(evictions)} evictions of {group.ref}'s pods by {who}, each taking the "
                "whole group" if evictions else f"{who} evicted no pod of {group.ref}")
     return Verdict(name, PASS, summary, [], origin, subjects=len(evictions), reads=reads)
 
 
-def _last_entry(entries: list[Entry], pod: dict[str, Any], until: float) -> Entry | None:
-    uid = (pod.get("metadata") or {}).get("uid")
-    found = [e for e in entries if e.kind == WATCH and e.resource == "pods" and e.uid == uid
-             and e.mono <= until]
-    return found[-1] if found else None
+def _gone_by(life: Life, went: Going | None, deadline: float) -> bool | None:
+    """Whether the life was going, finished or gone by ``deadline``."""
+    if went is not None and went.at.hi <= deadline:
+        return True
+    finished = life.holds(Span.at(deadline), lambda obj: obj is None or not bound(obj))
+    if finished is True:
+        return True
+    if went is not None and went.at.lo <= deadline:
+        return None
+    return finished
 
 
-def kept_not_evicted(entries: Iterable[Entry], group: PodGroup, who: str,
+def kept_not_evicted(history: Recorded, group: PodGroup, who: str,
                      name: str = "kept_not_evicted") -> Verdict:
     """B4: the scheduler (``who``, by the audit log) never evicts or deletes a pod of a group
-    that keeps its minimum then, counting its Succeeded pods: a gang that is completing is not
-    stale."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    that keeps its minimum then, its Succeeded pods counted: a gang that is completing is not
+    stale. "Then" is when the eviction was written, on the cluster's clock: a pod kept then is
+    one bound (not going, not finished) or Succeeded at that moment, its going dated by the
+    deletion that made it go. Evictions of one sweep (their moments overlap) are ordered by
+    none of the record's clocks; but one of them was written first, when the others' pods were
+    still kept: if the group kept its minimum at each of them so counted, whichever came first
+    broke it."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"pods", group.resource, "audit"})
-    evictions = _evictions(entries, group, who)
+    lives = _lives(history, group)
+    evictions, loose = _evictions(history, lives, who)
+    deletions = deletions_by_life(history)
+    goings = {life.id: going(history, life, deletions) for life in lives}
+    unsure: str | None = None
     for eviction in evictions:
-        then = _state_met(entries, eviction)
-        minimum = group.min_member(then)
-        kept = [pod for pod in group.kept(then) if not _asked_gone(
-            entries, group.namespace, pod["metadata"]["name"], eviction.mono, eviction)]
-        if minimum is None:
-            return Verdict(name, UNKNOWN, f"{who} evicted pod/{eviction.namespace}/"
-                           f"{eviction.name} when no minimum of {group.ref} was on record",
-                           [], origin, reads=reads)
-        if len(kept) >= minimum:
-            done = [p["metadata"]["name"] for p in kept if phase(p) == "Succeeded"]
-            shown = [e for e in (_last_entry(entries, p, eviction.mono) for p in kept) if e]
-            return Verdict(name, VIOLATED, f"{who} evicted "
-                           f"pod/{eviction.namespace}/{eviction.name} of {group.ref} while it "
-                           f"kept {len(kept)} pods, at least its minimum {minimum}"
-                           + (f" ({len(done)} Succeeded: {', '.join(sorted(done))})"
-                              if done else ""),
-                           sorted([*shown, eviction], key=lambda e: e.mono), origin,
-                           subjects=len(evictions), reads=reads)
-    # a "never" over the group's whole history: each pod recorded is judged, evicted or not
-    pods = {e.name for e in entries if _of_group(e, group)}
+        sweep = [e for e in evictions if e.at.before(eviction.at) is None]
+        counted = _kept_at(history, group, lives, goings, eviction, sweep)
+        if isinstance(counted, str):
+            unsure = unsure or counted
+            continue
+        minimum, kept, maybe = counted
+        if len(kept) < minimum:
+            if len(kept) + len(maybe) >= minimum:
+                unsure = unsure or (f"{who} evicted {eviction.ref} of {group.ref} when it "
+                                    f"kept {len(kept)} to {len(kept) + len(maybe)} pods, its "
+                                    f"minimum {minimum}: the record's moments cannot say "
+                                    f"whether {', '.join(life.ref for life in maybe)} "
+                                    "was kept then")
+            continue
+        if len(sweep) > 1 and not _each_first(history, group, lives, goings, sweep):
+            unsure = unsure or (f"{who} evicted {len(sweep)} pods of {group.ref} at once; "
+                                "whichever was first may have met the group below its minimum")
+            continue
+        done = sorted(life.name for life in kept
+                      if life.holds(eviction.at, succeeded) is True)
+        shown = [life.changes[-1].entry for life in kept
+                 if life.changes and life.changes[0].lo <= eviction.hi]
+        what = (f"while it kept {len(kept)} pods, at least its minimum {minimum}" +
+                (f" ({len(done)} Succeeded: {', '.join(done)})" if done else ""))
+        if len(sweep) > 1:
+            what += (f"; {len(sweep)} evictions of one sweep, and whichever was written first "
+                     "met the group so")
+        witness = sorted({id(e): e for e in [*(s.entry for s in sweep), *shown]}.values(),
+                         key=lambda e: history.when(e).hi)
+        return Verdict(name, VIOLATED, f"{who} evicted {eviction.ref} of {group.ref} {what}",
+                       witness, origin, subjects=len(evictions), reads=reads)
+    if unsure is None and loose:
+        unsure = (f"{who} evicted {', '.join(sorted({a.ref for a in loose}))}, and the record "
+                  f"cannot tell which life of that name it removed")
+    if unsure is not None:
+        return Verdict(name, UNKNOWN, unsure, [], origin, subjects=len(evictions), reads=reads)
     summary = (f"{len(evictions)} evictions of {group.ref}'s pods by {who}, none while it kept "
                "its minimum" if evictions else
-               f"{who} evicted none of the {len(pods)} pods of {group.ref}")
-    return Verdict(name, PASS, summary, [], origin, subjects=len(pods), reads=reads)
+               f"{who} evicted none of the {len(lives)} pods of {group.ref}")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(lives), reads=reads)
 
 
-def within_queue_limit(entries: Iterable[Entry], queue: Queue,
+def _each_first(history: History, group: PodGroup, lives: list[Life],
+                goings: dict[str, Going | None], sweep: list[Action]) -> bool:
+    """Whether, whichever eviction of the sweep was written first, the group kept its minimum
+    at it (the others' pods still kept then)."""
+    for first in sweep:
+        counted = _kept_at(history, group, lives, goings, first, sweep)
+        if isinstance(counted, str):
+            return False
+        minimum, kept, _ = counted
+        if len(kept) < minimum:
+            return False
+    return True
+
+
+def _kept_at(history: History, group: PodGroup, lives: list[Life],
+             goings: dict[str, Going | None], eviction: Action, sweep: list[Action]
+             ) -> tuple[int, list[Life], list[Life]] | str:
+    """(the group's minimum, the lives certainly kept, those maybe kept) when ``eviction`` was
+    written, taking it as the first of ``sweep``; or why the minimum is not known."""
+    states = [obj for life in history.lives_of(group.resource, group.namespace, group.name)
+              for obj in life.possible(eviction.at)]
+    values = {group.minimum_of(obj) for obj in states}
+    if len(values) != 1 or None in values:
+        return (f"{eviction.actor} evicted {eviction.ref} when no minimum of {group.ref} was "
+                "on record" if values <= {None} else
+                f"the minimum of {group.ref} changed as {eviction.ref} was evicted")
+    minimum = values.pop()
+    later = {id(action) for action in sweep}
+    kept, maybe = [], []
+    for life in lives:
+        went = goings.get(life.id)
+        asked = went is not None and went.action is not None
+        if life is eviction.life or (asked and id(went.action) in later):
+            went = None  # its own going is the eviction's doing, or a later one's
+        going_then = None if went is None else went.at.before(eviction.at)
+        if going_then is True:
+            continue
+        # a going the audit log has is dated by it, whenever the watch showed its mark
+        counts = _placed if asked or life is eviction.life else _kept
+        held = life.holds(eviction.at, counts)
+        if held is True and going_then is None and went is not None:
+            held = None  # it may have been going already
+        if held is True:
+            kept.append(life)
+        elif held is None:
+            maybe.append(life)
+    return minimum, kept, maybe
+
+
+def _kept(pod: dict[str, Any] | None) -> bool:
+    """Counts towards its group's minimum: bound (not going, not finished), or Succeeded."""
+    return bound(pod) or succeeded(pod)
+
+
+def _placed(pod: dict[str, Any] | None) -> bool:
+    """Counts towards its group's minimum, its deletion mark aside (dated elsewhere)."""
+    return pod is not None and ((bool(node_of(pod)) and phase(pod) not in TERMINAL)
+                                or succeeded(pod))
+
+
+def within_queue_limit(history: Recorded, queue: Queue,
                        name: str = "within_queue_limit") -> Verdict:
-    """B5: at no recorded moment do the pods bound through a queue (bound, not finished, not
+    """B5: at no recorded state do the pods bound through a queue (bound, not finished, not
     being deleted, of the groups that name it) request more CPU than the queue's limit then."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    history = History.of(history)
+    origin = history.origin
     group_resource = queue.mapping["resource"]["plural"]
     reads = frozenset({"pods", group_resource, queue.resource})
-    last: dict[str, Entry] = {}
+    last: dict[str, Change] = {}
     judged: set[str] = set()
     limits: set[str] = set()
-    for entry, state in replay(entries):
-        if entry.kind != WATCH or entry.resource not in reads:
-            continue
-        if entry.resource == "pods":
-            last[entry.name] = entry
+    for change, state in history.replay(reads):
+        if change.resource == "pods":
+            last[change.name] = change
         pods = queue.bound(state)
         if not pods:
             continue
@@ -317,11 +422,11 @@ def within_queue_limit(entries: Iterable[Entry], queue: Queue,
         if used > limit:
             names = sorted(p["metadata"]["name"] for p in pods)
             shown = sorted({id(last[n]): last[n] for n in names if n in last}.values(),
-                           key=lambda e: e.mono)
+                           key=lambda c: c.order)
             return Verdict(name, VIOLATED, f"the pods bound through {queue.ref} requested "
                            f"{_cores(used)} CPU, over its limit of {_cores(limit)}: "
                            + ", ".join(f"pod/{queue.namespace}/{n}" for n in names),
-                           shown, origin, subjects=len(judged), reads=reads)
+                           [c.entry for c in shown], origin, subjects=len(judged), reads=reads)
     if not judged:
         why = {"none": f"no CPU limit of {queue.ref} was on record (no object, or no quantity "
                        f"at {queue.part['cpu_limit_path']}) while pods were bound through it",
@@ -345,31 +450,31 @@ def _group(p: Params) -> PodGroup:
 @check("all_or_nothing", "Every binding of a pod group's pod is followed, within the binding "
        "window, by a moment at which the group keeps its minimum (bound or Succeeded pods).")
 def _all_or_nothing(history: History, p: Params) -> Verdict:
-    return all_or_nothing(history.entries, _group(p), p["window"])
+    return all_or_nothing(history, _group(p), p["window"])
 
 
 @check("bound_onto_fit_nodes", "No pod of a pod group is bound onto a node that was cordoned, "
        "tainted against it or not Ready for a grace period before the binding.")
 def _bound_onto_fit_nodes(history: History, p: Params) -> Verdict:
-    return bound_onto_fit_nodes(history.entries, _group(p), p.get("grace", 2.0))
+    return bound_onto_fit_nodes(history, _group(p), p.get("grace", 2.0))
 
 
 @check("evicted_whole", "Once the scheduler evicts a pod of a pod group, every pod the group "
        "had bound then is gone or going within a window (by the audit log).", audit=True)
 def _evicted_whole(history: History, p: Params) -> Verdict:
-    return evicted_whole(history.entries, _group(p), p["actor"], p["window"])
+    return evicted_whole(history, _group(p), p["actor"], p["window"])
 
 
 @check("kept_not_evicted", "The scheduler never evicts a pod of a pod group that keeps its "
        "minimum, its Succeeded pods counted (by the audit log).", audit=True)
 def _kept_not_evicted(history: History, p: Params) -> Verdict:
-    return kept_not_evicted(history.entries, _group(p), p["actor"])
+    return kept_not_evicted(history, _group(p), p["actor"])
 
 
 @check("within_queue_limit", "At no recorded moment do the pods bound through a queue request "
        "more CPU than its limit then.")
 def _within_queue_limit(history: History, p: Params) -> Verdict:
-    return within_queue_limit(history.entries, Queue(**p["queue"]))
+    return within_queue_limit(history, Queue(**p["queue"]))
 
 
 CONCEPTS = ("gang_scheduler",)
@@ -386,7 +491,8 @@ prop("B3", "An evicted or preempted pod group goes whole: no remnant pods keep t
 prop("B4", "A pod group that keeps its minimum, its Succeeded pods counted, is never evicted "
      "as stale (KAI-scheduler #1968: its informer dropped Succeeded pods, and gangs that were "
      "completing were evicted). A pod whose deletion the audit log has before the eviction "
-     "was not kept, whenever its watch event came.", ["kept_not_evicted"], CONCEPTS)
+     "was not kept, whenever its watch event came; of evictions made in one sweep, the first "
+     "met the others' pods still kept.", ["kept_not_evicted"], CONCEPTS)
 prop("B5", "A queue's limit is never exceeded: the pods the gang scheduler bound through a "
      "queue never request more than the queue's hard limit (KAI-scheduler's `limit`; its "
      "`quota` is a share over-quota scheduling may exceed), so one team cannot take what "

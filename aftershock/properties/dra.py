@@ -18,109 +18,55 @@ from aftershock.concepts.dra import (
     kubelet_consumers,
     kubelet_prepared,
     reserved_for,
-    revision,
     selects_node,
 )
 from aftershock.concepts.node_reads import SILENT_SECONDS
+from aftershock.history import DELETED, SYNC, Change, Entry, History, mark, seconds
+from aftershock.history.state import State
 from aftershock.properties.base import Params, check, prop
-from aftershock.properties.history import History
-from aftershock.timeline.audit import parse_time
-from aftershock.timeline.entry import GAP_END, GAP_START, MARK, WATCH, Entry
-from aftershock.timeline.state import State, changes_of, node_of, replay
+from aftershock.properties.episodes import bindings
+
+Recorded = History | Iterable
 
 
-@dataclass
-class _Claims:
-    """The claims of one namespace by etcd revision, and the revisions their history missed."""
-
-    namespace: str
-    states: dict[str, list[tuple[int, Entry, dict[str, Any] | None]]] = field(
-        default_factory=dict)
-    blind: list[tuple[int, float]] = field(default_factory=list)  # (after, until) revisions
-    last: int = 0
-    gap_from: int | None = None
-
-    def follow(self, entry: Entry) -> None:
-        if entry.kind == GAP_START:
-            self.gap_from = self.last if self.gap_from is None else self.gap_from
-        elif entry.kind == GAP_END:
-            self.blind.append((self.gap_from or 0, revision(entry)))
-            self.gap_from = None
-            for (_, namespace, claim), obj in changes_of(entry):
-                if namespace == self.namespace:
-                    self.states.setdefault(claim, []).append((revision(entry), entry, obj))
-        elif entry.kind == WATCH and entry.namespace == self.namespace:
-            obj = None if entry.type == "DELETED" else entry.object
-            self.states.setdefault(entry.name, []).append((revision(entry), entry, obj))
-            self.last = max(self.last, revision(entry))
-
-    def at(self, claim: str, rev: int) -> tuple[bool, Entry | None, dict[str, Any] | None]:
-        """(known, entry, object) of ``claim`` just before revision ``rev``."""
-        blind = self.blind + ([(self.gap_from, math.inf)] if self.gap_from is not None else [])
-        if any(after < rev < until for after, until in blind):
-            return False, None, None
-        earlier = [(r, e, o) for r, e, o in self.states.get(claim, []) if r < rev]
-        if not earlier:
-            return True, None, None
-        _, entry, obj = max(earlier, key=lambda found: found[0])
-        return True, entry, obj
-
-
-def allocated_before_bind(entries: Iterable[Entry], namespace: str,
+def allocated_before_bind(history: Recorded, namespace: str,
                           name: str = "allocated_before_bind") -> Verdict:
     """D1: at the revision a pod is bound, each of its claims is allocated for that node and
-    reserved for that pod (ordered by etcd revision, one order across resources).
+    reserved for that pod (the cluster's order, one order across resources).
 
-    Only a binding whose moment was recorded is judged: by a watch event, not the first list
+    Only a binding whose moment was recorded is judged: a watched change, not the first list
     nor the re-list that closed a gap on pods (the binding happened somewhere in the gap).
-    Nor is a claim whose history has a gap around that revision."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
-    claims = _Claims(namespace)
-    bound: dict[str, bool] = {}  # each pod's last recorded state: bound or not
-    bindings: list[Entry] = []
-    unseen = 0
+    Nor is a claim whose history has a gap around it."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"pods", "resourceclaims"})
-    for entry in entries:
-        if entry.resource == "resourceclaims":
-            claims.follow(entry)
-            continue
-        if entry.resource != "pods":
-            continue
-        if entry.kind == GAP_END:
-            found = [(obj, False) for (_, ns, _), obj in changes_of(entry)
-                     if ns == namespace and obj is not None]
-        elif entry.kind == WATCH and entry.namespace == namespace and entry.type != "DELETED":
-            found = [(entry.object or {}, entry.type != "SYNC")]
-        else:
-            continue
-        for pod, seen in found:
-            uid = (pod.get("metadata") or {}).get("uid") or entry.uid
-            if node_of(pod) and not bound.get(uid):
-                if seen:
-                    bindings.append(entry)
-                else:
-                    unseen += len(claim_names(pod))
-            bound[uid] = bool(node_of(pod))
+    pods = [life for life in history.lives_of("pods", namespace)
+            if life.ever(lambda obj: bool(claim_names(obj)))]
+    found, listed = bindings(history, pods)
+    unseen = sum(len(claim_names(change.after or {})) for change in listed)
+    claims: dict[str, list[Change]] = {}
+    for change in history.changes_of("resourceclaims", namespace):
+        claims.setdefault(change.name, []).append(change)
     judged = 0
-    for binding in bindings:
-        pod = binding.object or {}
-        node = pod["spec"]["nodeName"]
+    for binding in found:
+        pod = binding.change.after or {}
         for claim_name in claim_names(pod):
-            known, earlier, claim = claims.at(claim_name, revision(binding))
-            if not known:
+            if history.blind({"resourceclaims"}, binding.at.lo, binding.at.hi):
                 unseen += 1
                 continue
+            earlier = [c for c in claims.get(claim_name, []) if c.order < binding.change.order]
             judged += 1
-            problem = _not_ready_for(claim, node, binding.uid)
+            claim = earlier[-1].after if earlier else None
+            problem = _not_ready_for(claim, binding.node, binding.life.uid)
             if problem:
-                witness = ([earlier] if earlier else []) + [binding]
-                # With no earlier claim entry, a gap could have hidden its creation.
-                return Verdict(name, VIOLATED, f"{binding.ref} was bound to node/{node} while "
-                               f"resourceclaim/{namespace}/{claim_name} {problem}", witness,
-                               origin, subjects=judged, by_absence=earlier is None, reads=reads)
+                witness = ([earlier[-1].entry] if earlier else []) + [binding.change.entry]
+                # With no earlier claim change, a gap could have hidden its creation.
+                return Verdict(name, VIOLATED, f"{binding.ref} was bound to "
+                               f"node/{binding.node} while resourceclaim/{namespace}/"
+                               f"{claim_name} {problem}", witness, origin, subjects=judged,
+                               by_absence=not earlier, reads=reads)
     hidden = f" ({unseen} bindings a gap hid were not judged)" if unseen else ""
-    summary = (f"{judged} claims of {len(bindings)} bound pods were allocated and reserved "
+    summary = (f"{judged} claims of {len(found)} bound pods were allocated and reserved "
                f"before the binding{hidden}" if judged else
                f"no binding of a pod with a resource claim was recorded{hidden}")
     return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
@@ -138,23 +84,22 @@ def _not_ready_for(claim: dict[str, Any] | None, node: str, pod_uid: str) -> str
     return None
 
 
-def exclusive_devices(entries: Iterable[Entry], name: str = "exclusive_devices") -> Verdict:
-    """D2: at every recorded event, a device is in at most one claim's allocation."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+def exclusive_devices(history: Recorded, name: str = "exclusive_devices") -> Verdict:
+    """D2: at every recorded state, a device is in at most one claim's allocation."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"resourceclaims"})
     claims: set[str] = set()
-    for entry, state in replay(entries):
-        if entry.kind not in (WATCH, GAP_END) or entry.resource != "resourceclaims":
-            continue
-        claims.update(f"{k[1]}/{k[2]}" for k in state.index("resourceclaims").members)
+    for change, state in history.replay("resourceclaims"):
+        if change.after is not None:
+            claims.add(f"{change.namespace}/{change.name}")
         holders = _holders(state)
         shared = {d: c for d, c in holders.items() if len(c) > 1}
         if shared:
             device, owners = next(iter(shared.items()))
             return Verdict(name, VIOLATED, f"device {'/'.join(device)} is allocated to "
                            f"{len(owners)} claims at once: {', '.join(sorted(owners))}",
-                           [entry], origin, subjects=len(claims), reads=reads)
+                           [change.entry], origin, subjects=len(claims), reads=reads)
     summary = (f"no device was ever in two allocations ({len(claims)} claims)" if claims else
                "no resource claim was ever recorded")
     return Verdict(name, PASS, summary, [], origin, subjects=len(claims), reads=reads)
@@ -169,31 +114,28 @@ def _holders(state: State) -> dict[Device, set[str]]:
     return holders
 
 
-def as_entries(records: list[dict[str, Any]], timeline: list[Entry]) -> list[Entry]:
-    """Log lines as timeline marks, placed on the recorder's clock by their wall time."""
-    if not timeline:
-        return []
-    offset = timeline[0].mono - timeline[0].wall
-    return [Entry(seq=-1, mono=r["time"] + offset, wall=r["time"], kind=MARK,
-                  detail=f"driver {r['action']} {r['device']} on node/{r['node']} for claim "
-                         f"{r['claim']} (pod {r.get('pod', '?')})")
+def as_entries(records: list[dict[str, Any]], history: History) -> list[Entry]:
+    """Log lines as marks of the record, placed on the recorder's scale by their wall time."""
+    return [mark(history.offset, r["time"], f"driver {r['action']} {r['device']} on "
+                 f"node/{r['node']} for claim {r['claim']} (pod {r.get('pod', '?')})")
             for r in records]
 
 
 PREPARE_LOG = "the driver's prepare log on each node"
 
 
-def node_side_exclusive(records: list[dict[str, Any]], timeline: list[Entry],
+def node_side_exclusive(records: list[dict[str, Any]], history: Recorded,
                         name: str = "node_side_exclusive") -> Verdict:
     """D5: on a node, a device is never prepared for two claims at once (the driver's log)."""
-    origin = timeline[0].mono if timeline else 0.0
+    history = History.of(history)
+    origin = history.origin
     prepared: dict[tuple[str, str, str], tuple[str, dict[str, Any]]] = {}
     for record in sorted(records, key=lambda r: r["time"]):
         key = (record["node"], record.get("pool", record["node"]), record["device"])
         if record["action"] == "prepare":
             held = prepared.get(key)
             if held and held[0] != record["claim_uid"]:
-                witness = as_entries([held[1], record], timeline)
+                witness = as_entries([held[1], record], history)
                 return Verdict(name, VIOLATED, f"device {record['device']} on node/"
                                f"{record['node']} was prepared for claim {record['claim']} "
                                f"while still prepared for {held[1]['claim']}", witness, origin,
@@ -258,7 +200,7 @@ class NodeReads:
         return prepared
 
 
-def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
+def node_state_exclusive(snapshots: list[dict[str, Any]], history: Recorded,
                          namespace: str | None = None,
                          name: str = "node_state_exclusive") -> Verdict:
     """D5 from what the nodes show: in no snapshot of a node's kubelet DRA checkpoint is one
@@ -274,8 +216,8 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
     a leak, VIOLATED, when every pod it was prepared for (by the checkpoint, the claim's
     reservedFor, the pods naming it) was recorded gone before the other claim was prepared;
     where the history cannot say, it is UNKNOWN, naming the claim."""
-    origin = timeline[0].mono if timeline else 0.0
-    offset = timeline[0].mono - timeline[0].wall if timeline else 0.0
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
     reads: dict[str, NodeReads] = {}
     claims: set[str] = set()
     blamed: Verdict | None = None
@@ -291,9 +233,8 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
             claims |= holders
             if len(holders) < 2:
                 continue
-            mark = Entry(seq=-1, mono=snap["time"] + offset, wall=snap["time"], kind=MARK,
-                         detail=f"node/{snap['node']} {NODE_STATE}: {driver} device "
-                                f"{pool}/{device} prepared for {', '.join(sorted(holders))}")
+            shown = mark(offset, snap["time"], f"node/{snap['node']} {NODE_STATE}: {driver} "
+                         f"device {pool}/{device} prepared for {', '.join(sorted(holders))}")
             what = (f"device {pool}/{device} of {driver} on node/{snap['node']} was prepared "
                     f"for {len(holders)} claims at once: {', '.join(sorted(holders))}")
             old = holders & inherited
@@ -301,27 +242,27 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
                 left_twice.add(f"node/{snap['node']} {pool}/{device}")
                 continue
             if len(holders - old) > 1 or not old:
-                return Verdict(name, VIOLATED, what, [mark], origin, subjects=len(claims),
+                return Verdict(name, VIOLATED, what, [shown], origin, subjects=len(claims),
                                reads=frozenset(), external=NODE_STATE)
-            leak = _leaked(old, holders - old, (driver, pool, device), node, snap, timeline,
-                           offset)
+            leak = _leaked(old, holders - old, (driver, pool, device), node, snap, history)
             if not isinstance(leak, str):
                 left, deletions = leak
-                gone = ", ".join(f"{e.ref} at +{e.mono - origin:.3f}s" for e in deletions)
+                gone = ", ".join(f"{c.ref} at +{c.hi - origin:.3f}s" for c in deletions)
                 return Verdict(name, VIOLATED, f"{what}: {left}, left prepared by an earlier "
                                f"scenario, was still prepared after every pod it was prepared "
                                f"for was recorded gone ({gone}), and then the device was "
                                f"prepared for {', '.join(sorted(holders - old))}: a leak",
-                               sorted([*deletions, mark], key=lambda e: e.mono), origin,
+                               sorted([*(c.entry for c in deletions), shown],
+                                      key=lambda e: history.when(e).hi), origin,
                                subjects=len(claims), reads=frozenset({"pods", "resourceclaims"}),
                                external=NODE_STATE)
             blamed = blamed or Verdict(
                 name, UNKNOWN, f"{what}; but {', '.join(sorted(old))} was prepared there "
-                f"before this scenario began, left by an earlier one, and {leak}", [mark],
+                f"before this scenario began, left by an earlier one, and {leak}", [shown],
                 origin, subjects=len(claims), reads=frozenset(), external=NODE_STATE)
     if blamed is not None:
         return blamed
-    unseen = unseen_stretches(reads, timeline, offset, origin)
+    unseen = unseen_stretches(reads, history)
     if unseen:
         more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
         return Verdict(name, UNKNOWN, f"{NODE_STATE} was not seen throughout: {unseen[0]}"
@@ -339,92 +280,59 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], timeline: list[Entry],
 
 
 def _leaked(old: set[str], new: set[str], device: Device, node: NodeReads,
-            snap: dict[str, Any], timeline: list[Entry],
-            offset: float) -> tuple[str, list[Entry]] | str:
-    """An inherited claim of ``old`` and the deletions of every pod it was prepared for, each
-    recorded before a claim of ``new`` was prepared on ``device`` (by the last moment the node
+            snap: dict[str, Any], history: History) -> tuple[str, list[Change]] | str:
+    """An inherited claim of ``old`` and the removals of every pod it was prepared for, each
+    certainly before a claim of ``new`` was prepared on ``device`` (by the last moment the node
     was known not to hold it there); else why the history cannot say."""
     after = [node.since.get((device, claim)) for claim in sorted(new)]
     if any(moment is None for moment in after):
         return f"{', '.join(sorted(new))} held the device from the node's first read"
-    prepared_after = min(a for a in after if a is not None) + offset  # on the recorder's clock
+    prepared_after = min(a for a in after if a is not None) + history.offset
     consumers = kubelet_consumers(snap["text"])
     why = ""
     for claim in sorted(old):
-        pods = consumers.get(claim, set()) | _claim_pods(timeline, claim)
+        pods = consumers.get(claim, set()) | _claim_pods(history, claim)
         if not pods:
             why = why or f"nothing recorded names the pod {claim} was prepared for"
             continue
-        gone = _deletions(timeline, pods)
-        late = sorted(pod for pod in pods if pod not in gone or gone[pod].mono >= prepared_after)
+        gone = {uid: life.gone for uid in pods
+                if (life := history.life(uid)) is not None and life.gone is not None}
+        late = sorted(uid for uid in pods if uid not in gone or gone[uid].hi >= prepared_after)
         if not late:
-            return claim, sorted((gone[pod] for pod in pods), key=lambda e: e.mono)
-        named = _pod_named(timeline, late[0])
+            return claim, sorted((gone[uid] for uid in pods), key=lambda c: c.order)
+        life = history.life(late[0])
         why = why or (f"the history has no record of the pod {claim} was prepared for (uid "
-                      f"{late[0]})" if named is None else
-                      f"{named}, which {claim} was prepared for, was not recorded gone before "
-                      "the device was prepared again")
+                      f"{late[0]})" if life is None else
+                      f"{life.ref}, which {claim} was prepared for, was not recorded gone "
+                      "before the device was prepared again")
     return why
 
 
-def _claim_pods(timeline: list[Entry], claim: str) -> set[str]:
+def _claim_pods(history: History, claim: str) -> set[str]:
     """The UIDs of the pods the history shows using ``claim`` (``ns/name``): in its reservedFor,
     or naming it among their claims."""
     namespace, _, claim_name = claim.partition("/")
     pods: set[str] = set()
-    for entry in timeline:
-        if entry.resource not in ("pods", "resourceclaims"):
-            continue
-        for key, obj in records_of(entry):
-            if obj is None or key.partition("/")[0] != namespace:
-                continue
-            if entry.resource == "resourceclaims" and key == claim:
-                pods |= reserved_for(obj) - {""}
-            elif entry.resource == "pods" and claim_name in claim_names(obj):
-                pods.add((obj.get("metadata") or {}).get("uid") or entry.uid)
+    for life in history.lives_of("resourceclaims", namespace, claim_name):
+        for obj in life.objects():
+            pods |= reserved_for(obj) - {""}
+    for life in history.lives_of("pods", namespace):
+        if life.ever(lambda obj: claim_name in claim_names(obj)) and life.uid:
+            pods.add(life.uid)
     return pods
 
 
-def _deletions(timeline: list[Entry], pods: set[str]) -> dict[str, Entry]:
-    """The first recorded deletion of each of ``pods`` (UIDs): a watch event, or the re-list
-    that closed a gap (the pod was gone by then)."""
-    gone: dict[str, Entry] = {}
-    for entry in timeline:
-        if entry.resource != "pods":
-            continue
-        if entry.kind == WATCH and entry.type == "DELETED":
-            uid = ((entry.object or {}).get("metadata") or {}).get("uid") or entry.uid
-            if uid in pods:
-                gone.setdefault(uid, entry)
-        elif entry.kind == GAP_END:
-            for change in (entry.extra or {}).get("changes") or []:
-                uid = ((change.get("object") or {}).get("metadata") or {}).get("uid")
-                if change.get("type") == "DELETED" and uid in pods:
-                    gone.setdefault(uid, entry)
-    return gone
-
-
-def _pod_named(timeline: list[Entry], uid: str) -> str | None:
-    """The pod with ``uid`` as kubectl names it, or None when the history never recorded it."""
-    for entry in timeline:
-        if entry.resource != "pods":
-            continue
-        for key, obj in records_of(entry):
-            if ((obj or {}).get("metadata") or {}).get("uid", entry.uid) == uid:
-                return f"pod/{key}"
-    return None
-
-
-def unseen_stretches(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
-                     origin: float, only: str | None = None) -> list[str]:
+def unseen_stretches(reads: dict[str, NodeReads], history: History,
+                     only: str | None = None) -> list[str]:
     """Each stretch a node was not seen while the loops ran: every node each loop read, and
     every node the history records (over its lifetime) from when the loops began to when
     their lines were taken."""
+    offset, origin = history.offset, history.origin
     lines = [at for node in reads.values() for at in node.lines]
     ends = lines + [at for node in reads.values() for at in node.taken]
     begin, end = (min(lines), max(ends)) if lines else (-math.inf, math.inf)
     wanted = {node: [(begin, end, "")] for node in reads}
-    for node, lives in _node_lives(timeline, offset).items():
+    for node, lives in _node_lives(history).items():
         wanted[node] = [(max(begin, born), min(end, died), how) for born, died, how in lives
                         if born <= end and died >= begin]
     found = []
@@ -462,76 +370,67 @@ def _stretches(node: NodeReads, start: float, stop: float) -> list[tuple[float, 
     return found
 
 
-def _node_lives(timeline: list[Entry], offset: float) -> dict[str, list[tuple[float, float, str]]]:
-    """Each node the history records: when it was there, on the nodes' clock (from its
-    creationTimestamp, or when it was recorded if that was earlier, to when its deletion was
-    recorded), and how it came ("joined at +t", or was there when the recording began)."""
-    origin = timeline[0].mono if timeline else 0.0
+def _node_lives(history: History) -> dict[str, list[tuple[float, float, str]]]:
+    """Each node the history records: when it was there, on the nodes' clock (from when it
+    was made, or from when the recording listed it, to when its removal was written), and how
+    it came ("joined at +t", or was there when the recording began)."""
+    offset, origin = history.offset, history.origin
     lives: dict[str, list[tuple[float, float, str]]] = {}
-    for entry in timeline:
-        if entry.resource != "nodes":
-            continue
-        for node, obj in records_of(entry):
-            mine = lives.setdefault(node, [])
-            there = bool(mine) and mine[-1][1] == math.inf
-            if obj is not None and not there:
-                created = (obj.get("metadata") or {}).get("creationTimestamp")
-                born = min(entry.mono - offset, parse_time(created) if created else math.inf)
-                how = ("was there when the recording began" if entry.type == "SYNC" else
-                       f"joined at +{born + offset - origin:.1f}s")
-                mine.append((born, math.inf, how))
-            elif obj is None and there:
-                mine[-1] = (mine[-1][0], entry.mono - offset, mine[-1][2])
-    return {node: mine for node, mine in lives.items() if mine}
+    for life in history.lives_of("nodes"):
+        first = life.first
+        created = seconds(((first.object or {}).get("metadata") or {}).get(
+            "creationTimestamp", ""))
+        listed = first.type == SYNC
+        born = min(first.lo if not listed else first.hi, created + offset
+                   if created == created else math.inf) - offset
+        how = ("was there when the recording began" if listed else
+               f"joined at +{born + offset - origin:.1f}s")
+        gone = life.gone
+        died = gone.lo - offset if gone is not None else math.inf
+        lives.setdefault(life.name, []).append((born, died, how))
+    return lives
 
 
-def records_of(entry: Entry) -> list[tuple[str, dict[str, Any] | None]]:
-    """(name as kubectl shows it after the kind, object or None when deleted) of what one
-    entry records: a watch event, or every change of the re-list that closed a gap."""
-    def named(namespace: str, name: str) -> str:
-        return f"{namespace}/{name}" if namespace else name
-    if entry.kind == WATCH:
-        return [(named(entry.namespace, entry.name),
-                 None if entry.type == "DELETED" else entry.object)]
-    if entry.kind == GAP_END:
-        return [(named(key[1], key[2]), obj) for key, obj in changes_of(entry)]
-    return []
-
-
-def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
+def nothing_from_gone_slices(history: Recorded, node: str,
                              name: str = "nothing_from_gone_slices") -> Verdict:
     """D6: once node/<node> is deleted, no claim gets a new allocation from the pools its
-    ResourceSlices published. Judged over the claims recorded after the deletion; an
-    allocation a re-list found is blamed only when the gap began after the deletion."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    ResourceSlices published (the cluster's order). Judged over the claims recorded after the
+    deletion; an allocation a re-list found is blamed only when the claim was recorded
+    unallocated from there after the deletion."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"nodes", "resourceclaims", "resourceslices"})
     pools: set[tuple[str, str]] = set()  # (driver, pool) the node's slices published
-    gone_at: Entry | None = None
+    gone: Change | None = None
     allocated: dict[str, list[Device]] = {}
-    previous: dict[str, Entry] = {}
     judged: set[str] = set()
-    claims_blind_since: float | None = None
-    for entry in entries:
-        if entry.resource == "resourceclaims" and entry.kind == GAP_START:
-            claims_blind_since = entry.mono if claims_blind_since is None else claims_blind_since
-        for key, obj in records_of(entry):
-            if entry.resource == "resourceslices" and obj and gone_at is None:
-                spec = obj.get("spec") or {}
-                if spec.get("nodeName") == node:
-                    pools.add((spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")))
-            elif entry.resource == "nodes" and key == node and obj is None:
-                gone_at = gone_at or entry
-            elif entry.resource == "resourceclaims":
-                found = _allocated_from(entry, key, obj, pools, gone_at, allocated, previous,
-                                        judged, claims_blind_since)
-                if found:
-                    return Verdict(name, VIOLATED, f"resourceclaim/{key} was allocated a "
-                                   f"device of node/{node} after the node was deleted", found,
-                                   origin, subjects=len(judged), reads=reads)
-        if entry.resource == "resourceclaims" and entry.kind == GAP_END:
-            claims_blind_since = None
-    if gone_at is None:
+    for change in history.changes_of(reads):
+        obj = change.after
+        if change.resource == "resourceslices" and obj and gone is None:
+            spec = obj.get("spec") or {}
+            if spec.get("nodeName") == node:
+                pools.add((spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")))
+        elif change.resource == "nodes" and change.name == node and obj is None:
+            gone = gone or change
+        elif change.resource == "resourceclaims":
+            key = f"{change.namespace}/{change.name}"
+            devices = allocated_devices(obj or {})
+            new = [d for d in devices if d not in allocated.get(key, [])]
+            allocated[key] = devices
+            if gone is None:
+                continue
+            judged.add(key)
+            if not any((driver, pool) in pools for driver, pool, _ in new):
+                continue
+            before = change.previous
+            if not change.seen and (before is None or before.order < gone.order):
+                continue  # allocated somewhere in a gap that began before the deletion
+            witness = sorted([c for c in (before, gone, change) if c], key=lambda c: c.order)
+            return Verdict(name, VIOLATED, f"resourceclaim/{key} was allocated a device of "
+                           f"node/{node} after the node was deleted",
+                           [c.entry for c in witness], origin, subjects=len(judged),
+                           reads=reads)
+    if gone is None:
         return Verdict(name, UNKNOWN, f"the precondition never held: node/{node} was never "
                        "seen deleted", [], origin, subjects=0, reads=reads)
     if not pools:
@@ -544,53 +443,34 @@ def nothing_from_gone_slices(entries: Iterable[Entry], node: str,
     return Verdict(name, PASS, summary, [], origin, subjects=len(judged), reads=reads)
 
 
-def _allocated_from(entry: Entry, claim: str, obj: dict[str, Any] | None,
-                    pools: set[tuple[str, str]], gone_at: Entry | None,
-                    allocated: dict[str, list[Device]], previous: dict[str, Entry],
-                    judged: set[str], blind_since: float | None) -> list[Entry]:
-    """The witness of a device of ``pools`` newly allocated to ``claim`` after ``gone_at``."""
-    devices = allocated_devices(obj or {})
-    new = [d for d in devices if d not in allocated.get(claim, [])]
-    allocated[claim] = devices
-    before = previous.get(claim)
-    previous[claim] = entry
-    if gone_at is None:
-        return []
-    judged.add(claim)
-    if not any((driver, pool) in pools for driver, pool, _ in new):
-        return []
-    if entry.kind == GAP_END and (blind_since is None or blind_since < gone_at.mono):
-        return []  # allocated somewhere in a gap that began before the deletion
-    return sorted([e for e in (before, gone_at, entry) if e], key=lambda e: e.seq)
-
-
-def never_deallocated_in_use(entries: Iterable[Entry],
+def never_deallocated_in_use(history: Recorded,
                              name: str = "never_deallocated_in_use") -> Verdict:
     """D3: a claim's allocation never turns into another allocation, and is never cleared
-    while the claim is still reserved for a consumer."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
-    last: dict[str, tuple[list[Device], set[str], Entry]] = {}
+    while the claim is still reserved for a consumer (each claim by its life)."""
+    history = History.of(history)
+    origin = history.origin
     reads = frozenset({"resourceclaims"})
-    for entry in entries:
-        if entry.kind != WATCH or entry.resource != "resourceclaims":
-            continue
-        claim = entry.object or {}
-        devices = [] if entry.type == "DELETED" else allocated_devices(claim)
-        reserved = reserved_for(claim)
-        before = last.get(entry.uid)
-        if before and before[0]:
-            if devices and devices != before[0]:
-                return Verdict(name, VIOLATED, f"{entry.ref} was re-allocated from "
-                               f"{_names(before[0])} to {_names(devices)}", [before[2], entry],
-                               origin, subjects=len(last), reads=reads)
-            if not devices and before[1] and reserved:
-                return Verdict(name, VIOLATED, f"{entry.ref} lost its allocation while still "
-                               f"reserved for {len(reserved)} consumers", [before[2], entry],
-                               origin, subjects=len(last), reads=reads)
-        last[entry.uid] = (devices, reserved, entry)
-    return Verdict(name, PASS, f"{len(last)} claims, none re-allocated or freed while in use",
-                   [], origin, subjects=len(last), reads=reads)
+    lives = history.lives_of("resourceclaims")
+    for life in lives:
+        last: tuple[list[Device], set[str], Change] | None = None
+        for change in life.changes:
+            claim = change.object or {}
+            devices = [] if change.type == DELETED else allocated_devices(claim)
+            reserved = reserved_for(claim)
+            if last is not None and last[0]:
+                if devices and devices != last[0]:
+                    return Verdict(name, VIOLATED, f"{change.ref} was re-allocated from "
+                                   f"{_names(last[0])} to {_names(devices)}",
+                                   [last[2].entry, change.entry], origin, subjects=len(lives),
+                                   reads=reads)
+                if not devices and last[1] and reserved:
+                    return Verdict(name, VIOLATED, f"{change.ref} lost its allocation while "
+                                   f"still reserved for {len(reserved)} consumers",
+                                   [last[2].entry, change.entry], origin, subjects=len(lives),
+                                   reads=reads)
+            last = (devices, reserved, change)
+    return Verdict(name, PASS, f"{len(lives)} claims, none re-allocated or freed while in use",
+                   [], origin, subjects=len(lives), reads=reads)
 
 
 def _names(devices: list[Device]) -> str:
@@ -601,37 +481,37 @@ def _names(devices: list[Device]) -> str:
 @check("allocated_before_bind", "When a pod is bound, each of its claims already has an "
        "allocation for that node that lists the pod in reservedFor.")
 def _allocated_before_bind(history: History, p: Params) -> Verdict:
-    return allocated_before_bind(history.entries, p["namespace"])
+    return allocated_before_bind(history, p["namespace"])
 
 
 @check("exclusive_devices", "A device is in at most one claim's allocation at any recorded "
        "moment.")
 def _exclusive_devices(history: History, p: Params) -> Verdict:
-    return exclusive_devices(history.entries)
+    return exclusive_devices(history)
 
 
 @check("node_side_exclusive", "On a node, a device is never prepared for two claims at once "
        "(by the driver's prepare log).")
 def _node_side_exclusive(history: History, p: Params) -> Verdict:
-    return node_side_exclusive(p["prepare_log"], list(history.entries))
+    return node_side_exclusive(p["prepare_log"], history)
 
 
 @check("node_state_exclusive", "On a node, a device is never prepared for two claims at "
        "once (by the kubelet's DRA checkpoint on the node, read through the scenario).")
 def _node_state_exclusive(history: History, p: Params) -> Verdict:
-    return node_state_exclusive(p["node_state"], list(history.entries), p.get("namespace"))
+    return node_state_exclusive(p["node_state"], history, p.get("namespace"))
 
 
 @check("never_deallocated_in_use", "A claim's allocation never changes to another, and is "
        "never cleared while the claim is reserved.")
 def _never_deallocated_in_use(history: History, p: Params) -> Verdict:
-    return never_deallocated_in_use(history.entries)
+    return never_deallocated_in_use(history)
 
 
 @check("nothing_from_gone_slices", "Once a node is deleted, nothing is allocated from its "
        "devices.")
 def _nothing_from_gone_slices(history: History, p: Params) -> Verdict:
-    return nothing_from_gone_slices(history.entries, p["node"])
+    return nothing_from_gone_slices(history, p["node"])
 
 
 CONCEPTS = ("device_driver",)

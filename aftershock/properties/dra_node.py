@@ -6,32 +6,19 @@ driver's own words. D1-D7 are in `dra`; D5 and these share its reading of the no
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts.dra import claim_names, kubelet_claims, kubelet_duplicates, reserved_for
+from aftershock.history import Change, Entry, History, Life, Span, mark, seconds
 from aftershock.properties.base import Params, check, prop
-from aftershock.properties.dra import (
-    CONCEPTS,
-    NODE_STATE,
-    NodeReads,
-    records_of,
-    unseen_stretches,
-)
-from aftershock.properties.history import History
-from aftershock.timeline.audit import parse_time
-from aftershock.timeline.entry import MARK, Entry
+from aftershock.properties.dra import CONCEPTS, NODE_STATE, NodeReads, unseen_stretches
+
+Recorded = History | Iterable
 
 DONE = ("Succeeded", "Failed")
-
-
-def _clock(timeline: list[Entry]) -> tuple[float, float]:
-    """(origin, offset): the recorder time shown as +0, and recorder minus wall time."""
-    if not timeline:
-        return 0.0, 0.0
-    return timeline[0].mono, timeline[0].mono - timeline[0].wall
 
 
 def _live_on(obj: dict[str, Any] | None, node: str) -> bool:
@@ -52,7 +39,7 @@ def runs_since(pod: dict[str, Any], since_wall: float) -> bool:
     for container in containers:
         running = (container.get("state") or {}).get("running") or {}
         started = running.get("startedAt")
-        if not started or parse_time(started) < math.floor(since_wall):
+        if not started or seconds(started) < math.floor(since_wall):
             return False
     return any(c.get("type") == "Ready" and c.get("status") == "True"
                for c in status.get("conditions") or [])
@@ -79,72 +66,77 @@ def why_not_running(pod: dict[str, Any] | None) -> str:
     return "; ".join(said) or f"phase {status.get('phase', 'unknown')}, no container status"
 
 
-def ran_again(entries: Iterable[Entry], node: str, since: float, within: float,
+def ran_again(history: Recorded, node: str, since: float, within: float,
               namespace: str, now: float | None = None, name: str = "ran_again") -> Verdict:
     """D8: every pod of ``namespace`` that uses a claim and was live on node/<node> when it
     rebooted (at ``since``, the recorder's clock) runs again within ``within`` seconds: each
     container running, started after the reboot (the kubelet's clock), and the pod Ready. A
     pod deleted first is not judged, and named. ``now`` is when it was judged: the history is
     known up to then, though nothing may have been recorded since its last entry."""
-    entries = list(entries)
-    origin, offset = _clock(entries)
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
     reads = frozenset({"pods"})
     bound = since + within
-    pods: dict[str, tuple[dict[str, Any] | None, Entry]] = {}
-    subjects: dict[str, Entry] | None = None
-    again: dict[str, Entry] = {}
-    gone: dict[str, Entry] = {}
-    for entry in entries:
-        if subjects is None and entry.mono > since:  # the pods with claims the node ran then
-            subjects = {key: seen for key, (obj, seen) in pods.items()
-                        if _live_on(obj, node) and claim_names(obj or {})}
-        if entry.mono > bound:
-            break
-        if entry.resource != "pods":
-            continue
-        for key, obj in records_of(entry):
-            if not key.startswith(f"{namespace}/"):
-                continue
-            pods[key] = (obj, entry)
-            if subjects is None or key not in subjects or key in again or key in gone:
-                continue
-            if obj is None:
-                gone[key] = entry
-            elif runs_since(obj, since - offset):
-                again[key] = entry
     at = f"+{since - origin:.1f}s"
-    if not subjects:
+    subjects: list[Life] = []
+    unsure: list[Life] = []
+    for life in history.lives_of("pods", namespace):
+        there = life.holds(Span.at(since), lambda obj: _live_on(obj, node)
+                           and bool(claim_names(obj or {})))
+        (subjects if there else unsure if there is None else []).append(life)
+    if not subjects and not unsure:
         return Verdict(name, UNKNOWN, f"the precondition never held: no pod of {namespace} "
                        f"with a claim was running on node/{node} when it rebooted ({at})", [],
-                       origin,
-                       subjects=0, reads=reads)
-    missing = sorted(set(subjects) - set(again) - set(gone))
-    last = max(entries[-1].mono, now or -math.inf)
+                       origin, subjects=0, reads=reads)
+    again: dict[str, Change] = {}
+    gone: list[Life] = []
+    missing: list[tuple[Life, bool]] = []  # (life, whether it may have run again in time)
+    for life in subjects + unsure:
+        ran = next((c for c in life.changes if c.after is not None and c.hi > since
+                    and runs_since(c.after, since - offset)), None)
+        went = next((c for c in life.changes if c.after is None and c.hi > since), None)
+        if went is not None and (ran is None or went.order < ran.order):
+            gone.append(life)
+        elif ran is not None and ran.hi <= bound:
+            again[life.id] = ran
+        elif life in subjects:
+            missing.append((life, ran is not None and ran.lo <= bound))
+    last = max(history.end, now or -math.inf)
     if missing and last < bound:
         return Verdict(name, UNKNOWN, f"the history ends at +{last - origin:.1f}s, before the "
                        f"bound of {within:g}s after node/{node} rebooted ({at}): "
-                       f"pod/{missing[0]} had not run again by then", [], origin,
+                       f"{missing[0][0].ref} had not run again by then", [], origin,
                        subjects=len(subjects), reads=reads, window=(since, last))
+    sure = [life for life, maybe in missing if not maybe]
+    if sure:
+        life = sure[0]
+        seen = [c for c in life.changes if c.lo <= bound]
+        before = [c for c in life.changes if c.hi <= since]
+        more = f" (and {len(sure) - 1} more)" if len(sure) > 1 else ""
+        witness = [c.entry for c in ([before[-1]] if before else []) +
+                   ([seen[-1]] if seen and (not before or seen[-1] is not before[-1]) else [])]
+        return Verdict(name, VIOLATED, f"{life.ref}, running on node/{node} when it rebooted "
+                       f"({at}), did not run again within {within:g}s: "
+                       f"{why_not_running(seen[-1].after if seen else None)}{more}", witness,
+                       origin, subjects=len(subjects), window=(since, bound), by_absence=True,
+                       reads=reads)
     if missing:
-        key = missing[0]
-        obj, seen = pods[key]
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        witness = [subjects[key]] + ([seen] if seen is not subjects[key] else [])
-        return Verdict(name, VIOLATED, f"pod/{key}, running on node/{node} when it rebooted "
-                       f"({at}), did not run again within {within:g}s: {why_not_running(obj)}"
-                       f"{more}", witness, origin,
-                       subjects=len(subjects), window=(since, bound), by_absence=True,
+        return Verdict(name, UNKNOWN, f"{missing[0][0].ref} ran again in a state written within "
+                       f"a second of the {within:g}s bound after node/{node} rebooted ({at}): "
+                       "whether in time is not known", [], origin, subjects=len(subjects),
                        reads=reads)
     if not again:
         return Verdict(name, UNKNOWN, f"every pod on node/{node} when it rebooted ({at}) was "
-                       f"deleted before it ran again: {', '.join(f'pod/{k}' for k in gone)}",
+                       f"deleted before it ran again, or may not have been there: "
+                       f"{', '.join(life.ref for life in gone + unsure)}",
                        [], origin, subjects=0, reads=reads)
-    slowest = max(again.values(), key=lambda e: e.mono)
-    skipped = f"; not judged, deleted first: {', '.join(f'pod/{k}' for k in gone)}" \
+    slowest = max(again.values(), key=lambda c: c.hi)
+    skipped = f"; not judged, deleted first: {', '.join(life.ref for life in gone)}" \
         if gone else ""
     return Verdict(name, PASS, f"{len(again)} pods on node/{node} when it rebooted ({at}) ran "
-                   f"again, the last after {slowest.mono - since:.1f}s{skipped}", [slowest],
-                   origin, subjects=len(again), window=(since, slowest.mono), reads=reads)
+                   f"again, the last after {slowest.hi - since:.1f}s at most{skipped}",
+                   [slowest.entry], origin, subjects=len(again), window=(since, slowest.hi),
+                   reads=reads)
 
 
 @dataclass
@@ -181,13 +173,13 @@ def _read(snapshots: list[dict[str, Any]],
 
 
 def _mark(copy: _Copy, offset: float, detail: str) -> Entry:
-    return Entry(seq=-1, mono=copy.time + offset, wall=copy.time, kind=MARK,
-                 detail=f"node/{copy.node} {NODE_STATE}: {detail}")
+    return mark(offset, copy.time, f"node/{copy.node} {NODE_STATE}: {detail}")
 
 
-def _not_seen(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
-              origin: float, name: str, judged: int, only: str | None = None) -> Verdict | None:
-    unseen = unseen_stretches(reads, timeline, offset, origin, only)
+def _not_seen(reads: dict[str, NodeReads], history: History, name: str, judged: int,
+              only: str | None = None) -> Verdict | None:
+    origin = history.origin
+    unseen = unseen_stretches(reads, history, only)
     if not unseen:
         return None
     more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
@@ -195,13 +187,14 @@ def _not_seen(reads: dict[str, NodeReads], timeline: list[Entry], offset: float,
                    [], origin, subjects=judged, reads=frozenset(), external=NODE_STATE)
 
 
-def no_duplicate_devices(snapshots: list[dict[str, Any]], timeline: list[Entry],
+def no_duplicate_devices(snapshots: list[dict[str, Any]], history: Recorded,
                          namespace: str | None = None,
                          name: str = "no_duplicate_devices") -> Verdict:
     """D9: in no copy of a node's kubelet DRA checkpoint does a claim list one device, or one
     CDI device id, twice (a kubelet that appended a re-preparation's answer after it restarted,
     kubernetes/kubernetes#140471: the container then gets each device twice)."""
-    origin, offset = _clock(timeline)
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
     reads, copies = _read(snapshots, namespace)
     claims: set[str] = set()
     for copy in copies:
@@ -215,7 +208,7 @@ def no_duplicate_devices(snapshots: list[dict[str, Any]], timeline: list[Entry],
                            f"lists, for claim {claim}, {what}{more}",
                            [_mark(copy, offset, f"{claim}: {what}")], origin,
                            subjects=len(claims), reads=frozenset(), external=NODE_STATE)
-    blind = _not_seen(reads, timeline, offset, origin, name, len(claims))
+    blind = _not_seen(reads, history, name, len(claims))
     if blind is not None:
         return blind
     if not claims:
@@ -227,29 +220,23 @@ def no_duplicate_devices(snapshots: list[dict[str, Any]], timeline: list[Entry],
                    reads=frozenset({"nodes"}), external=NODE_STATE)
 
 
-def _gone_pods(timeline: list[Entry], before: float) -> set[str]:
-    """UIDs of the pods recorded deleted (or finished) before ``before`` (recorder clock)."""
-    gone: set[str] = set()
-    for entry in timeline:
-        if entry.mono > before:
-            break
-        if entry.resource != "pods":
-            continue
-        for _, obj in records_of(entry):
-            uid = ((obj or entry.object or {}).get("metadata") or {}).get("uid") or entry.uid
-            if obj is None or (obj.get("status") or {}).get("phase") in DONE:
-                gone.add(uid)
-    return gone
+def _gone_pods(history: History, before: float) -> set[str]:
+    """UIDs of the pods certainly gone (or finished) by ``before`` (the recorder's scale)."""
+    return {life.uid or life.id for life in history.lives_of("pods")
+            if life.holds(Span.at(before), lambda obj: obj is None or
+                          (obj.get("status") or {}).get("phase") in DONE) is True
+            and life.first.hi <= before}
 
 
-def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry], node: str,
+def unprepared_once_back(snapshots: list[dict[str, Any]], history: Recorded, node: str,
                          back: float, within: float, namespace: str | None = None,
                          name: str = "unprepared_once_back") -> Verdict:
     """D10: a claim node/<node>'s checkpoint still held when the driver's plugin came back (at
     ``back``, the recorder's clock), every pod it was prepared for recorded gone by then, is
     unprepared there (leaves the checkpoint) within ``within`` seconds (the NVIDIA GPU
     driver's #1278: a claim deleted while its plugin was down stayed prepared)."""
-    origin, offset = _clock(timeline)
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
     reads, copies = _read(snapshots, namespace)
     mine = [copy for copy in copies if copy.node == node]
     before = [copy for copy in mine if copy.time + offset <= back]
@@ -257,7 +244,7 @@ def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry],
         return Verdict(name, UNKNOWN, f"{NODE_STATE} of node/{node} was not read before the "
                        f"driver's plugin came back (+{back - origin:.1f}s)", [], origin,
                        subjects=0, reads=frozenset(), external=NODE_STATE)
-    gone = _gone_pods(timeline, back)
+    gone = _gone_pods(history, back)
     held = {claim: pods for claim, pods in before[-1].claims.items() if pods and pods <= gone}
     if not held:
         return Verdict(name, UNKNOWN, f"the precondition never held: when the driver's plugin "
@@ -277,7 +264,7 @@ def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry],
                            "still prepared at its last read", [], origin, subjects=len(held),
                            reads=frozenset(), external=NODE_STATE)
         last = (later or before)[-1]
-        blind = _not_seen(reads, timeline, offset, origin, name, len(held), node)
+        blind = _not_seen(reads, history, name, len(held), node)
         if blind is not None:
             return blind
         return Verdict(name, VIOLATED, f"claim {claim}, whose pods were all gone, was still "
@@ -286,7 +273,7 @@ def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry],
                        [_mark(before[-1], offset, f"{claim} held when the plugin came back"),
                         _mark(last, offset, f"{claim} still held")], origin,
                        subjects=len(held), reads=frozenset(), external=NODE_STATE)
-    blind = _not_seen(reads, timeline, offset, origin, name, len(held), node)
+    blind = _not_seen(reads, history, name, len(held), node)
     if blind is not None:
         return blind
     return Verdict(name, PASS, f"{len(held)} claims left prepared on node/{node} while the "
@@ -295,20 +282,25 @@ def unprepared_once_back(snapshots: list[dict[str, Any]], timeline: list[Entry],
                    external=NODE_STATE)
 
 
-def _users(pods: dict[str, dict[str, Any]], claim: str, node: str) -> list[str]:
-    """The pods (``ns/name``) live on ``node`` that use ``claim`` (``ns/name``)."""
+def _using(claim: str, node: str) -> Callable[[dict[str, Any] | None], bool]:
+    """Whether a pod, as it is, is live on ``node`` and uses ``claim`` (``ns/name``)."""
     namespace, _, claim_name = claim.partition("/")
-    return sorted(key for key, pod in pods.items() if key.startswith(f"{namespace}/")
-                  and _live_on(pod, node) and claim_name in claim_names(pod))
+
+    def uses(pod: dict[str, Any] | None) -> bool:
+        return pod is not None and (pod.get("metadata") or {}).get(
+            "namespace", namespace) == namespace and _live_on(pod, node) and \
+            claim_name in claim_names(pod)
+    return uses
 
 
-def kept_while_used(snapshots: list[dict[str, Any]], timeline: list[Entry],
+def kept_while_used(snapshots: list[dict[str, Any]], history: Recorded,
                     namespace: str | None = None, name: str = "kept_while_used") -> Verdict:
     """D11: a claim leaves a node's checkpoint (is unprepared) only when no pod on that node
-    still uses it: a pod live there, using it, both at the last copy that held the claim and
-    at the first that did not, is a violation (kubernetes PR #140212: deleting one pod could
-    unprepare a claim another pod still used)."""
-    origin, offset = _clock(timeline)
+    still uses it: one pod (one life: its uid, not its name) live there, using it, both at the
+    last copy that held the claim and at the first that did not, is a violation (kubernetes PR
+    #140212: deleting one pod could unprepare a claim another pod still used)."""
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
     reads, copies = _read(snapshots, namespace)
     previous: dict[str, _Copy] = {}
     removals = []  # (last copy holding the claim, first copy without it, claim)
@@ -318,46 +310,36 @@ def kept_while_used(snapshots: list[dict[str, Any]], timeline: list[Entry],
             removals += [(before, copy, claim) for claim in sorted(set(before.claims)
                                                                    - set(copy.claims))]
         previous[copy.node] = copy
-    pods: dict[str, dict[str, Any]] = {}
-    states: list[tuple[float, dict[str, dict[str, Any]], Entry | None]] = []
-    last: Entry | None = None
-    moments = sorted({copy.time + offset for before, after, _ in removals
-                      for copy in (before, after)})
-    position = 0
-    for moment in moments:
-        while position < len(timeline) and timeline[position].mono <= moment:
-            entry = timeline[position]
-            if entry.resource == "pods":
-                for key, obj in records_of(entry):
-                    if obj is None:
-                        pods.pop(key, None)
-                    else:
-                        pods[key] = obj
-                    last = entry
-            position += 1
-        states.append((moment, dict(pods), last))
-    at = {moment: (state, entry) for moment, state, entry in states}
+    unsure: str | None = None
     for before, after, claim in removals:
-        then, _ = at[before.time + offset]
-        now, seen = at[after.time + offset]
-        users = [pod for pod in _users(then, claim, before.node)
-                 if pod in _users(now, claim, after.node)]
-        if users:
-            uid = ((now[users[0]].get("metadata") or {}).get("uid")) or ""
-            reserved = " (in its reservedFor)" if any(
-                uid in reserved_for(obj or {}) for e in timeline if e.resource == "resourceclaims"
-                for key, obj in records_of(e) if key == claim) else ""
-            witness = [_mark(before, offset, f"{claim} prepared"),
-                       *([seen] if seen is not None else []),
-                       _mark(after, offset, f"{claim} no longer prepared")]
-            return Verdict(name, VIOLATED, f"claim {claim} was unprepared on node/{after.node} "
-                           f"while pod/{users[0]}{reserved}, running there, still used it",
-                           sorted(witness, key=lambda e: e.mono), origin,
-                           subjects=len(removals), reads=frozenset({"pods"}),
-                           external=NODE_STATE)
-    blind = _not_seen(reads, timeline, offset, origin, name, len(removals))
+        then, now = Span.at(before.time + offset), Span.at(after.time + offset)
+        uses = _using(claim, after.node)
+        for life in history.lives_of("pods", claim.partition("/")[0]):
+            both = {life.holds(then, uses), life.holds(now, uses)}
+            if both == {True}:
+                reserved = " (in its reservedFor)" if life.uid and any(
+                    life.uid in reserved_for(obj) for claims in history.lives_of(
+                        "resourceclaims", *claim.split("/", 1)) for obj in claims.objects()) \
+                    else ""
+                seen = [c for c in life.changes if c.hi <= now.hi][-1:]
+                witness = [_mark(before, offset, f"{claim} prepared"),
+                           *(c.entry for c in seen),
+                           _mark(after, offset, f"{claim} no longer prepared")]
+                return Verdict(name, VIOLATED, f"claim {claim} was unprepared on "
+                               f"node/{after.node} while {life.ref}{reserved}, running there, "
+                               "still used it", sorted(witness, key=lambda e: history.when(e).hi),
+                               origin, subjects=len(removals), reads=frozenset({"pods"}),
+                               external=NODE_STATE)
+            if None in both and False not in both:
+                unsure = unsure or (f"whether {life.ref} still used claim {claim} when "
+                                    f"node/{after.node} unprepared it, the record's moments "
+                                    "cannot say")
+    blind = _not_seen(reads, history, name, len(removals))
     if blind is not None:
         return blind
+    if unsure is not None:
+        return Verdict(name, UNKNOWN, unsure, [], origin, subjects=len(removals),
+                       reads=frozenset({"pods"}), external=NODE_STATE)
     if not removals:
         return Verdict(name, UNKNOWN, f"no claim was seen unprepared: {NODE_STATE} never lost "
                        "a prepared claim", [], origin, subjects=0, reads=frozenset(),
@@ -370,27 +352,27 @@ def kept_while_used(snapshots: list[dict[str, Any]], timeline: list[Entry],
 @check("ran_again", "Every pod with a claim running on a node when it rebooted runs again "
        "within a bound: each container started after the reboot, the pod Ready.")
 def _ran_again(history: History, p: Params) -> Verdict:
-    return ran_again(history.entries, p["node"], p["since"], p["within"], p["namespace"],
+    return ran_again(history, p["node"], p["since"], p["within"], p["namespace"],
                      p.get("now"))
 
 
 @check("no_duplicate_devices", "No claim in a node's kubelet DRA checkpoint lists a device or "
        "a CDI device id twice (read on the node through the scenario).")
 def _no_duplicate_devices(history: History, p: Params) -> Verdict:
-    return no_duplicate_devices(p["node_state"], list(history.entries), p.get("namespace"))
+    return no_duplicate_devices(p["node_state"], history, p.get("namespace"))
 
 
 @check("unprepared_once_back", "A claim a node's kubelet still held prepared when the "
        "driver's plugin came back, its pods gone, leaves that node's checkpoint within a bound.")
 def _unprepared_once_back(history: History, p: Params) -> Verdict:
-    return unprepared_once_back(p["node_state"], list(history.entries), p["node"], p["back"],
+    return unprepared_once_back(p["node_state"], history, p["node"], p["back"],
                                 p["within"], p.get("namespace"))
 
 
 @check("kept_while_used", "A claim leaves a node's kubelet DRA checkpoint only when no pod "
        "on that node still uses it.")
 def _kept_while_used(history: History, p: Params) -> Verdict:
-    return kept_while_used(p["node_state"], list(history.entries), p.get("namespace"))
+    return kept_while_used(p["node_state"], history, p.get("namespace"))
 
 
 prop("D8", "Recovery after a reboot: a pod whose claim was prepared on a node runs again within "

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.history import Change, History
 from aftershock.properties.base import Params, check, prop
-from aftershock.properties.dra import CONCEPTS, records_of
-from aftershock.properties.history import History
-from aftershock.timeline.entry import Entry
+from aftershock.properties.dra import CONCEPTS
+
+Recorded = History | Iterable
 
 READS = frozenset({"resourceslices"})
 Slices = dict[str, dict[str, Any]]
@@ -60,35 +61,33 @@ def _shown(names: Iterable[str]) -> str:
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
-def _changes(entries: Iterable[Entry],
-             driver: str) -> Iterator[tuple[Entry, Slices, set[str]]]:
-    """Each recorded change of the ResourceSlices: the entry, every slice then, and the nodes
-    whose slices of ``driver`` it changed."""
+def _changes(history: History,
+             driver: str) -> Iterator[tuple[Change, Slices, set[str]]]:
+    """Each recorded change of the ResourceSlices, in the cluster's order: the change, every
+    slice then, and the nodes whose slices of ``driver`` it changed."""
     slices: Slices = {}
-    for entry in entries:
-        if entry.resource != "resourceslices":
-            continue
+    for change in history.changes_of("resourceslices"):
+        key = f"{change.namespace}/{change.name}" if change.namespace else change.name
+        old = slices.pop(key, None)
+        if change.after is not None:
+            slices[key] = change.after
         nodes = set()
-        for key, obj in records_of(entry):
-            old = slices.pop(key, None)
-            if obj is not None:
-                slices[key] = obj
-            for seen in (old, obj):
-                spec = (seen or {}).get("spec") or {}
-                if spec.get("driver") == driver and spec.get("nodeName"):
-                    nodes.add(spec["nodeName"])
-        yield entry, slices, nodes
+        for seen in (old, change.after):
+            spec = (seen or {}).get("spec") or {}
+            if spec.get("driver") == driver and spec.get("nodeName"):
+                nodes.add(spec["nodeName"])
+        yield change, slices, nodes
 
 
-def only_present_devices(entries: Iterable[Entry], driver: str, per_node: int,
+def only_present_devices(history: Recorded, driver: str, per_node: int,
                          name: str = "only_present_devices") -> Verdict:
     """D12: at every recorded state, the driver's ResourceSlices for a node list at most
     ``per_node`` devices (what the profile says a node holds), none twice in one pool."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    history = History.of(history)
+    origin = history.origin
     nodes: set[str] = set()
     states = 0
-    for entry, slices, changed in _changes(entries, driver):
+    for change, slices, changed in _changes(history, driver):
         for node in sorted(changed):
             states += 1
             nodes.add(node)
@@ -98,7 +97,7 @@ def only_present_devices(entries: Iterable[Entry], driver: str, per_node: int,
                 what = twice or (f"{len(listed)} devices ({_shown(listed)}), and a node has "
                                  f"{per_node} (the profile's devices_per_node)")
                 return Verdict(name, VIOLATED, f"the ResourceSlices of {driver} for "
-                               f"node/{node} listed {what}", [entry], origin,
+                               f"node/{node} listed {what}", [change.entry], origin,
                                subjects=len(nodes), reads=READS)
     if not nodes:
         return Verdict(name, UNKNOWN, f"no ResourceSlice of {driver} for a node was recorded",
@@ -108,7 +107,29 @@ def only_present_devices(entries: Iterable[Entry], driver: str, per_node: int,
                    [], origin, subjects=len(nodes), reads=READS)
 
 
-def published_again(entries: Iterable[Entry], driver: str, node: str, since: float,
+def _listed_by(history: History, driver: str, node: str,
+               moment: float) -> tuple[list[set[str]], Change | None]:
+    """Every set of devices the driver's slices for ``node`` may have listed at ``moment``
+    (one, unless a change written in its second may or may not have been made), and the last
+    change of them certainly made by then."""
+    possible: list[set[str]] = []
+    last: Change | None = None
+    current: set[str] = set()
+    for change, slices, nodes in _changes(history, driver):
+        if change.lo > moment:
+            break
+        if node not in nodes:
+            continue
+        listed = published(slices, driver, node)
+        if change.hi <= moment:
+            current, last = listed, change
+            possible = []
+        else:
+            possible.append(listed)
+    return [current, *possible], last
+
+
+def published_again(history: Recorded, driver: str, node: str, since: float,
                     back: float, within: float, now: float | None = None,
                     name: str = "published_again") -> Verdict:
     """D12: the devices the driver's slices listed for node/<node> when a fault began there (at
@@ -116,62 +137,62 @@ def published_again(entries: Iterable[Entry], driver: str, node: str, since: flo
     its kubelet or the driver's plugin) was back (at ``back``), both on the recorder's clock.
     ``now`` is when it was judged: the history is known up to then. What was listed then rests
     on the history from its start, so that is the window judged."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
+    history = History.of(history)
+    origin = history.origin
     bound = back + within
-    before: set[str] = set()
-    listed: set[str] = set()
-    changed: Entry | None = None  # the last change of the node's slices after the fault began
-    withdrawn: Entry | None = None  # the first that left out a device listed before it
-    for entry, slices, nodes in _changes(entries, driver):
-        if entry.mono > bound:
-            break
-        if node not in nodes:
-            continue
-        listed = published(slices, driver, node)
-        if entry.mono <= since:
-            before = listed
-            continue
-        changed = entry
-        if withdrawn is None and before - listed:
-            withdrawn = entry
     at = f"+{since - origin:.1f}s"
+    then, _ = _listed_by(history, driver, node, since)
+    if len({frozenset(listed) for listed in then}) > 1:
+        return Verdict(name, UNKNOWN, f"the ResourceSlices of {driver} for node/{node} changed "
+                       f"within a second of when the fault began ({at}): what they listed then "
+                       "is not known", [], origin, subjects=0, reads=READS)
+    before = then[0]
     if not before:
         return Verdict(name, UNKNOWN, f"the precondition never held: no ResourceSlice of "
                        f"{driver} for node/{node} was recorded when the fault began ({at})",
                        [], origin, subjects=0, reads=READS)
-    last = max(entries[-1].mono, now or -math.inf)
+    last = max(history.end, now or -math.inf)
     if last < bound:
         return Verdict(name, UNKNOWN, f"the history ends at +{last - origin:.1f}s, before the "
                        f"bound of {within:g}s after the return (+{back - origin:.1f}s)", [],
                        origin, subjects=1, reads=READS, window=(origin, last))
-    missing = before - listed
-    if missing:
+    later, changed = _listed_by(history, driver, node, bound)
+    missing = [before - listed for listed in later]
+    witness = [changed.entry] if changed is not None else []
+    if all(missing):
+        gone = missing[0]
         return Verdict(name, VIOLATED, f"{within:g}s after the return to node/{node} "
                        f"(+{back - origin:.1f}s), the ResourceSlices of {driver} no longer "
-                       f"listed {len(missing)} of the {len(before)} devices they listed when "
-                       f"the fault began ({at}): {_shown(missing)}",
-                       [changed] if changed is not None else [], origin,
+                       f"listed {len(gone)} of the {len(before)} devices they listed when "
+                       f"the fault began ({at}): {_shown(gone)}", witness, origin,
                        subjects=1, window=(origin, bound), by_absence=True, reads=READS)
-    how = (f"withdrawn at +{withdrawn.mono - origin:.1f}s and listed again by "
-           f"+{changed.mono - origin:.1f}s" if withdrawn is not None and changed is not None
+    if any(missing):
+        return Verdict(name, UNKNOWN, f"the ResourceSlices of {driver} for node/{node} changed "
+                       f"within a second of the {within:g}s bound after the return "
+                       f"(+{back - origin:.1f}s): whether they listed its devices again by then "
+                       "is not known", witness, origin, subjects=1, reads=READS)
+    withdrawn = next((c for c, slices, nodes in _changes(history, driver)
+                      if node in nodes and c.lo > since and c.hi <= bound
+                      and before - published(slices, driver, node)), None)
+    how = (f"withdrawn at +{withdrawn.hi - origin:.1f}s and listed again by "
+           f"+{changed.hi - origin:.1f}s" if withdrawn is not None and changed is not None
            else "never withdrawn")
     return Verdict(name, PASS, f"the {len(before)} devices of node/{node} in the ResourceSlices "
                    f"of {driver} when the fault began ({at}) were listed {within:g}s after the "
-                   f"return: {how}", [changed] if changed is not None else [], origin,
-                   subjects=1, window=(origin, bound), reads=READS)
+                   f"return: {how}", witness, origin, subjects=1, window=(origin, bound),
+                   reads=READS)
 
 
 @check("only_present_devices", "A driver's ResourceSlices for a node never list more devices "
        "than the profile says a node has, nor one device twice in a pool.")
 def _only_present_devices(history: History, p: Params) -> Verdict:
-    return only_present_devices(history.entries, p["driver"], p["per_node"])
+    return only_present_devices(history, p["driver"], p["per_node"])
 
 
 @check("published_again", "The devices a driver's ResourceSlices listed for a node when a fault "
        "there began are listed again within a bound of the node's (or the plugin's) return.")
 def _published_again(history: History, p: Params) -> Verdict:
-    return published_again(history.entries, p["driver"], p["node"], p["since"], p["back"],
+    return published_again(history, p["driver"], p["node"], p["since"], p["back"],
                            p["within"], p.get("now"))
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from aftershock.checks import differential as diff
 from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.history import History
+from aftershock.history.names import AUDIT_LOG, QUIET
 from aftershock.properties.base import Params, check, prop
-from aftershock.properties.history import History
-from aftershock.timeline.entry import AUDIT, AUDIT_LOG, QUIET, WATCH
 
 prop("E1", "The objects the implementation owns (created, by the audit log) end as in the "
      "unperturbed reference runs, with the fields that vary between those runs masked.",
@@ -26,19 +26,18 @@ HOT = 10  # how many times the limit a perturbation may cause while it lasts
        "at the end of the history, equal the reference's with the learned fields masked.",
        audit=True)
 def end_state_as_reference(history: History, p: Params) -> Verdict:
-    entries = history.entries
     namespace, reference, masks = p["namespace"], p["reference"], p["masks"]
-    ends = diff.end_objects(entries, namespace, reference, p.get("actor"))
+    ends = diff.end_objects(history, namespace, reference, p.get("actor"))
     unordered = p.get("unordered") or {}
     got = {r: [diff.normal(o, namespace, resource=r, unordered=unordered.get(r, ()))
                for o in objs] for r, objs in ends.items()}
     differences = diff.end_state_difference(got, reference, masks)
     judged = sum(len(objs) for r, objs in got.items() if masks.get(r) != ["*"])
-    witness = [e for r in reference for e in diff.last_entries(entries, namespace, r)]
+    witness = [e for r in reference for e in diff.last_entries(history, namespace, r)]
     summary = "; ".join(differences) if differences else \
         f"{judged} objects of {', '.join(sorted(reference)) or 'no kind'} end as in the reference"
     return Verdict("end_state_as_reference", VIOLATED if differences else PASS, summary,
-                   sorted(witness, key=lambda e: e.seq) if differences else [],
+                   witness if differences else [],
                    history.origin, subjects=judged,
                    reads=frozenset({*reference, QUIET, *([AUDIT_LOG] if p.get("actor") else [])}),
                    # a difference is judged at the end, whatever happened in between
@@ -49,7 +48,7 @@ def end_state_as_reference(history: History, p: Params) -> Verdict:
 @check("writes_as_reference", "The creates and deletes an actor made per kind (by the audit "
        "log) fall within the reference runs' range.", audit=True)
 def writes_as_reference(history: History, p: Params) -> Verdict:
-    made = diff.writes(history.entries, p["actor"], p["namespace"])
+    made = diff.writes(history, p["actor"], p["namespace"])
     expected: dict[str, list[int]] = p["expected"]
     wrong, witness, fewer = [], [], False
     for key in sorted({*made, *expected}):
@@ -62,13 +61,12 @@ def writes_as_reference(history: History, p: Params) -> Verdict:
             fewer = fewer or count < low
     total = sum(len(v) for v in made.values())
     resources = {key.split(" ")[0] for key in (*made, *expected)}
-    recorded = {e.key for e in history.entries if e.kind == WATCH and e.resource in resources
-                and e.namespace == p["namespace"]}
+    recorded = {life.key for resource in resources
+                for life in history.lives_of(resource, p["namespace"])}
     summary = ("the implementation made " + ", ".join(wrong)) if wrong else \
         f"{total} creates and deletes, each kind within the reference's range"
     return Verdict("writes_as_reference", VIOLATED if wrong else PASS, summary,
-                   sorted(witness, key=lambda e: e.seq), history.origin,
-                   subjects=len(recorded), by_absence=fewer or not witness,
+                   witness, history.origin, subjects=len(recorded), by_absence=fewer or not witness,
                    reads=frozenset({*resources, "audit"}))
 
 
@@ -78,8 +76,8 @@ def writes_as_reference(history: History, p: Params) -> Verdict:
 def no_error_storm(history: History, p: Params) -> Verdict:
     # A controller manager's writes into the namespaces of earlier scenarios, refused while
     # they terminate, are not this run's.
-    found = diff.refused(history.entries, p["actor"], p.get("namespace"))
-    during, after = diff.split_by(found, diff.perturbed(history.entries))
+    found = diff.refused(history, p["actor"], p.get("namespace"))
+    during, after = diff.split_by(found, diff.perturbed(history))
     limit = p["limit"]
     storm, while_perturbed = diff.densest(after), diff.densest(during)
     status, witness = PASS, []
@@ -87,12 +85,13 @@ def no_error_storm(history: History, p: Params) -> Verdict:
         status, witness = VIOLATED, storm
     elif len(while_perturbed) > HOT * limit:
         status, witness = VIOLATED, while_perturbed
-    writes = sum(1 for e in history.entries if e.kind == AUDIT and e.actor == p["actor"]
-                 and e.verb in diff.WRITE_VERBS
-                 and (p.get("namespace") is None or e.namespace in (p["namespace"], "")))
+    writes = sum(1 for a in history.actions if a.actor == p["actor"]
+                 and a.verb in diff.WRITE_VERBS
+                 and (p.get("namespace") is None or a.namespace in (p["namespace"], "")))
     summary = f"at most {len(storm)} writes refused within {diff.STORM_WINDOW:g}s (limit {limit})"
     if during:
         summary += (f"; {len(while_perturbed)} while a perturbation lasted (limit "
                     f"{HOT * limit})")
-    return Verdict("no_error_storm", status, summary, witness if status != PASS else [],
+    return Verdict("no_error_storm", status, summary,
+                   [a.entry for a in witness] if status != PASS else [],
                    history.origin, subjects=writes, reads=frozenset({"audit"}))

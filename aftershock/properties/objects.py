@@ -8,9 +8,9 @@ from dataclasses import replace
 
 from aftershock.checks import objects
 from aftershock.checks.verdict import Verdict
+from aftershock.history import History
 from aftershock.kube.comparison import Comparison
 from aftershock.properties.base import Params, check
-from aftershock.properties.history import History
 
 
 def _ref(p: Params) -> objects.ObjectRef:
@@ -27,19 +27,19 @@ def _comparison(p: Params) -> Comparison:
        "compared with a value: ==, !=, <, <=, >, >=, exists, absent; an absent field is 0 "
        "where the schema types it as a number, else a state an ordering cannot decide).")
 def never_had(history: History, p: Params) -> Verdict:
-    return objects.never_had(history.entries, _ref(p), _comparison(p))
+    return objects.never_had(history, _ref(p), _comparison(p))
 
 
 @check("kept", "After every recorded change of an object, while it existed, a field was so "
        "(an absent field read as never_had reads it).")
 def kept(history: History, p: Params) -> Verdict:
-    return objects.kept(history.entries, _ref(p), _comparison(p))
+    return objects.kept(history, _ref(p), _comparison(p))
 
 
 @check("matches_within", "An object matched a partial manifest (Chainsaw's rules) at some "
        "recorded moment within a time bound.")
 def matches_within(history: History, p: Params) -> Verdict:
-    return objects.matches_within(history.entries, _ref(p), p["expected"], start=p["start"],
+    return objects.matches_within(history, _ref(p), p["expected"], start=p["start"],
                                   within=p["within"], now=p["now"])
 
 
@@ -47,14 +47,14 @@ def matches_within(history: History, p: Params) -> Verdict:
        "at every recorded change after it for a duration: a state that flips away and back "
        "between two polls breaks it.")
 def matches_for(history: History, p: Params) -> Verdict:
-    return objects.matches_for(history.entries, _ref(p), p["expected"], start=p["start"],
+    return objects.matches_for(history, _ref(p), p["expected"], start=p["start"],
                                duration=p["duration"], now=p["now"])
 
 
 @check("changed_at_most", "An object changed (a recorded watch event of it) at most a number "
        "of times within a duration from a moment: a status write loop breaks it.")
 def changed_at_most(history: History, p: Params) -> Verdict:
-    return objects.changed_at_most(history.entries, _ref(p), p["limit"], start=p["start"],
+    return objects.changed_at_most(history, _ref(p), p["limit"], start=p["start"],
                                    within=p["within"], now=p["now"])
 
 
@@ -70,7 +70,7 @@ def _condition(p: Params, key: str) -> tuple[objects.ObjectRef, Comparison]:
        "the scenario's end, the object never had a field so.")
 def never_has_from(history: History, p: Params) -> Verdict:
     until = _condition(p, "until") if p.get("until") else None
-    return objects.never_has_from(history.entries, _ref(p), _comparison(p), start=p["start"],
+    return objects.never_has_from(history, _ref(p), _comparison(p), start=p["start"],
                                   now=p["now"], until=until, end=p.get("end"),
                                   ended_by=p.get("ended_by", ""))
 
@@ -79,4 +79,4 @@ def never_has_from(history: History, p: Params) -> Verdict:
        "object had a field so (a claim written reserved for a pod that had finished); a "
        "condition that never held is UNKNOWN.")
 def never_while(history: History, p: Params) -> Verdict:
-    return objects.never_while(history.entries, _condition(p, "while"), _ref(p), _comparison(p))
+    return objects.never_while(history, _condition(p, "while"), _ref(p), _comparison(p))

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.properties.history import History
-from aftershock.timeline.entry import AUDIT_LOG, QUIET
+from aftershock.history import History
+from aftershock.history.names import AUDIT_LOG, QUIET
 
 
 def settle(verdict: Verdict, history: History) -> Verdict:
@@ -43,8 +43,12 @@ def settle(verdict: Verdict, history: History) -> Verdict:
 
 
 def _window(verdict: Verdict, history: History, witnessed: bool) -> tuple[float, float]:
+    """What a verdict rests on, on the cluster's clock: its witnesses (each when it happened,
+    not when the recorder heard of it) through the moment it is judged at, or its window."""
     if witnessed:
-        times = [entry.mono for entry in verdict.witness] + list(verdict.window or ())
+        spans = [history.when(entry) for entry in verdict.witness]
+        times = [s.lo for s in spans] + [s.hi for s in spans] + list(verdict.window or ())
+        times = [t for t in times if abs(t) != float("inf")] or [history.origin]
         return min(times), max(times)
     return verdict.window or (history.origin, history.end)
 
@@ -83,8 +87,7 @@ def _audit(verdict: Verdict, history: History) -> str | None:
         return None
     if history.audited is False:
         return "this cluster gives no audit log to attribute actions to actors"
-    sync = history.audit_sync
-    if sync is not None and not (sync.extra or {}).get("caught_up", False):
+    if not history.audit_caught_up:
         return "the audit log had not caught up when this was judged"
     return None
 

@@ -9,38 +9,30 @@ from datetime import UTC, datetime
 from typing import Any
 
 from aftershock import checks
-from aftershock.checks.invariants import written
 from aftershock.checks.temporal import Event, first
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts import get_path
 from aftershock.concepts.storage import StorageCluster
+from aftershock.history import Change, Entry, History
+from aftershock.history.names import APP_STATES, AUDIT_LOG, QUIET
+from aftershock.history.state import State
 from aftershock.properties.base import Params, check, prop
-from aftershock.properties.history import History
-from aftershock.timeline.entry import (
-    APP_STATES,
-    AUDIT,
-    AUDIT_LOG,
-    GAP_END,
-    QUIET,
-    WATCH,
-    Entry,
-)
-from aftershock.timeline.state import State, replay
+
+Recorded = History | Iterable
 
 
-def destructive_events(entries: Iterable[Entry], cluster: StorageCluster) -> list[Entry]:
+def destructive_events(history: Recorded, cluster: StorageCluster) -> list[Entry]:
     """Recorded Events announcing a destructive action on one of the cluster's members."""
     reasons = set(cluster.mapping.get("destructive_reasons") or ())
     found, seen = [], set()
-    for entry in entries:
-        if entry.kind != WATCH or entry.resource != "events" or entry.namespace != \
-                cluster.namespace or entry.uid in seen:
+    for change in History.of(history).changes_of("events", cluster.namespace):
+        if change.after is None or change.uid in seen:
             continue
-        obj = entry.object or {}
-        involved = obj.get("involvedObject") or obj.get("regarding") or {}
-        if obj.get("reason") in reasons and cluster.ordinal(involved.get("name", "")) is not None:
-            seen.add(entry.uid)
-            found.append(entry)
+        involved = change.after.get("involvedObject") or change.after.get("regarding") or {}
+        if change.after.get("reason") in reasons and \
+                cluster.ordinal(involved.get("name", "")) is not None:
+            seen.add(change.uid)
+            found.append(change.entry)
     return found
 
 
@@ -99,16 +91,16 @@ def written_to(ledger: dict[str, Any]) -> dict[int, int]:
     return written
 
 
-def only_removed_touched(entries: Iterable[Entry], cluster: StorageCluster, removed: set[int],
+def only_removed_touched(history: Recorded, cluster: StorageCluster, removed: set[int],
                          inventory: dict[str, Any] | None = None,
                          ledger: dict[str, Any] | None = None,
                          name: str = "only_removed_touched") -> Verdict:
     """S1: every destructive action the implementation announced names a member being removed,
     and (given the inventory) no member that stays lost data it was written, announced or not."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
-    actions = destructive_events(entries, cluster)
-    members = cluster.members_seen(entries)
+    history = History.of(history)
+    origin = history.origin
+    actions = destructive_events(history, cluster)
+    members = cluster.members_seen(history)
     reads = frozenset({"events", "pods"})
     wrong = [e for e in actions if member_of(e, cluster) not in removed]
     if wrong:
@@ -319,18 +311,14 @@ def _unreached(results: list[dict[str, Any]]) -> str:
             f"{first.get('detail', '')})")
 
 
-def _revision(entry: Entry) -> int:
-    """etcd's revision: one order across every resource (the recorder's order is per watch)."""
-    return int(entry.rv) if entry.rv.isdigit() else 0
-
-
-def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed: set[int],
+def shrank_after_done(history: Recorded, cluster: StorageCluster, removed: set[int],
                       name: str = "shrank_after_done", since: float | None = None) -> Verdict:
-    """S5: the workload drops each removed ordinal only after that member is recorded done."""
-    entries = list(entries)
+    """S5: the workload drops each removed ordinal only after that member is recorded done
+    (the cluster's order)."""
+    history = History.of(history)
     if cluster.from_app:
-        return _shrank_after_app_done(entries, cluster, removed, name, since)
-    origin = entries[0].mono if entries else 0.0
+        return _shrank_after_app_done(history, cluster, removed, name, since)
+    origin = history.origin
     reads = frozenset({"statefulsets", cluster.resource, QUIET})
     if not cluster.mapping.get("terminal_path"):
         return Verdict(name, UNKNOWN, f"the profile maps no state in which a member's removal "
@@ -338,126 +326,147 @@ def shrank_after_done(entries: Iterable[Entry], cluster: StorageCluster, removed
                        f"when members {sorted(removed)} were done", [], origin, subjects=0,
                        reads=reads)
     for ordinal in sorted(removed, reverse=True):
-        done = first(entries, Event(f"member {ordinal} of {cluster.name} finished its removal",
-                                    lambda _e, s, o=ordinal: o in cluster.finished(s)))
-        shrunk = _shrink(entries, cluster, ordinal)
+        done = first(history, Event(f"member {ordinal} of {cluster.name} finished its removal",
+                                    lambda _c, s, o=ordinal: o in cluster.finished(s),
+                                    frozenset({cluster.resource})))
+        shrunk = _shrink(history, cluster, ordinal)
         if shrunk is None:
             return Verdict(name, VIOLATED, f"{cluster.workload} never shrank below "
                            f"{ordinal + 1} replicas", [], origin, subjects=len(removed),
                            by_absence=True, reads=reads)
-        if done is None or _revision(shrunk) < _revision(done):
+        if done is None or shrunk.order < done.order:
             when = "never" if done is None else "only after it"
             return Verdict(name, VIOLATED, f"{cluster.workload} shrank below {ordinal + 1} "
                            f"replicas while member {ordinal} had not finished its removal "
-                           f"({when} finished)", [e for e in (shrunk, done) if e], origin,
+                           f"({when} finished)", [c.entry for c in (shrunk, done) if c], origin,
                            subjects=len(removed), by_absence=True, reads=reads)
     return Verdict(name, PASS, f"the workload shrank only after members {sorted(removed)} "
                    "were done", [], origin, subjects=len(removed), reads=reads)
 
 
-def _shrank_after_app_done(entries: list[Entry], cluster: StorageCluster, removed: set[int],
+def _shrank_after_app_done(history: History, cluster: StorageCluster, removed: set[int],
                            name: str, since: float | None) -> Verdict:
-    """S5 where the application says when a member is done (its own state, read on a schedule
-    and stamped on the nodes' clock): the workload's shrink, when the API server wrote it,
-    against the reads. When is the second its managedFields give, narrowed by the audit log to
-    the writes of the workload's spec in that second (their first and last moment). A read
-    before that saying the member was done, and the shrink was after; a read after it saying
-    it was not, and it was before (the witness: the shrink and that read); a read in between
-    cannot order them."""
-    origin = entries[0].mono if entries else 0.0
+    """S5 where the application says when a member is done (its own state, read on a schedule:
+    each read asked and answered at moments of the nodes' clock): the workload's shrink, when
+    the API server wrote it, against the reads. When is the second its managedFields give,
+    narrowed by the audit log to the writes of the workload's spec in that second. A read
+    answered before the shrink saying the member was done, and the shrink was after; a read
+    asked after it saying it was not, and it was before (the witness: the shrink and that
+    read); a read whose asking and answer straddle the shrink cannot order them."""
+    origin, offset = history.origin, history.offset
     reads = frozenset({"statefulsets", APP_STATES, QUIET, AUDIT_LOG})
-    said = [(entry, cluster.finished(state)) for entry, state in replay(entries)
-            if entry.resource == APP_STATES and entry.kind in (WATCH, GAP_END)]
+    said = [(read, cluster.finished(state))
+            for read, state in _app_reads(history, cluster)]
     for ordinal in sorted(removed, reverse=True):
-        shrunk = _shrink(entries, cluster, ordinal)
+        shrunk = _shrink(history, cluster, ordinal)
         if shrunk is None:
             return Verdict(name, VIOLATED, f"{cluster.workload} never shrank below "
                            f"{ordinal + 1} replicas", [], origin, subjects=len(removed),
                            by_absence=True, reads=reads)
-        at = written(shrunk)
+        at = shrunk.written
         if at != at:  # NaN: the API server's time of the write was not recorded
             return Verdict(name, UNKNOWN, f"when the API server wrote {cluster.workload}'s "
-                           "shrink was not recorded", [shrunk], origin, subjects=0, reads=reads)
-        low, high = _write_moments(entries, cluster, at)
+                           "shrink was not recorded", [shrunk.entry], origin, subjects=0,
+                           reads=reads)
+        low, high = _write_moments(history, cluster, at)
         when = _stamp(low) if low == high else f"{_stamp(low)} to {_stamp(high)}"
-        done = next((e for e, finished in said if ordinal in finished), None)
-        if done is not None and done.wall < low:
+        done = next((r for r, finished in said if ordinal in finished), None)
+        if done is not None and done.hi - offset < low:
             continue
-        late = next((e for e, finished in said if e.wall > high and ordinal not in finished),
-                    None)
+        late = next((r for r, finished in said if r.lo - offset > high
+                     and ordinal not in finished), None)
         if late is not None:
             return Verdict(name, VIOLATED, f"{cluster.workload} shrank below {ordinal + 1} "
                            f"replicas (written {when}) while member {ordinal} had not "
-                           f"finished its removal: the application said so at "
-                           f"{_stamp(late.wall)} (its version {late.rv or '?'})",
-                           [shrunk, late], origin, subjects=len(removed), reads=reads)
-        before = [e for e, _ in said if done is not None and e.wall < done.wall]
-        why = (f"the shrink was written ({when}) between its read at {_stamp(before[-1].wall)} "
-               f"(member {ordinal} not done) and at {_stamp(done.wall)} (done)"
-               if done is not None and before and done.wall > high else
-               f"it said member {ordinal} was done at {_stamp(done.wall)}, while the shrink was "
-               f"being written ({when})" if done is not None else
+                           f"finished its removal: the application said so, asked at "
+                           f"{_stamp(late.lo - offset)} (its version {late.entry.rv or '?'})",
+                           [shrunk.entry, late.entry], origin, subjects=len(removed),
+                           reads=reads)
+        before = [r for r, _ in said if done is not None and r.hi < done.lo]
+        why = (f"the shrink was written ({when}) between its read at "
+               f"{_stamp(before[-1].hi - offset)} (member {ordinal} not done) and at "
+               f"{_stamp(done.lo - offset)} (done)"
+               if done is not None and before and done.lo - offset > high else
+               f"it said member {ordinal} was done in a read asked at "
+               f"{_stamp(done.lo - offset)} and answered at {_stamp(done.hi - offset)}, while "
+               f"the shrink was being written ({when})" if done is not None else
                f"nothing it said after the shrink ({when}) tells whether member "
                f"{ordinal} was done")
         return Verdict(name, UNKNOWN, f"the application's reads cannot order member "
                        f"{ordinal}'s removal and {cluster.workload}'s shrink: {why}",
-                       [e for e in (shrunk, done) if e], origin, subjects=0, reads=reads)
+                       [c.entry for c in (shrunk, done) if c], origin, subjects=0, reads=reads)
     return Verdict(name, PASS, f"the workload shrank only after members {sorted(removed)} were "
                    "done, by what the application said of itself before each shrink", [],
                    origin, subjects=len(removed), reads=reads,
-                   window=(since, entries[-1].mono) if since is not None and entries else None)
+                   window=(since, history.end) if since is not None else None)
 
 
-def _shrink(entries: list[Entry], cluster: StorageCluster, ordinal: int) -> Entry | None:
+def _app_reads(history: History, cluster: StorageCluster) -> list[tuple[Change, State]]:
+    """Each read of the application's own state, with what it said (a State holding it)."""
+    found = []
+    state = State()
+    for read in history.reads:
+        if read.key == (APP_STATES, cluster.namespace, cluster.name):
+            state.put(read.key, read.after, read)
+            held = State()
+            held.put(read.key, read.after, read)
+            found.append((read, held))
+    return found
+
+
+def _shrink(history: History, cluster: StorageCluster, ordinal: int) -> Change | None:
     """The change that took the workload below ``ordinal + 1`` replicas (None: none did)."""
-    return first(entries, Event(f"{cluster.workload} shrank below {ordinal + 1} replicas",
-                                lambda _e, s: cluster.workload_replicas(s) is not None
-                                and cluster.workload_replicas(s) <= ordinal))
+    return first(history, Event(f"{cluster.workload} shrank below {ordinal + 1} replicas",
+                                lambda _c, s: cluster.workload_replicas(s) is not None
+                                and cluster.workload_replicas(s) <= ordinal,
+                                frozenset({"statefulsets"})))
 
 
-def _write_moments(entries: list[Entry], cluster: StorageCluster,
+def _write_moments(history: History, cluster: StorageCluster,
                    second: float) -> tuple[float, float]:
-    """When the shrink written in ``second`` (managedFields' whole second) was written: the
-    first and last write of the workload's spec the audit log has in that second, else the
-    second itself."""
-    found = [e.wall for e in entries if e.kind == AUDIT and e.resource == "statefulsets"
-             and e.namespace == cluster.namespace and e.name == cluster.workload
-             and e.subresource != "status" and e.verb in ("patch", "update")
-             and 200 <= e.code < 300 and second <= e.wall < second + 1]
-    return (min(found), max(found)) if found else (second, second + 1 - 1e-6)
+    """When the shrink written in ``second`` (managedFields' whole second, wall clock) was
+    written: from the first to the last write of the workload's spec the audit log has in that
+    second (each received to completed), else the second itself."""
+    offset = history.offset
+    found = [a for a in history.actions if a.resource == "statefulsets"
+             and a.namespace == cluster.namespace and a.name == cluster.workload
+             and a.subresource != "status" and a.verb in ("patch", "update") and a.ok
+             and second <= a.hi - offset < second + 1]
+    if not found:
+        return second, second + 1 - 1e-6
+    return min(a.lo for a in found) - offset, max(a.hi for a in found) - offset
 
 
 def _stamp(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%H:%M:%S.%f")[:-3]
 
 
-def never_shrank(entries: Iterable[Entry], cluster: StorageCluster,
+def never_shrank(history: Recorded, cluster: StorageCluster,
                  name: str = "never_shrank") -> Verdict:
     """S6: the workload's replicas never go down."""
-    entries = list(entries)
-    origin = entries[0].mono if entries else 0.0
-    highest: Entry | None = None
-    for entry in entries:
-        if entry.kind != WATCH or entry.resource != "statefulsets" or \
-                entry.namespace != cluster.namespace or entry.name != cluster.workload:
+    history = History.of(history)
+    origin = history.origin
+    highest: Change | None = None
+    for change in history.changes_of("statefulsets", cluster.namespace):
+        if change.name != cluster.workload or change.after is None:
             continue
-        replicas = get_path(entry.object or {}, "spec.replicas")
+        replicas = get_path(change.after, "spec.replicas")
         if replicas is None:
             continue
-        before = get_path(highest.object or {}, "spec.replicas") if highest else None
+        before = get_path(highest.after or {}, "spec.replicas") if highest else None
         if before is not None and replicas < before:
             return Verdict(name, VIOLATED, f"statefulset/{cluster.namespace}/{cluster.workload} "
-                           f"shrank from {before} to {replicas} replicas", [highest, entry],
-                           origin, subjects=1, reads=frozenset({"statefulsets"}))
+                           f"shrank from {before} to {replicas} replicas",
+                           [highest.entry, change.entry], origin, subjects=1,
+                           reads=frozenset({"statefulsets"}))
         if before is None or replicas > before:
-            highest = entry
+            highest = change
     if highest is None:
         return Verdict(name, UNKNOWN, f"statefulset/{cluster.namespace}/{cluster.workload} was "
                        "never recorded", [], origin, subjects=0,
                        reads=frozenset({"statefulsets"}))
     return Verdict(name, PASS, f"{cluster.workload} never shrank", [], origin, subjects=1,
                    reads=frozenset({"statefulsets"}))
-
 
 
 def _cluster(p: Params) -> StorageCluster:
@@ -467,14 +476,14 @@ def _cluster(p: Params) -> StorageCluster:
 @check("only_removed_touched", "Destructive actions (decommission, maintenance, data wipe) "
        "touch only members being removed, and members that stay lose no data.")
 def _only_removed_touched(history: History, p: Params) -> Verdict:
-    return only_removed_touched(history.entries, _cluster(p), set(p["removed"]),
+    return only_removed_touched(history, _cluster(p), set(p["removed"]),
                                       p.get("inventory"), p.get("ledger"))
 
 
 @check("data_kept", "Every object written to a removed member is still on a node's disk (left "
        "where it was, or moved to a member that stays), unless the mode lets it go.")
 def _data_kept(history: History, p: Params) -> Verdict:
-    wipes = destructive_events(history.entries, _cluster(p))
+    wipes = destructive_events(history, _cluster(p))
     return data_kept(p["inventory"], p["ledger"], set(p["removed"]), wipes,
                      history.origin, bool(p.get("loss_allowed", False)))
 
@@ -482,7 +491,7 @@ def _data_kept(history: History, p: Params) -> Verdict:
 @check("reads_clean", "Every object written reads back with its checksum, or a clean not "
        "found where the mode allows loss; never a server error.")
 def _reads_clean(history: History, p: Params) -> Verdict:
-    wipes = destructive_events(history.entries, _cluster(p))
+    wipes = destructive_events(history, _cluster(p))
     return reads_clean(p["results"], p["ledger"], set(p["removed"]), p["loss_allowed"],
                        wipes, history.origin, inventory=p.get("inventory"))
 
@@ -490,18 +499,17 @@ def _reads_clean(history: History, p: Params) -> Verdict:
 @check("shrank_after_done", "The workload drops a removed member only after that member "
        "finished its removal.", audit=True)
 def _shrank_after_done(history: History, p: Params) -> Verdict:
-    return shrank_after_done(history.entries, _cluster(p), set(p["removed"]),
+    return shrank_after_done(history, _cluster(p), set(p["removed"]),
                              since=p.get("since"))
 
 
 @check("never_shrank", "The storage cluster's workload never loses replicas.")
 def _never_shrank(history: History, p: Params) -> Verdict:
-    return never_shrank(history.entries, _cluster(p))
+    return never_shrank(history, _cluster(p))
 
 
-def _claims(entries, namespace: str) -> list[str]:
-    return sorted({e.name for e in entries if e.kind == WATCH
-                   and e.resource == "persistentvolumeclaims" and e.namespace == namespace})
+def _claims(history: History, namespace: str) -> list[str]:
+    return sorted({life.name for life in history.lives_of("persistentvolumeclaims", namespace)})
 
 
 @check("claims_retained", "The claims of a StatefulSet's removed ordinals, and their volumes, "
@@ -509,16 +517,13 @@ def _claims(entries, namespace: str) -> list[str]:
 def claims_retained(history: History, p: Params) -> Verdict:
     namespace, name = p["namespace"], p["name"]
     reads = frozenset({"statefulsets", "persistentvolumeclaims", "persistentvolumes"})
-    entries = history.entries
-    state = State()
-    for entry in entries:
-        state.apply(entry)
-    statefulset = state.get("statefulsets", namespace, name)
+    lives = history.lives_of("statefulsets", namespace, name)
+    statefulset = lives[-1].last.after if lives else None
     if statefulset is None:
         return Verdict("claims_retained", UNKNOWN, f"statefulset/{namespace}/{name} was not "
                        "recorded", [], history.origin, subjects=0, reads=reads)
     replicas = statefulset["spec"]["replicas"]
-    removed = [c for c in _claims(entries, namespace) if c.startswith(f"data-{name}-")
+    removed = [c for c in _claims(history, namespace) if c.startswith(f"data-{name}-")
                and c.rsplit("-", 1)[1].isdigit() and int(c.rsplit("-", 1)[1]) >= replicas]
     volumes: dict[str, str] = {}
 
@@ -536,8 +541,7 @@ def claims_retained(history: History, p: Params) -> Verdict:
                     return False
         return True
 
-
-    verdict = checks.always(entries, kept, f"claims {', '.join(removed)} and their volumes "
+    verdict = checks.always(history, kept, f"claims {', '.join(removed)} and their volumes "
                             "exist", resources={"persistentvolumeclaims", "persistentvolumes"},
                             name="claims_retained")
     if verdict.status == VIOLATED:  # it remembers volumes seen earlier: judged by absence
@@ -559,32 +563,29 @@ def claims_retained(history: History, p: Params) -> Verdict:
 def own_claim_kept(history: History, p: Params) -> Verdict:
     namespace, claim = p["namespace"], f"data-{p['pod']}"
     reads = frozenset({"persistentvolumeclaims", "persistentvolumes"})
-    first: dict[str, str] = {}
+    first_seen: dict[str, str] = {}
 
     def same(s: State) -> bool:
         pvc = s.get("persistentvolumeclaims", namespace, claim)
         if pvc is None:
-            return not first  # gone after it existed: lost
+            return not first_seen  # gone after it existed: lost
         volume = (pvc.get("spec") or {}).get("volumeName")
         if volume:
-            first.setdefault("volume", volume)
-        return volume in (None, first.get("volume"))
+            first_seen.setdefault("volume", volume)
+        return volume in (None, first_seen.get("volume"))
 
-
-    verdict = checks.always(history.entries, same, f"pvc/{namespace}/{claim} stays bound to "
+    verdict = checks.always(history, same, f"pvc/{namespace}/{claim} stays bound to "
                             "one volume", resources={"persistentvolumeclaims"},
                             name="own_claim_kept")
     if verdict.status == VIOLATED:  # it remembers the first volume: judged by absence
         return Verdict(verdict.property, VIOLATED, verdict.summary, verdict.witness,
                        verdict.origin, subjects=1, by_absence=True, reads=reads)
-    volume = first.get("volume")
-    state = State()
-    for entry in history.entries:
-        state.apply(entry)
+    volume = first_seen.get("volume")
     if volume is None:
         return Verdict("own_claim_kept", PASS, f"pvc/{namespace}/{claim} was never bound",
                        [], history.origin, subjects=0, reads=reads)
-    if state.get("persistentvolumes", "", volume) is None:
+    volumes = history.lives_of("persistentvolumes", "", volume)
+    if not volumes or volumes[-1].last.after is None:
         return Verdict("own_claim_kept", VIOLATED, f"pvc/{namespace}/{claim} has no volume "
                        f"left (bound to pv/{volume})", [], history.origin, subjects=1,
                        by_absence=True, reads=reads)

@@ -242,7 +242,7 @@ def test_a_kind_that_cannot_be_recorded_is_named_for_why(aftershock_scenario):
     """A create-only kind (selfsubjectreviews: served, with no list or watch) and a kind this
     cluster does not serve are both left unrecorded, each noted as what it is; a judge that
     reads one says which."""
-    from aftershock.properties.history import History
+    from aftershock.history import History
 
     scenario = aftershock_scenario
     left = scenario.recorder.record([("authentication.k8s.io", "selfsubjectreviews"),

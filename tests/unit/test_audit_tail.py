@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aftershock.properties.history import History
+from aftershock.history import History
 from aftershock.timeline.audit import AuditTail
 from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR
 from aftershock.timeline.store import Timeline

@@ -123,7 +123,7 @@ def test_b2_is_violated_by_a_binding_onto_a_node_cordoned_long_before():
     h.pod(4, "a", "n1", "Running")
     verdict = judge("bound_onto_fit_nodes", h, ["B2"], grace=2.0)
     assert verdict.status == VIOLATED, verdict.explain()
-    assert "node/n1, cordoned for 3.50s" in verdict.summary
+    assert "node/n1, cordoned for at least 3.50s" in verdict.summary
 
 
 def test_b2_passes_a_binding_made_before_the_cordon_was_old_and_one_onto_a_fit_node():

@@ -349,21 +349,24 @@ def test_differential_flattening_keeps_lists_as_values_of_one_path():
 
 
 def test_a_heartbeat_that_only_moves_a_timestamp_is_no_change_for_quiet():
+    from aftershock.bdd.steps.anchored import last_change
+
     h = History()
     h.pod(1.0, "web-a")
     h.pod(2.0, "web-a", kind="MODIFIED")  # only creationTimestamp's second moved
-    assert diff.last_change(h.entries, NS, 0.0) == 1.0
+    assert last_change(h.entries, NS, 0.0) == 1.0
     h.pod(3.0, "web-a", phase="Pending", kind="MODIFIED")
-    assert diff.last_change(h.entries, NS, 0.0) == 3.0
+    assert last_change(h.entries, NS, 0.0) == 3.0
     h.add(4.0, WATCH, resource="events", namespace=NS, name="e", type="ADDED", object={})
-    assert diff.last_change(h.entries, NS, 0.0) == 3.0
-    assert diff.last_change([], NS, 7.0) == 7.0
+    assert last_change(h.entries, NS, 0.0) == 3.0
+    assert last_change([], NS, 7.0) == 7.0
 
 
 def test_the_wait_for_quiet_runs_from_the_end_of_the_last_perturbation():
     """A stall keeps the namespace still while the implementation is blind: the end state is
     judged only once the stall is over (a 10 s stall once passed for quiet at 6 s and judged a
     correct storage operator that had not yet shrunk, explore's only false positives)."""
+    from aftershock.bdd.steps.anchored import last_change
     from aftershock.timeline.entry import MARK
 
     h = History()
@@ -374,7 +377,7 @@ def test_the_wait_for_quiet_runs_from_the_end_of_the_last_perturbation():
     h.add(3.0, MARK, detail="fired: kill after the 2nd write", extra={"lasts": 0.0})
     h.add(4.0, MARK, detail="namespace/x still changing")  # no duration: not a fault
     assert diff.perturbation_over(h.entries) == 12.0
-    assert diff.last_change(h.entries, NS, 0.0) == 1.0
+    assert last_change(h.entries, NS, 0.0) == 1.0
 
 
 def test_the_gang_workload_is_tagged_with_its_shape_and_judged_by_g1_g6_g8():

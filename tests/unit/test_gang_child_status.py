@@ -96,6 +96,7 @@ def test_a_cascade_from_an_owner_the_implementation_deleted_is_its_deletion():
     collector deletes their pods. Those deletions are the implementation's; a cascade from an
     owner someone else also deleted is not."""
     from aftershock.checks.attribution import GARBAGE_COLLECTOR, done_by
+    from aftershock.history import History as Model
 
     def history(also_deleted_by: str | None) -> History:
         h = History()
@@ -110,17 +111,22 @@ def test_a_cascade_from_an_owner_the_implementation_deleted_is_its_deletion():
         _audit(h, 5.2, "delete", "pods", "train-0-w-0", GARBAGE_COLLECTOR)
         return h
 
+    def theirs(entries: list, who: str, deletion) -> bool:
+        model = Model(entries)
+        action = next(a for a in model.actions if a.entry is deletion)
+        return done_by(model, lambda user: user == who)(action)
+
     cascade = history(None)
-    assert done_by(cascade, lambda user: user == "operator")(cascade[-1])
-    assert not done_by(cascade, lambda user: user == "someone")(cascade[-1])
+    assert theirs(cascade, "operator", cascade[-1])
+    assert not theirs(cascade, "someone", cascade[-1])
     shared = history("the-harness")
-    assert not done_by(shared, lambda user: user == "operator")(shared[-1])
+    assert not theirs(shared, "operator", shared[-1])
     # the namespace's teardown, long after, deletes every collection: judged again from the
     # saved history, the cascade is still the implementation's
     torn = history(None)
     gc_deletion = torn[-1]
     _audit(torn, 60, "deletecollection", "cliques", "", "namespace-controller")
-    assert done_by(torn, lambda user: user == "operator")(gc_deletion)
+    assert theirs(torn, "operator", gc_deletion)
 
 
 def test_a_replica_remade_before_the_collector_removed_the_old_one_is_still_one_termination():

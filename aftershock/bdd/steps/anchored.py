@@ -7,14 +7,14 @@ from __future__ import annotations
 from aftershock.bdd.steps import objects
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.watches import RESOURCE_WORDS
-from aftershock.checks.differential import last_change, perturbation_over
+from aftershock.checks.differential import REPORTS, Flat, normal, perturbation_over
 from aftershock.faults.anchors import EventAnchor, KillAfterWrite, Miss, Stall
 from aftershock.kube.discovery import UnknownKind
 from aftershock.machine.capabilities import Capability
 from aftershock.scenario import Scenario, StepFailed, given, when
 from aftershock.sut.in_cluster import InClusterImplementation
 from aftershock.sut.observed import ObservedComponent, ObservedImplementation, ObservedInCluster
-from aftershock.timeline.entry import QUIET, UNSETTLED
+from aftershock.timeline.entry import QUIET, UNSETTLED, WATCH, Entry
 
 EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
 VERBS = ("create", "update", "patch", "delete")
@@ -115,6 +115,24 @@ def killed_after(scenario: Scenario, nth: int, what: str, verb: str) -> None:
         raise StepFailed(f"unknown write '{verb}': one of {', '.join(VERBS)}")
     observe(scenario, [KillAfterWrite(nth, verb, resource_of(scenario, what),
                                       scenario.namespace)])
+
+
+def last_change(entries: list[Entry], namespace: str, default: float) -> float:
+    """When the recorder last saw an object of ``namespace`` change in what it says (its own
+    clock: a wait for quiet is the recorder's to time): a heartbeat that only moves a timestamp
+    (a record touched every second) is no change, nor is a Kubernetes Event (a report, not an
+    object)."""
+    seen: dict[tuple[str, str, str], Flat | None] = {}
+    last = default
+    for entry in entries:
+        if entry.kind != WATCH or entry.namespace != namespace or entry.resource in REPORTS:
+            continue
+        now = None if entry.type == "DELETED" else normal(entry.object or {}, namespace,
+                                                          resource=entry.resource)
+        if entry.key not in seen or seen[entry.key] != now:
+            last = entry.mono
+        seen[entry.key] = now
+    return last
 
 
 def last_activity(scenario: Scenario) -> float:

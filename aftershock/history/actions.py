@@ -1,0 +1,96 @@
+"""What the audit log says was asked of the API server: each request with who asked, what it
+answered, and when on the cluster's clock (received and completed), joined to the life it acted
+on: by the uid its response named (a create), else the one life of that name the record shows
+existing at that moment. A request the record cannot tie to one life stays unjoined, and a
+judge that needed it says so."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aftershock.history.clock import Span, seconds
+from aftershock.history.lives import Life
+from aftershock.timeline.entry import Entry
+
+EVICTION = "eviction"
+
+
+class Action:
+    __slots__ = ("actor", "code", "entry", "group", "hi", "labels", "life", "lo", "name",
+                 "namespace", "resource", "rv", "subresource", "uid", "verb")
+
+    def __init__(self, entry: Entry, offset: float) -> None:
+        extra = entry.extra or {}
+        self.entry = entry
+        self.resource, self.namespace, self.name = entry.resource, entry.namespace, entry.name
+        self.subresource, self.verb, self.actor = entry.subresource, entry.verb, entry.actor
+        self.code, self.uid = entry.code, entry.uid
+        self.group = extra.get("group", "")
+        self.labels: dict[str, str] = extra.get("labels") or {}
+        self.rv = str(extra.get("rv", ""))
+        received = seconds(extra.get("received", "")) if "received" in extra else float("nan")
+        self.hi = entry.mono  # completed: the moment the log stamps it with
+        self.lo = received + offset if received == received else entry.mono
+        self.lo = min(self.lo, self.hi)
+        self.life: Life | None = None
+
+    @property
+    def at(self) -> Span:
+        return Span(self.lo, self.hi)
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.code < 300
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.resource, self.namespace, self.name)
+
+    @property
+    def deletes(self) -> bool:
+        """A delete or an eviction the API server accepted."""
+        return self.ok and ((self.verb == "delete" and not self.subresource) or
+                            (self.verb == "create" and self.subresource == EVICTION))
+
+    @property
+    def creates(self) -> bool:
+        return self.ok and self.verb == "create" and not self.subresource
+
+    @property
+    def binds(self) -> bool:
+        return self.ok and self.verb == "create" and self.subresource == "binding"
+
+    @property
+    def ref(self) -> str:
+        return self.entry.ref
+
+    def __repr__(self) -> str:
+        sub = f"/{self.subresource}" if self.subresource else ""
+        return f"<{self.verb}{sub} {self.ref} by {self.actor} {self.code} {self.at}>"
+
+
+def join(actions: Sequence[Action], lives: dict[str, Life],
+         named: dict[tuple[str, str, str], list[Life]]) -> None:
+    """Each action's life: the uid its response named, else the one life of its name that
+    the record shows could have existed when it was made."""
+    for action in actions:
+        if action.uid and action.uid in lives:
+            action.life = lives[action.uid]
+            continue
+        candidates = [life for life in named.get(action.key, ())
+                      if _possible(life, action)]
+        if len(candidates) == 1:
+            action.life = candidates[0]
+
+
+def _possible(life: Life, action: Action) -> bool:
+    """Whether the action could have acted on ``life``: it was not certainly made after the
+    action completed (nor, for a create, before it was received), nor certainly gone before it
+    was received."""
+    at, born = action.at, life.born
+    if born.lo > at.hi:
+        return False
+    if action.creates:
+        return born.hi >= at.lo
+    gone = life.gone
+    return gone is None or gone.at.hi >= at.lo

@@ -1,0 +1,250 @@
+"""Every recorded change of an object, in the cluster's order, each with its moment.
+
+What the recorder wrote is one stream per watch (in resourceVersion order), the lists it made
+(its first, and the re-lists that closed its gaps), the audit log and its own marks, appended
+in the order they arrived. The cluster's order across them is etcd's revision (one counter
+for every resource): the changes are sorted by it, never by when they arrived. A re-list tells
+the state of each object it found at that object's own revision, and that an object it no
+longer has was deleted somewhere after its last recorded change: such a deletion is placed at
+the list's revision (by when it had happened), its moment spanning the whole stretch. A name
+found again with another uid is two lives: the old one deleted, the new one made.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from aftershock.history.clock import INF, SECOND, Span, seconds
+from aftershock.timeline.entry import APP_STATES, GAP_END, SINGULAR, WATCH, Entry, singular_of
+
+SYNC, ADDED, MODIFIED, DELETED = "SYNC", "ADDED", "MODIFIED", "DELETED"
+
+
+class Change:
+    """One change of one object: its state before and after (None: not there), where it
+    stands in the cluster's order, its moment, and the entry that recorded it (a witness).
+    ``seen``: a watch delivered it (its own moment); a list found it (the first list, or a
+    re-list after a gap: some change happened by then)."""
+
+    __slots__ = ("after", "before", "entry", "hi", "lo", "name", "namespace", "object", "order",
+                 "placed", "previous", "resource", "rv", "seen", "type", "uid", "written")
+
+    def __init__(self, entry: Entry, resource: str, namespace: str, name: str, uid: str,
+                 rv: int, type: str, obj: dict[str, Any] | None, seen: bool) -> None:
+        self.entry, self.resource, self.namespace, self.name = entry, resource, namespace, name
+        self.uid, self.rv, self.type, self.seen = uid, rv, type, seen
+        self.object = obj  # what the record shows: for a deletion, the object as it went
+        self.after = None if type == DELETED else obj
+        self.before: dict[str, Any] | None = None
+        self.order = -1
+        self.lo, self.hi = -INF, INF
+        self.written = math.nan  # the second the API server stamped it with (wall clock)
+        self.placed = False  # a deletion a list found: placed where it had happened by
+        self.previous: Change | None = None  # the object's change before it (same name)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.resource, self.namespace, self.name)
+
+    @property
+    def at(self) -> Span:
+        return Span(self.lo, self.hi)
+
+    @property
+    def ref(self) -> str:
+        singular = SINGULAR.get(self.resource) or singular_of(self.resource)
+        return f"{singular}/{self.namespace}/{self.name}" if self.namespace else \
+            f"{singular}/{self.name}"
+
+    @property
+    def deleted(self) -> bool:
+        return self.type == DELETED
+
+    def __repr__(self) -> str:
+        return f"<{self.type} {self.ref} rv={self.rv} {self.at}{'' if self.seen else ' listed'}>"
+
+
+def revision(value: Any) -> int | None:
+    text = str(value or "")
+    return int(text) if text.isdigit() else None
+
+
+def _meta(obj: dict[str, Any] | None) -> dict[str, Any]:
+    return (obj or {}).get("metadata") or {}
+
+
+class Builder:
+    """Reads the recorded streams once, in the order they arrived, into changes."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self.entries = entries
+        self.offset = entries[0].mono - entries[0].wall if entries else 0.0
+        self.changes: list[Change] = []
+        self.reads: list[Change] = []  # an application's own state (not the API server's)
+        self.numbered = True  # every change has a revision: the cluster's order is known
+        self.timed = False  # some watched change carries the second it was written
+        # per resource: its last change, for where a gap begins; per object: its last state
+        self.last_of: dict[str, Change] = {}
+        self._previous: dict[tuple[str, str, str], Change] = {}
+        self._top: dict[str, int] = {}  # the highest revision each stream has shown
+
+    def watched(self, entry: Entry) -> Change:
+        obj = entry.object
+        if obj is None:  # a deletion saved without the object: as it was last recorded
+            previous = self._previous.get(entry.key)
+            obj = previous.object if previous is not None else None
+        meta = _meta(obj)
+        kind = entry.type or MODIFIED
+        rv = revision(entry.rv) if entry.rv else revision(meta.get("resourceVersion"))
+        change = Change(entry, entry.resource, entry.namespace, entry.name,
+                        entry.uid or meta.get("uid", ""), rv or 0, kind, obj,
+                        kind != SYNC)
+        written = seconds((entry.extra or {}).get("written", "")) if entry.extra else math.nan
+        change.written = written
+        if written == written:  # not NaN
+            self.timed = True
+            self._stamp(change, written + self.offset)
+        elif kind == SYNC:
+            change.hi = entry.mono
+        else:  # a history saved before the recorder kept write times: its arrival
+            change.lo = change.hi = entry.mono
+        if kind == SYNC:
+            change.hi = min(change.hi, entry.mono)  # a list shows what was written by then
+        self._follow(change, rv)
+        return change
+
+    def _stamp(self, change: Change, written: float) -> None:
+        """The second the API server wrote it in (managedFields): every write a manager makes
+        stamps it, so a stamp that moved on dates this change; a deletion, or a mark for one,
+        stamps nothing (only that it came after)."""
+        change.lo = written
+        previous = self._previous.get(change.key)
+        fresh = change.type == ADDED or (
+            change.type == MODIFIED and previous is not None and previous.uid == change.uid
+            and written > previous.lo)
+        if fresh:
+            change.hi = written + SECOND
+
+    def _follow(self, change: Change, rv: int | None) -> None:
+        if rv is None:
+            self.numbered = False
+        else:
+            self._top[change.resource] = max(self._top.get(change.resource, 0), rv)
+        previous = self._previous.get(change.key)
+        change.previous = previous
+        if previous is not None and previous.after is not None and \
+                previous.uid == change.uid:
+            change.before = previous.after
+        self._previous[change.key] = change
+        self.last_of[change.resource] = change
+        self.changes.append(change)
+
+    def relisted(self, entry: Entry) -> list[Change]:
+        """The changes a re-list found: each object at its own revision, each deletion at the
+        list's (by then it had happened). A name found with another uid ended a life and began
+        one."""
+        listed = revision(entry.rv)
+        if listed is None:
+            listed = self._top.get(entry.resource)
+        found: list[Change] = []
+        for item in (entry.extra or {}).get("changes") or []:
+            obj = item.get("object") or {}
+            meta = _meta(obj)
+            key = (entry.resource, meta.get("namespace", ""), meta.get("name", ""))
+            previous = self._previous.get(key)
+            uid = meta.get("uid", "")
+            if item.get("type") == DELETED:
+                found.append(self._gone(entry, key, previous, obj, uid, listed))
+                continue
+            if previous is not None and previous.after is not None and uid and \
+                    previous.uid and previous.uid != uid:
+                found.append(self._gone(entry, key, previous, previous.after, previous.uid,
+                                        listed))
+            rv = revision(meta.get("resourceVersion"))
+            change = Change(entry, *key, uid, rv or 0, item.get("type") or MODIFIED, obj,
+                            False)
+            change.hi = entry.mono
+            if rv is None:
+                change.lo = entry.mono if not self.timed else -INF
+            self._follow(change, rv)
+            found.append(change)
+        return found
+
+    def _gone(self, entry: Entry, key: tuple[str, str, str], previous: Change | None,
+              obj: dict[str, Any], uid: str, listed: int | None) -> Change:
+        change = Change(entry, *key, uid, listed or 0, DELETED, obj, False)
+        change.hi = entry.mono
+        change.placed = True
+        self._follow(change, listed)
+        change.previous = previous
+        return change
+
+    def read(self, entry: Entry, obj: dict[str, Any] | None, seen: bool) -> Change:
+        """One read of an application's own state, on the clock of the machine its probe ran
+        on: asked at ``asked`` and answered at the stamp the entry carries; a read saved before
+        both were kept carries when it was asked, and was answered by the time it was taken."""
+        extra = entry.extra or {}
+        change = Change(entry, entry.resource, entry.namespace or _meta(obj).get("namespace", ""),
+                        entry.name or _meta(obj).get("name", ""), "", 0,
+                        MODIFIED if obj is not None else DELETED, obj, seen)
+        if isinstance(extra.get("asked"), int | float):
+            change.lo, change.hi = extra["asked"] + self.offset, entry.wall + self.offset
+        else:
+            change.lo = entry.wall + self.offset
+            change.hi = max(entry.mono, change.lo)
+        change.lo = min(change.lo, change.hi)
+        previous = self._previous.get(change.key)
+        change.previous = previous
+        change.before = previous.after if previous is not None else None
+        self._previous[change.key] = change
+        self.last_of[change.resource] = change
+        self.reads.append(change)
+        return change
+
+    def order(self, end: float) -> list[Change]:
+        """The changes in the cluster's order (by revision; by arrival in a history recorded
+        without them), each moment bounded by its neighbours: nothing is written before what
+        precedes it, nor after what follows it. A deletion a list found is placed where it had
+        happened by; its own moment is not one its neighbours can bound."""
+        changes = self.changes
+        if self.numbered:
+            changes = sorted(changes, key=lambda c: c.rv)  # stable: arrival breaks no tie
+        if not self.timed:
+            # recorded before the recorder kept write times: each moment is its arrival, as
+            # the judges of that time read it, and nothing bounds it better
+            for position, change in enumerate(changes):
+                change.order = position
+            return changes
+        low = -INF
+        for position, change in enumerate(changes):
+            change.order = position
+            if not change.placed:
+                low = change.lo = max(change.lo, low)
+        high = end
+        for change in reversed(changes):
+            if change.placed:
+                change.hi = min(change.hi, high)
+                continue
+            high = change.hi = min(change.hi, high)
+            if change.lo > change.hi:
+                change.lo = change.hi  # a stamp from another clock: the order wins
+        for change in changes:
+            if change.placed:  # from the object's last recorded change (or the start)
+                change.lo = min(change.previous.lo if change.previous else -INF, change.hi)
+        return changes
+
+
+__all__ = [
+    "ADDED",
+    "APP_STATES",
+    "DELETED",
+    "GAP_END",
+    "MODIFIED",
+    "SYNC",
+    "WATCH",
+    "Builder",
+    "Change",
+    "revision",
+]

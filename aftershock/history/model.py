@@ -1,0 +1,371 @@
+"""The recorded history, read once into the one model every judge reads.
+
+Built from a scenario's timeline (what the recorder appended, in the order it arrived):
+
+- the changes of every object, in the cluster's order, each a moment on the cluster's clock
+  (``changes``: a ``Change`` says its state before and after, whether a watch delivered it or
+  a list found it, and the entry that recorded it);
+- each object's lives, by uid (``lives``);
+- the audit log's requests, each joined to the life it acted on (``actions``);
+- an application's reads of its own state (``reads``);
+- what the recorder could not vouch for (``troubles``), and what it said of the record (what
+  it records, whether an audit log was read and had caught up, the cluster's schedulers and
+  version).
+
+Nothing here asks when the recorder received a watch event: two watches deliver in their own
+time, and the cluster's order and clock are what a verdict may rest on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
+from typing import Any
+
+from aftershock.history.actions import Action, join
+from aftershock.history.changes import DELETED, Builder, Change
+from aftershock.history.clock import INF, Span
+from aftershock.history.coverage import Trouble
+from aftershock.history.lives import Life, lives_of
+from aftershock.history.witness import Mark
+from aftershock.timeline.entry import (
+    ANOMALY,
+    APP_STATES,
+    AUDIT,
+    AUDIT_LOG,
+    AUDIT_SYNC,
+    ERROR,
+    GAP_END,
+    GAP_START,
+    KUBERNETES,
+    MARK,
+    QUIET,
+    SCHEDULERS,
+    UNSETTLED,
+    WATCH,
+    Entry,
+)
+from aftershock.timeline.state import State
+
+MISSED = "the watch did not deliver the deletion"  # how the recorder names such a gap
+
+
+class History:
+    """The model of one recorded history (``entries``: a scenario's timeline, or its first
+    entries up to a judgement)."""
+
+    def __init__(self, entries: Sequence[Entry]):
+        self.entries = entries
+
+    @classmethod
+    def of(cls, history: History | Iterable[Entry]) -> History:
+        """The model of ``history`` (a model already, or what a recorder appended)."""
+        if isinstance(history, History):
+            return history
+        return cls(history if isinstance(history, list) else list(history))
+
+    # --- the record as a whole -----------------------------------------------------------
+
+    @property
+    def origin(self) -> float:
+        return self.entries[0].mono if self.entries else 0.0
+
+    @property
+    def end(self) -> float:
+        """The latest moment the record vouches for: its last entry (a judgement ends the
+        record it judges with a mark of the recorder's own, when every watch had caught up)."""
+        return self.entries[-1].mono if self.entries else 0.0
+
+    @property
+    def offset(self) -> float:
+        """The recorder's scale minus the wall clock (an audit stamp + offset is a moment)."""
+        return self._built.offset
+
+    @cached_property
+    def _built(self) -> Builder:
+        builder = Builder(self.entries)
+        self._facts: dict[str, Any] = {"recording": None, "audited": None, "sync": None,
+                                       "schedulers": None, "kubernetes": None,
+                                       "unserved": set(), "unlistable": set()}
+        self._actions: list[Action] = []
+        self._marks: list[Entry] = []
+        self._gaps: list[tuple[Entry, Change | None, Entry | None, list[Change]]] = []
+        self._moments: list[Trouble] = []
+        opened: dict[str, tuple[Entry, Change | None]] = {}
+        for entry in self.entries:
+            kind = entry.kind
+            if kind == WATCH:
+                if entry.resource == APP_STATES:
+                    builder.read(entry, entry.object, True)
+                elif entry.object is not None or entry.type == DELETED:
+                    builder.watched(entry)
+            elif kind == AUDIT:
+                self._actions.append(Action(entry, builder.offset))
+                if self._facts["audited"] is None:
+                    self._facts["audited"] = True
+            elif kind == GAP_START:
+                if entry.resource not in opened:
+                    opened[entry.resource] = (entry, builder.last_of.get(entry.resource))
+            elif kind == GAP_END:
+                found: list[Change] = []
+                if entry.resource == APP_STATES:
+                    for item in (entry.extra or {}).get("changes") or []:
+                        builder.read(entry, None if item.get("type") == DELETED
+                                     else item.get("object"), False)
+                elif entry.resource != AUDIT_LOG:
+                    found = builder.relisted(entry)
+                began = opened.pop(entry.resource, None)
+                if began is not None:
+                    self._gaps.append((began[0], began[1], entry, found))
+            elif kind in (ERROR, ANOMALY):
+                self._moments.append(Trouble(entry.resource, entry.mono, entry.mono,
+                                             f"recorder {kind} on {entry.resource}: "
+                                             f"{entry.detail}"))
+            elif kind == UNSETTLED:
+                self._moments.append(Trouble(QUIET, entry.mono, INF, entry.detail))
+            elif kind == AUDIT_SYNC:
+                self._facts["sync"] = entry
+            elif kind == MARK:
+                self._mark(entry)
+        for began, last in opened.values():
+            self._gaps.append((began, last, None, []))
+        return builder
+
+    def _mark(self, entry: Entry) -> None:
+        self._marks.append(entry)
+        extra = entry.extra or {}
+        facts = self._facts
+        if "recording" in extra:
+            facts["recording"] = {**(facts["recording"] or {}), **extra["recording"]}
+            if "audit" in extra:
+                facts["audited"] = bool(extra["audit"])
+        for why in ("unserved", "unlistable"):
+            for kind in extra.get(why) or ():
+                facts[why] |= {kind, kind.split(".", 1)[0]}
+        if SCHEDULERS in extra:
+            facts["schedulers"] = list(extra[SCHEDULERS])
+        if KUBERNETES in extra:
+            facts["kubernetes"] = extra[KUBERNETES]
+
+    @cached_property
+    def changes(self) -> list[Change]:
+        """Every change of an object the API server serves, in the cluster's order."""
+        built = self._built
+        changes = built.order(self.end)
+        self._place_gaps()
+        return changes
+
+    def _place_gaps(self) -> None:
+        """Each gap as a trouble from the last change of its resource the recorder had (or,
+        for a deletion a watch never delivered, of that object), and each deletion a re-list
+        found dated from then."""
+        troubles = []
+        for began, last, ended, found in self._gaps:
+            placed = [c for c in found if c.placed]
+            if began.detail.startswith(MISSED) and placed:
+                start = min((c.previous.lo if c.previous else -INF) for c in placed)
+            else:
+                start = last.lo if last is not None else self.origin
+            start = min(start, began.mono)
+            for change in placed:
+                change.lo = min(max(change.lo, start), change.hi)
+            end = ended.mono if ended is not None else INF
+            what = (f"a gap in the history of {began.resource} ({began.detail})" if ended
+                    else f"a gap in the history of {began.resource} that never closed "
+                         f"({began.detail})")
+            troubles.append(Trouble(began.resource, start, end, what))
+        self._troubles = troubles + self._moments
+
+    @cached_property
+    def reads(self) -> list[Change]:
+        """An application's reads of its own state (``appstates``), in the order it read."""
+        self.changes  # noqa: B018 (the gaps placed first)
+        return sorted(self._built.reads, key=lambda c: (c.hi, c.entry.seq))
+
+    # --- what the recorder said of the record -------------------------------------------
+
+    def troubles(self, reads: frozenset[str] | set[str]) -> list[Trouble]:
+        self.changes  # noqa: B018
+        return [t for t in self._troubles if t.resource in reads]
+
+    def blind(self, reads: Iterable[str], start: float, end: float) -> Trouble | None:
+        """The first trouble on ``reads`` that touches [start, end], if any."""
+        wanted = set(reads)
+        return next((t for t in self.troubles(wanted) if t.overlaps(start, end)), None)
+
+    @property
+    def recording(self) -> dict[str, str] | None:
+        """What the recorder said it records (None: a history from before it said so)."""
+        self._built  # noqa: B018
+        return self._facts["recording"]
+
+    @property
+    def unserved(self) -> set[str]:
+        self._built  # noqa: B018
+        return self._facts["unserved"]
+
+    @property
+    def unlistable(self) -> set[str]:
+        self._built  # noqa: B018
+        return self._facts["unlistable"]
+
+    @property
+    def audited(self) -> bool | None:
+        self._built  # noqa: B018
+        return self._facts["audited"]
+
+    @property
+    def audit_sync(self) -> Entry | None:
+        """The last reading of the audit log before a judgement, if any."""
+        self._built  # noqa: B018
+        return self._facts["sync"]
+
+    @property
+    def audit_caught_up(self) -> bool:
+        sync = self.audit_sync
+        return sync is None or bool((sync.extra or {}).get("caught_up", False))
+
+    @property
+    def schedulers(self) -> list[dict[str, Any]] | None:
+        """The schedulers the harness established the cluster runs (None: none said)."""
+        self._built  # noqa: B018
+        return self._facts["schedulers"]
+
+    @cached_property
+    def marks(self) -> list[Mark]:
+        """What the harness did (its steps, the faults it fired), each at its own moment."""
+        self._built  # noqa: B018
+        return [Mark(entry) for entry in self._marks]
+
+    # --- objects ---------------------------------------------------------------------------
+
+    @cached_property
+    def _by_resource(self) -> dict[str, list[Change]]:
+        found: dict[str, list[Change]] = {}
+        for change in self.changes:
+            found.setdefault(change.resource, []).append(change)
+        return found
+
+    def changes_of(self, resources: Iterable[str] | str | None = None,
+                   namespace: str | None = None) -> list[Change]:
+        """The changes of these resources (all, with None), in the cluster's order."""
+        if resources is None:
+            found = self.changes
+        elif isinstance(resources, str):
+            found = self._by_resource.get(resources, [])
+        else:
+            wanted = set(resources)
+            if len(wanted) == 1:
+                found = self._by_resource.get(next(iter(wanted)), [])
+            else:
+                found = [c for c in self.changes if c.resource in wanted]
+            if APP_STATES in wanted:
+                found = merged(found, self.reads)
+        if namespace is not None:
+            found = [c for c in found if c.namespace == namespace]
+        return found
+
+    @cached_property
+    def lives(self) -> dict[str, Life]:
+        """Every object's lives, by uid (or, in a history that kept none, name and count)."""
+        return lives_of(self.changes)
+
+    @cached_property
+    def _named(self) -> dict[tuple[str, str, str], list[Life]]:
+        named: dict[tuple[str, str, str], list[Life]] = {}
+        for life in self.lives.values():
+            named.setdefault(life.key, []).append(life)
+        return named
+
+    def lives_of(self, resource: str, namespace: str | None = None,
+                 name: str | None = None) -> list[Life]:
+        """The lives of one resource (in a namespace, of a name), first made first."""
+        if name is not None and namespace is not None:
+            return list(self._named.get((resource, namespace, name), ()))
+        return [life for key, lives in self._named.items() if key[0] == resource
+                and (namespace is None or key[1] == namespace)
+                and (name is None or key[2] == name) for life in lives]
+
+    def life(self, uid: str) -> Life | None:
+        return self.lives.get(uid)
+
+    # --- who did what --------------------------------------------------------------------
+
+    @cached_property
+    def actions(self) -> list[Action]:
+        """The audit log's requests, in the order the API server completed them, each joined
+        to the life it acted on where the record can tell which."""
+        self._built  # noqa: B018
+        actions = sorted(self._actions, key=lambda a: (a.hi, a.lo, a.entry.seq))
+        join(actions, self.lives, self._named)
+        return actions
+
+    # --- replaying -------------------------------------------------------------------------
+
+    def replay(self, resources: Iterable[str] | str | None = None,
+               state: State | None = None) -> Iterator[tuple[Change, State]]:
+        """Each change (of ``resources``) with the state just after it (one State, updated in
+        place), in the cluster's order."""
+        state = state if state is not None else State()
+        put = state.put
+        for change in self.changes_of(resources):
+            put(change.key, change.after, change)
+            yield change, state
+
+    def state_by(self, moment: float, resources: Iterable[str] | str | None = None
+                 ) -> tuple[State, list[Change]]:
+        """The state of ``resources`` at ``moment``: every change certainly made by then
+        applied, and the changes that may or may not have been (their span holds it)."""
+        state = State()
+        unsure: list[Change] = []
+        for change in self.changes_of(resources):
+            if change.lo > moment:
+                break
+            if change.hi <= moment:
+                state.put(change.key, change.after, change)
+            else:
+                unsure.append(change)
+        return state, unsure
+
+    # --- witnesses ---------------------------------------------------------------------
+
+    @cached_property
+    def _spans(self) -> dict[int, Span]:
+        spans: dict[int, Span] = {}
+        for change in [*self.changes, *self.reads]:
+            key = id(change.entry)
+            known = spans.get(key)
+            spans[key] = change.at if known is None else \
+                Span(min(known.lo, change.lo), max(known.hi, change.hi))
+        for action in self.actions:
+            spans[id(action.entry)] = action.at
+        return spans
+
+    def when(self, entry: Entry) -> Span:
+        """When what ``entry`` recorded happened, on the cluster's clock (a mark, a moment of
+        the recorder's own, is its own time)."""
+        found = self._spans.get(id(entry))
+        if found is not None:
+            return found
+        return Span.at(entry.mono)
+
+
+def merged(changes: list[Change], reads: list[Change]) -> list[Change]:
+    """The API server's changes and an application's reads as one sequence: a read is placed
+    after every change that was certainly made before it was answered."""
+    if not reads:
+        return changes
+    out: list[Change] = []
+    position = 0
+    for read in reads:
+        while position < len(changes) and changes[position].lo <= read.hi:
+            out.append(changes[position])
+            position += 1
+        out.append(read)
+    out.extend(changes[position:])
+    return out
+
+
+def nan(value: float) -> bool:
+    return math.isnan(value)
