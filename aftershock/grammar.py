@@ -24,6 +24,7 @@ import parse
 import yaml
 
 from aftershock import phrases, properties
+from aftershock.checks import attribution
 from aftershock.errors import UserError
 from aftershock.kube.comparison import Comparison, ComparisonError
 from aftershock.machine import limits
@@ -116,7 +117,15 @@ def step_problem(text: str, definition: StepDefinition, arguments: dict[str, Any
     """Why a step cannot run as written: more than one step matches its words, a property it
     may not name, or a number beyond what this machine can hold or wait for."""
     return ambiguity(text) or label_problem(text, definition) or comparison_problem(
-        definition, arguments) or limits.step_problem(definition.func.__name__, arguments)
+        definition, arguments) or actor_problem(definition, arguments) or \
+        limits.step_problem(definition.func.__name__, arguments)
+
+
+def actor_problem(definition: StepDefinition, arguments: dict[str, Any]) -> str | None:
+    """Why an actor a step names (``... was deleted by {actor}``) is no one the run knows."""
+    if "{actor}" not in definition.pattern or "actor" not in arguments:
+        return None
+    return attribution.actor_problem(str(arguments["actor"]))
 
 
 def comparison_problem(definition: StepDefinition, arguments: dict[str, Any]) -> str | None:

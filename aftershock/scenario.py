@@ -27,7 +27,7 @@ from aftershock.properties import Judgement
 from aftershock.properties.context import Context, plain
 from aftershock.providers.base import Cluster
 from aftershock.report.redact import Redactor
-from aftershock.timeline.entry import AUDIT_SYNC
+from aftershock.timeline.entry import AUDIT_SYNC, BEHIND
 from aftershock.timeline.recorder import Recorder
 from aftershock.timeline.store import Timeline
 
@@ -89,12 +89,15 @@ class Scenario:
         wrong = properties.problem(ids, judgement.check)
         if wrong:
             raise StepFailed(wrong)
+        behind: list[str] = []
         if self.recorder is not None:  # every watch delivers what a list shows now, or a gap
-            self.recorder.catch_up()
+            behind = self.recorder.catch_up()
         if properties.CHECKS[judgement.check].audit:
             caught_up = self.recorder is not None and self.recorder.sync_audit()
             self.timeline.append(AUDIT_SYNC, detail="audit log read before a judgement",
                                  extra={"caught_up": caught_up})
+        else:  # the record judged ends with a moment of the recorder's own, not an arrival
+            self.timeline.mark("caught up before a judgement", **{BEHIND: behind})
         entries = self.timeline.entries
         params = plain(judgement.params)
         verdict = properties.judge(ids, Judgement(judgement.check, params), entries)
@@ -110,6 +113,20 @@ class Scenario:
             print(f"expected violation caught:\n{verdict.explain()}")
             return verdict
         raise PropertyViolated(verdict)
+
+    def implementation_identity(self) -> str:
+        """The username the audit log records for the implementation under test: its own
+        service account when the harness started it, else the one its profile names (a
+        built-in controller)."""
+        if "implementation" not in self.facts:
+            raise StepFailed("no earlier step started the implementation under test")
+        implementation = self.facts["implementation"]
+        if implementation is not None:
+            return implementation.actor
+        actor = self.facts["profile"].actor
+        if actor is None:
+            raise StepFailed(f"profile {self.facts['profile'].name} names no actor")
+        return actor
 
     def begin_step(self, keyword: str, text: str) -> None:
         """The step about to run (its words are what each judgement records)."""

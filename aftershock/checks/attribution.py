@@ -3,6 +3,7 @@ A request is judged by the life it touched (its uid), never by a name another li
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
@@ -18,15 +19,75 @@ ALIASES = {
     "the kube-scheduler": "system:kube-scheduler",
     "the kubelet": "kwok-controller",
     "kwok": "kwok-controller",
+    "the garbage collector": "system:serviceaccount:kube-system:generic-garbage-collector",
 }
+# The implementation under test, by the identity its profile gives it (the step resolves it).
+IMPLEMENTATION = ("the implementation", "implementation")
+# kube-controller-manager's controllers, each by its service account in kube-system: "the
+# replicaset controller" is system:serviceaccount:kube-system:replicaset-controller.
+CONTROLLERS = (
+    "attachdetach", "bootstrap-signer", "certificate", "clusterrole-aggregation", "cronjob",
+    "daemon-set", "deployment", "disruption", "endpoint", "endpointslice",
+    "endpointslicemirroring", "ephemeral-volume", "expand", "job", "namespace", "node",
+    "pv-protection", "pvc-protection", "replicaset", "replication", "resource-claim",
+    "resourcequota", "root-ca-cert-publisher", "service-account", "service-cidrs",
+    "statefulset", "ttl", "ttl-after-finished", "validatingadmissionpolicy-status")
+CONTROLLER = "system:serviceaccount:kube-system:{}-controller"
+
+
+def _controller(text: str) -> str | None:
+    """'the replicaset controller' → replicaset (None: not such words, or no such one)."""
+    if not (text.startswith("the ") and text.endswith(" controller")):
+        return None
+    name = text[4:-len(" controller")].strip().replace(" ", "-")
+    return name if name in CONTROLLERS else None
+
+
+def known_actors() -> list[str]:
+    """Every actor a step may name by words, as a step writes them."""
+    return [*IMPLEMENTATION[:1], *ALIASES, *(f"the {c.replace('-', ' ')} controller"
+                                              for c in CONTROLLERS)]
+
+
+def actor_problem(words: str) -> str | None:
+    """Why ``words`` name no actor the run knows (None: they do): the implementation, a named
+    component, one of kube-controller-manager's controllers, or a username as the audit log
+    records it (with a ``:``, e.g. system:serviceaccount:{namespace}:implementation)."""
+    text = words.strip()
+    if text in IMPLEMENTATION or text in ALIASES or ":" in text or _controller(text):
+        return None
+    close = difflib.get_close_matches(text, known_actors(), n=1, cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return (f"unknown actor '{text}': the implementation, {', '.join(ALIASES)}, the <name> "
+            f"controller of kube-controller-manager ({', '.join(CONTROLLERS)}), or a username "
+            f"as the audit log records it (system:...){hint}")
+
+
+def username(words: str, implementation: Callable[[], str], namespace: str) -> str:
+    """The username the audit log records for an actor a step names (checked by
+    ``actor_problem`` when the feature was collected); a username's ``{namespace}`` is the
+    scenario's."""
+    text = words.strip()
+    if text in IMPLEMENTATION:
+        return implementation()
+    if text in ALIASES:
+        return ALIASES[text]
+    controller = _controller(text)
+    if controller is not None:
+        return CONTROLLER.format(controller)
+    return text.replace("{namespace}", namespace)
 
 
 def actor_matches(description: str) -> Callable[[str], bool]:
-    """'the replicaset controller' → …:replicaset-controller; an exact username also works."""
+    """Who a judgement saved before actors were resolved by their step meant: a username, or
+    words (checked the same way: words that name nobody match nobody)."""
     text = description.strip()
     if text in ALIASES:
         wanted = ALIASES[text]
         return lambda user: user == wanted
+    controller = _controller(text)
+    if controller is not None:
+        return lambda user: user == CONTROLLER.format(controller)
     if text.startswith("the ") and text.endswith(" controller"):
         suffix = ":" + text[4:].replace(" ", "-")
         return lambda user: user.endswith(suffix)
@@ -123,6 +184,15 @@ def deletions_of(history: History, lives: list[Life]) -> tuple[list[Action], lis
     return joined, loose
 
 
+def unheard(history: History, is_actor: Callable[[str], bool], who: str) -> str | None:
+    """Why a judgement of what ``who`` did cannot rest on the audit log: it has no request of
+    that actor at all (words that name nobody, or an actor that never spoke)."""
+    if any(is_actor(action.actor) for action in history.actions):
+        return None
+    return (f"no request by {who} was recorded in the whole history (the audit log never shows "
+            "that actor), so what it did or did not do is not known")
+
+
 def deleted_by(history: Recorded, namespace: str, labels: dict[str, str],
                is_actor: Callable[[str], bool], who: str, what: str,
                name: str = "deleted_by") -> Verdict:
@@ -137,6 +207,9 @@ def deleted_by(history: Recorded, namespace: str, labels: dict[str, str],
     unsure = [a for a in loose if theirs(a)]
     reads = frozenset({"pods", "audit"})
     origin = history.origin
+    nobody = unheard(history, is_actor, who)
+    if nobody is not None:
+        return Verdict(name, UNKNOWN, nobody, [], origin, subjects=len(lives), reads=reads)
     if guilty:
         return Verdict(name, VIOLATED, f"{who} deleted or evicted {len(guilty)} of the "
                        f"{len(lives)} pods of {what}", [a.entry for a in guilty], origin,
@@ -168,6 +241,10 @@ def deleted_count(history: Recorded, namespace: str, labels: dict[str, str], cou
     reads = frozenset({"pods", "audit"})
     summary = (f"{who} deleted or evicted {len(done)} of the {len(lives)} pods of {what} "
                f"(expected {count})")
+    nobody = unheard(history, is_actor, who)
+    if nobody is not None:
+        return Verdict(name, UNKNOWN, f"{nobody}; {summary}", [], history.origin,
+                       subjects=len(lives), reads=reads)
     if unsure and len(done) <= count < len(done) + len(unsure) + 1:
         return Verdict(name, UNKNOWN, f"{summary}; {len(unsure)} more of a name the record "
                        f"cannot tie to one life ({_named(unsure)})", [a.entry for a in unsure],
@@ -188,6 +265,10 @@ def created_by(history: Recorded, namespace: str, labels: dict[str, str], count:
             and a.namespace == namespace and is_actor(a.actor)
             and all(a.labels.get(k) == v for k, v in labels.items())]
     seen = len(pods_of(history, namespace, labels))
+    nobody = unheard(history, is_actor, who)
+    if nobody is not None:
+        return Verdict(name, UNKNOWN, nobody, [], history.origin, subjects=seen,
+                       reads=frozenset({"pods", "audit"}))
     status = PASS if len(made) == count else VIOLATED
     return Verdict(name, status, f"{who} created {len(made)} pods of {what} (expected "
                    f"exactly {count})", [a.entry for a in made] if status != PASS else [],

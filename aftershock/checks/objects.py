@@ -227,10 +227,11 @@ def _every_change(history: History, ref: ObjectRef, comparison: Comparison,
                        f"{where}", [change.entry], origin, subjects=1,
                        window=(broken.since, upto), reads=reads)
     if maybe is not None:
+        why = history.unsure_why(reads, maybe.change)
         return Verdict(name, UNKNOWN, f"{ref} had {said}{_actual(maybe.obj, comparison)} in a "
-                       f"state written within a second of the scope's edge{where}: whether it "
-                       "was in scope is not known", [maybe.change.entry], origin, subjects=1,
-                       reads=reads)
+                       f"state that may or may not have been in force in the scope{where} "
+                       f"({why}): whether it was is not known", [maybe.change.entry], origin,
+                       subjects=1, reads=reads)
     if undecided:
         return Verdict(name, UNKNOWN, f"{ref} had no {comparison.path} in {len(undecided)} of "
                        f"its {seen} recorded states (e.g. +{undecided[0].hi - origin:.3f}s), "

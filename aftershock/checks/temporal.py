@@ -82,23 +82,29 @@ class Stretch:
 def stretches(history: History, holds: Callable[[State], bool],
               resources: Iterable[str] | None, until: float = INF,
               about: Count | None = None) -> Iterator[tuple[Stretch, bool, int]]:
-    """Each stretch of the states of ``resources`` that may begin by ``until``: whether
-    ``holds`` held in it, and (with ``about``) how many objects it spoke of by then."""
+    """Each stretch of the states of ``resources`` in which ``holds`` kept one value, that may
+    begin by ``until``: whether it held there, and (with ``about``) how many objects it spoke
+    of by its end. A change that leaves the value as it was ends no stretch: how long it held
+    does not hang on when such a change was written."""
     changes = history.changes_of(resources)
     state = State()
     subjects = 0
     began: Change | None = None
+    value = holds(state)
     for change in changes:
-        yield Stretch(began, change), holds(state), subjects
-        if change.lo > until:
-            return
         state.put(change.key, change.after, change)
         if about is None:
             subjects += 1
         elif not subjects:  # the rule asks only whether there was anything: once is enough
             subjects = about(state)
-        began = change
-    yield Stretch(began, None), holds(state), subjects
+        now = holds(state)
+        if now == value:
+            continue
+        yield Stretch(began, change), value, subjects
+        if change.lo > until:
+            return
+        began, value = change, now
+    yield Stretch(began, None), value, subjects
 
 
 def _most(change: Change) -> str:
@@ -126,12 +132,12 @@ def eventually(history: Recorded, holds: Callable[[State], bool], description: s
     deadline = start + within
     reads = frozenset(resources or ())
     maybe: Stretch | None = None
-    subjects, last = 0, None
+    subjects = 0
+    last = next((c for c in reversed(history.changes_of(resources))
+                 if c.hi <= deadline and _namespace(c, namespace)), None)
     for stretch, held, counted in stretches(history, holds, resources, deadline, about):
         subjects = max(subjects, counted)
         began = stretch.began
-        if began is not None and began.hi <= deadline and _namespace(began, namespace):
-            last = began
         if not held:
             continue
         if stretch.certainly_within(start, deadline):

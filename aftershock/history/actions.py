@@ -70,27 +70,34 @@ class Action:
 
 
 def join(actions: Sequence[Action], lives: dict[str, Life],
-         named: dict[tuple[str, str, str], list[Life]]) -> None:
+         named: dict[tuple[str, str, str], list[Life]], timed: bool = True) -> None:
     """Each action's life: the uid its response named, else the one life of its name that
     the record shows could have existed when it was made."""
     for action in actions:
+        action.life = None
         if action.uid and action.uid in lives:
             action.life = lives[action.uid]
             continue
         candidates = [life for life in named.get(action.key, ())
-                      if _possible(life, action)]
+                      if _possible(life, action, timed)]
         if len(candidates) == 1:
             action.life = candidates[0]
 
 
-def _possible(life: Life, action: Action) -> bool:
+def _possible(life: Life, action: Action, timed: bool) -> bool:
     """Whether the action could have acted on ``life``: it was not certainly made after the
     action completed (nor, for a create, before it was received), nor certainly gone before it
-    was received."""
+    was received; and a deletion left it going (a history whose moments are arrivals, when
+    the recorder heard of it, cannot say so)."""
     at, born = action.at, life.born
     if born.lo > at.hi:
         return False
     if action.creates:
         return born.hi >= at.lo
     gone = life.gone
-    return gone is None or gone.at.hi >= at.lo
+    if gone is not None and gone.at.hi < at.lo:
+        return False
+    if action.deletes and timed:  # it left the life going: at its moment, or going already
+        going = life.going
+        return going is not None and going.lo <= at.hi
+    return True

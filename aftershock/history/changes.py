@@ -29,7 +29,8 @@ class Change:
     re-list after a gap: some change happened by then)."""
 
     __slots__ = ("after", "before", "entry", "hi", "lo", "name", "namespace", "object", "order",
-                 "placed", "previous", "resource", "rv", "seen", "type", "uid", "written")
+                 "placed", "previous", "resource", "rv", "seen", "stamped", "type", "uid",
+                 "written")
 
     def __init__(self, entry: Entry, resource: str, namespace: str, name: str, uid: str,
                  rv: int, type: str, obj: dict[str, Any] | None, seen: bool) -> None:
@@ -41,6 +42,7 @@ class Change:
         self.order = -1
         self.lo, self.hi = -INF, INF
         self.written = math.nan  # the second the API server stamped it with (wall clock)
+        self.stamped = False  # a manager's write: made within that second
         self.placed = False  # a deletion a list found: placed where it had happened by
         self.previous: Change | None = None  # the object's change before it (same name)
 
@@ -64,6 +66,12 @@ class Change:
 
     def __repr__(self) -> str:
         return f"<{self.type} {self.ref} rv={self.rv} {self.at}{'' if self.seen else ' listed'}>"
+
+
+def _marked(before: dict[str, Any] | None, after: dict[str, Any] | None) -> bool:
+    """Whether a change set a deletion mark (a graceful deletion's, no manager's write)."""
+    return bool(_meta(after).get("deletionTimestamp")) and \
+        not _meta(before).get("deletionTimestamp")
 
 
 def revision(value: Any) -> int | None:
@@ -117,15 +125,17 @@ class Builder:
 
     def _stamp(self, change: Change, written: float) -> None:
         """The second the API server wrote it in (managedFields): every write a manager makes
-        stamps it, so a stamp that moved on dates this change; a deletion, or a mark for one,
-        stamps nothing (only that it came after)."""
+        stamps the fields it changed with the second it made it in, and the newest stamp is
+        that write's. A deletion, or the mark a graceful one sets, goes through no manager and
+        stamps nothing: it came after the stamp it carries, by how much the stamp cannot say."""
         change.lo = written
         previous = self._previous.get(change.key)
-        fresh = change.type == ADDED or (
-            change.type == MODIFIED and previous is not None and previous.uid == change.uid
-            and written > previous.lo)
-        if fresh:
+        managed = change.type == MODIFIED and previous is not None and \
+            previous.uid == change.uid and change.written >= previous.written and \
+            not _marked(previous.after, change.after)
+        if change.type == ADDED or managed:
             change.hi = written + SECOND
+            change.stamped = True
 
     def _follow(self, change: Change, rv: int | None) -> None:
         if rv is None:
@@ -203,37 +213,42 @@ class Builder:
         self.reads.append(change)
         return change
 
-    def order(self, end: float) -> list[Change]:
-        """The changes in the cluster's order (by revision; by arrival in a history recorded
-        without them), each moment bounded by its neighbours: nothing is written before what
-        precedes it, nor after what follows it. A deletion a list found is placed where it had
-        happened by; its own moment is not one its neighbours can bound."""
+    def order(self) -> list[Change]:
+        """The changes in the cluster's order: by revision (by arrival in a history recorded
+        without them); a deletion a list found after the list's own revision."""
         changes = self.changes
         if self.numbered:
-            changes = sorted(changes, key=lambda c: c.rv)  # stable: arrival breaks no tie
-        if not self.timed:
-            # recorded before the recorder kept write times: each moment is its arrival, as
-            # the judges of that time read it, and nothing bounds it better
-            for position, change in enumerate(changes):
-                change.order = position
-            return changes
-        low = -INF
+            changes = sorted(changes, key=lambda c: (c.rv, c.placed))  # stable: no tie
         for position, change in enumerate(changes):
             change.order = position
-            if not change.placed:
-                low = change.lo = max(change.lo, low)
-        high = end
-        for change in reversed(changes):
-            if change.placed:
-                change.hi = min(change.hi, high)
-                continue
-            high = change.hi = min(change.hi, high)
-            if change.lo > change.hi:
-                change.lo = change.hi  # a stamp from another clock: the order wins
-        for change in changes:
-            if change.placed:  # from the object's last recorded change (or the start)
-                change.lo = min(change.previous.lo if change.previous else -INF, change.hi)
         return changes
+
+    def bound(self, changes: list[Change], end: float) -> None:
+        """Each moment bounded by the object's own changes before and after it (in the
+        cluster's order, nothing of it is written before what preceded it, nor after what
+        follows it) and by the end of the record. Another object's changes bound nothing:
+        an object a judge does not speak of changes none of its moments. A deletion a list
+        found is placed where it had happened by; its own moment is not one its neighbours
+        can bound. A history recorded before the recorder kept write times is left on its
+        arrival times, as the judges of that time read it."""
+        if not self.timed:
+            return
+        objects: dict[tuple[str, str, str, str], list[Change]] = {}
+        for change in changes:
+            objects.setdefault((*change.key, change.uid), []).append(change)
+        for mine in objects.values():
+            low = -INF
+            for change in mine:
+                if not change.placed:
+                    low = change.lo = max(change.lo, low)
+            high = end
+            for change in reversed(mine):
+                if change.placed:
+                    change.hi = min(change.hi, high)
+                    continue
+                high = change.hi = min(change.hi, high)
+                if change.lo > change.hi:
+                    change.lo = change.hi  # a stamp from another clock: the order wins
 
 
 __all__ = [

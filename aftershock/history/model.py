@@ -27,6 +27,7 @@ from aftershock.history.actions import Action, join
 from aftershock.history.changes import DELETED, Builder, Change
 from aftershock.history.clock import INF, Span
 from aftershock.history.coverage import Trouble
+from aftershock.history.dating import date
 from aftershock.history.lives import Life, lives_of
 from aftershock.history.witness import Mark
 from aftershock.timeline.entry import (
@@ -149,14 +150,45 @@ class History:
             facts["kubernetes"] = extra[KUBERNETES]
 
     @cached_property
+    def _model(self) -> tuple[list[Change], dict[str, Life], list[Action]]:
+        """The changes in the cluster's order, each bounded by its stamp and its neighbours;
+        the lives; the audit log's requests joined to them; and, where the audit log can
+        vouch that it has every write, each change dated by the request that made it and its
+        neighbours bounded again by those."""
+        built = self._built
+        changes = built.order()
+        built.bound(changes, self.end)
+        self._place_gaps(changes)
+        lives = lives_of(changes)
+        named: dict[tuple[str, str, str], list[Life]] = {}
+        for life in lives.values():
+            named.setdefault(life.key, []).append(life)
+        actions = sorted(self._actions, key=lambda a: (a.hi, a.lo, a.entry.seq))
+        join(actions, lives, named, built.timed)
+        if built.timed and self.audited and self.audit_caught_up and \
+                not self.troubles_of({AUDIT_LOG}) and date(lives.values(), actions, self.offset):
+            built.bound(changes, self.end)
+            self._place_gaps(changes)
+            join(actions, lives, named, built.timed)
+        self._named_lives = named
+        return changes, lives, actions
+
+    @property
     def changes(self) -> list[Change]:
         """Every change of an object the API server serves, in the cluster's order."""
-        built = self._built
-        changes = built.order(self.end)
-        self._place_gaps()
-        return changes
+        return self._model[0]
 
-    def _place_gaps(self) -> None:
+    def troubles_of(self, reads: set[str]) -> list[Trouble]:
+        """The recorder's own errors and the audit log's gaps, before the changes are placed
+        (those that need no change's moment)."""
+        self._built  # noqa: B018
+        found = [t for t in self._moments if t.resource in reads]
+        found += [Trouble(began.resource, began.mono, ended.mono if ended else INF,
+                          began.detail) for began, _, ended, _ in self._gaps
+                  if began.resource in reads]
+        return found
+
+    def _place_gaps(self, changes: list[Change]) -> None:
         """Each gap as a trouble from the last change of its resource the recorder had (or,
         for a deletion a watch never delivered, of that object), and each deletion a re-list
         found dated from then."""
@@ -180,14 +212,22 @@ class History:
     @cached_property
     def reads(self) -> list[Change]:
         """An application's reads of its own state (``appstates``), in the order it read."""
-        self.changes  # noqa: B018 (the gaps placed first)
+        self._model  # noqa: B018 (the gaps placed first)
         return sorted(self._built.reads, key=lambda c: (c.hi, c.entry.seq))
 
     # --- what the recorder said of the record -------------------------------------------
 
     def troubles(self, reads: frozenset[str] | set[str]) -> list[Trouble]:
-        self.changes  # noqa: B018
+        self._model  # noqa: B018
         return [t for t in self._troubles if t.resource in reads]
+
+    def unsure_why(self, reads: Iterable[str], change: Change) -> str:
+        """Why a change's moment is known only within its span: the gap it fell in, or the
+        whole-second stamp it carries."""
+        trouble = self.blind(reads, change.lo, change.hi)
+        if trouble is not None:
+            return trouble.what
+        return "its moment is known only to the second the API server stamped"
 
     def blind(self, reads: Iterable[str], start: float, end: float) -> Trouble | None:
         """The first trouble on ``reads`` that touches [start, end], if any."""
@@ -266,17 +306,15 @@ class History:
             found = [c for c in found if c.namespace == namespace]
         return found
 
-    @cached_property
+    @property
     def lives(self) -> dict[str, Life]:
         """Every object's lives, by uid (or, in a history that kept none, name and count)."""
-        return lives_of(self.changes)
+        return self._model[1]
 
-    @cached_property
+    @property
     def _named(self) -> dict[tuple[str, str, str], list[Life]]:
-        named: dict[tuple[str, str, str], list[Life]] = {}
-        for life in self.lives.values():
-            named.setdefault(life.key, []).append(life)
-        return named
+        self._model  # noqa: B018
+        return self._named_lives
 
     def lives_of(self, resource: str, namespace: str | None = None,
                  name: str | None = None) -> list[Life]:
@@ -292,14 +330,11 @@ class History:
 
     # --- who did what --------------------------------------------------------------------
 
-    @cached_property
+    @property
     def actions(self) -> list[Action]:
         """The audit log's requests, in the order the API server completed them, each joined
         to the life it acted on where the record can tell which."""
-        self._built  # noqa: B018
-        actions = sorted(self._actions, key=lambda a: (a.hi, a.lo, a.entry.seq))
-        join(actions, self.lives, self._named)
-        return actions
+        return self._model[2]
 
     # --- replaying -------------------------------------------------------------------------
 

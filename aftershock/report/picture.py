@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.checks.verdict import describe
-from aftershock.timeline.entry import MARK, WATCH, Entry
+from aftershock.timeline.entry import BEHIND, MARK, WATCH, Entry
 
 UNSCHEDULED, PENDING, RUNNING, TERMINATING, DONE = (
     "Unscheduled", "Pending", "Running", "Terminating", "Succeeded/Failed")
@@ -95,7 +95,8 @@ def _transitions(entries: list[Entry], origin: float, picture: Picture) -> None:
     """Condition changes of every non-pod object (node Ready, a gang's breach), and marks."""
     seen: dict[tuple[str, str, str], dict[str, str]] = {}
     for entry in entries:
-        if entry.kind == MARK and not (entry.extra or {}).get("fault"):
+        if entry.kind == MARK and not (entry.extra or {}).get("fault") and \
+                BEHIND not in (entry.extra or {}):
             picture.ticks.append(Tick(entry.mono - origin, entry.detail))
         if entry.kind != WATCH or entry.resource in ("pods", "events", "leases"):
             continue

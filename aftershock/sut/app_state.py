@@ -43,6 +43,7 @@ class AppStateWatch:
     record: processes.ProcessRecord | None = None
     _last: dict[str, Any] | None = None
     _gapped: bool = False
+    _answered: float | None = None  # when the last read was answered (the nodes' clock)
     _read: int = 0  # bytes of the log taken so far
     _heard: float = field(default_factory=time.monotonic)
     _done: threading.Event = field(default_factory=threading.Event)
@@ -94,27 +95,35 @@ class AppStateWatch:
             self.apply(_parse(line))
 
     def apply(self, read: dict[str, Any]) -> None:
-        wall = float(read.get("at") or time.time())
+        """One line of the probe: a read is stamped when it was answered (``wall``), with when
+        it was asked (``extra.asked``): what it says held at some moment between the two. A
+        failure, or a probe silent too long, opens a gap from the last answer."""
+        asked = float(read.get("at") or time.time())
+        wall = float(read.get("answered") or asked)
         if "error" in read:
             if not self._gapped:
                 self._gapped = True
                 self.timeline.append(GAP_START, resource=RESOURCE, wall=wall,
                                      detail=f"the application's state could not be read: "
-                                            f"{str(read['error'])[:300]}")
+                                            f"{str(read['error'])[:300]}",
+                                     extra={"since_answer": self._answered})
             return
+        self._answered = wall
         obj = {"metadata": {"name": self.name, "namespace": self.namespace,
                             "resourceVersion": str(read.get("version", ""))},
-               **{k: v for k, v in read.items() if k not in ("at", "version")}}
+               **{k: v for k, v in read.items() if k not in ("at", "answered", "version")}}
+        extra = {"asked": asked} if "answered" in read else {}
         if self._gapped:
             self._gapped, self._last = False, obj
             self.timeline.append(GAP_END, resource=RESOURCE, wall=wall,
-                                 extra={"changes": [{"type": "MODIFIED", "object": obj}]})
+                                 extra={"changes": [{"type": "MODIFIED", "object": obj}],
+                                        **extra})
             return
         kind = "ADDED" if self._last is None else "MODIFIED"
         self._last = obj
         self.timeline.append(WATCH, resource=RESOURCE, namespace=self.namespace,
                              name=self.name, type=kind, object=obj, wall=wall,
-                             rv=str(read.get("version", "")))
+                             rv=str(read.get("version", "")), extra=extra)
 
 
 def _parse(line: str) -> dict[str, Any]:

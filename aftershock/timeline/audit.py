@@ -26,6 +26,7 @@ def audit_fields(event: dict[str, Any], wall_to_mono: float) -> dict[str, Any]:
     response = event.get("responseObject") or {}
     meta = response.get("metadata") or {} if response.get("kind") != "Status" else {}
     wall = parse_time(event.get("stageTimestamp") or event["requestReceivedTimestamp"])
+    received = event.get("requestReceivedTimestamp")
     return {
         "mono": wall + wall_to_mono,
         "wall": wall,
@@ -37,8 +38,10 @@ def audit_fields(event: dict[str, Any], wall_to_mono: float) -> dict[str, Any]:
         "actor": (event.get("user") or {}).get("username", ""),
         "verb": event.get("verb", ""),
         "code": (event.get("responseStatus") or {}).get("code", 0),
+        # when the request was received: what it did happened between then and its stage
         "extra": {**({"labels": meta["labels"]} if meta.get("labels") else {}),
-                  **({"group": ref["apiGroup"]} if ref.get("apiGroup") else {})},
+                  **({"group": ref["apiGroup"]} if ref.get("apiGroup") else {}),
+                  **({"received": received} if received else {})},
     }
 
 

@@ -18,6 +18,10 @@ ANOMALY = "anomaly"  # the stream of `resource` is not the history it claims (or
 # A wait for the namespace to settle ran out: an end state judged from here on is not the one
 # the implementation settles on. A trouble, from this moment on, for the judges that read QUIET.
 UNSETTLED = "unsettled"
+# The key of a MARK's extra a judgement writes once every watch had caught up (or a gap was
+# opened): the resources found behind. The record a judgement reads ends with it, a moment of
+# the recorder's own, never a watch event's arrival.
+BEHIND = "behind"
 # The audit log was read before a judgement: extra["caught_up"] says whether it reached that
 # moment (a judgement of who-did-what over a log that lags is not earned).
 AUDIT_SYNC = "audit-sync"

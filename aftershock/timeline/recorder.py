@@ -319,13 +319,17 @@ class Recorder:
         after ``timeout`` opens a gap from its last recorded change, closed when a later
         catch-up finds it level; returns those resources."""
         listed: dict[str, tuple[dict[tuple[str, str], int], int]] = {}
+        failed: dict[str, str] = {}
         served = dict(self._served)
 
         def list_one(name: str, resource: Resource) -> None:
-            with contextlib.suppress(Exception):  # not listable now: its watch says the rest
+            try:
                 items, version = self._list_all(resource)
-                listed[name] = ({(_meta(i).get("namespace", ""), _meta(i).get("name", "")):
-                                 _revision(_meta(i)) for i in items}, int(version or 0))
+            except Exception as exc:  # whether its watch is level cannot be known: a gap
+                failed[name] = repr(exc)[:300]
+                return
+            listed[name] = ({(_meta(i).get("namespace", ""), _meta(i).get("name", "")):
+                             _revision(_meta(i)) for i in items}, int(version or 0))
         threads = [threading.Thread(target=list_one, args=item, daemon=True)
                    for item in served.items()]
         for thread in threads:
@@ -347,6 +351,13 @@ class Recorder:
         # is over: missed, closed with them below.
         late = [name for name in behind(state) if not level(name, state.of(name),
                                                             listed[name][0])]
+        for name in sorted(failed):
+            if name not in self._lagging and name not in state.gaps:
+                self.timeline.append(GAP_START, resource=name, detail=f"the list that checks "
+                                     f"its watch failed: {failed[name]}", extra={
+                                         "since": self._last_mono.get(name,
+                                                                      self.timeline.started)})
+            late.append(name)
         for name in sorted(listed):
             objects, version = listed[name]
             gone = [] if name in late or (name in state.gaps and name not in self._lagging) \
@@ -357,7 +368,8 @@ class Recorder:
                                      f"{timeout:g}s", extra={"since": self._last_mono.get(
                                          name, self.timeline.started)})
             elif name not in late and name in self._lagging:
-                self.timeline.append(GAP_END, resource=name, detail="the watch caught up",
+                self.timeline.append(GAP_END, resource=name, rv=str(version),
+                                     detail="the watch caught up",
                                      extra={"changes": _deletions(gone)})
             elif gone:
                 self._close_missed(name, gone, version)
@@ -369,7 +381,9 @@ class Recorder:
         last recorded change of the first of them (each went some time after it) to now,
         whose changes delete them."""
         keys = {(resource, _meta(o).get("namespace", ""), _meta(o).get("name", "")) for o in gone}
-        last = {entry.key: entry.mono for entry in self.timeline.entries if entry.key in keys}
+        # its last change the watch delivered: an audited request about it is no change
+        last = {entry.key: entry.mono for entry in self.timeline.entries
+                if entry.kind == WATCH and entry.key in keys}
         names = ", ".join(sorted(f"{n}/{k}" if n else k for _, n, k in keys))
         self.timeline.append(GAP_START, resource=resource, detail=f"the watch did not deliver "
                              f"the deletion of {resource} {names} (a list at {version} lacks "

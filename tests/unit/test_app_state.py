@@ -63,3 +63,20 @@ def test_a_probe_that_falls_silent_opens_a_gap(tmp_path, monkeypatch):
         watch.stop()
     gap = next(e for e in timeline.entries if e.kind == GAP_START)
     assert "no read for 0.5 s" in gap.detail and gap.mono - began >= 0.5
+
+
+def test_a_read_is_stamped_when_it_was_answered_and_known_from_when_it_was_asked(tmp_path):
+    """Issue 64, item 10: a read stamped when it was asked was ordered as if the application
+    said it then; what it says held at some moment until it answered."""
+    from aftershock.history import History
+
+    timeline = Timeline()
+    watch = AppStateWatch(["true"], {}, tmp_path, timeline, "ns", "data", tmp_path / "app.log")
+    timeline.mark("recording", recording={"appstates": "probe"})
+    watch.apply({"at": 100.0, "answered": 100.3, "version": 1, "members": [0], "finished": []})
+    read = timeline.entries[-1]
+    assert read.wall == 100.3 and read.extra["asked"] == 100.0
+    model = History(timeline.entries)
+    offset = model.offset
+    (said,) = model.reads
+    assert (round(said.lo - offset, 6), round(said.hi - offset, 6)) == (100.0, 100.3)

@@ -355,6 +355,9 @@ def test_deleted_count_wants_exactly_that_many_deletions_by_that_actor():
         return checks.deleted_count(h.entries, NS, APP, n, checks.actor_matches(chaos),
                                     "Chaos Mesh", "web")
 
+    # an actor the audit log never shows: what it did is not known (words naming nobody)
+    assert count(1).status == UNKNOWN and "no request by Chaos Mesh" in count(1).summary
+    h.audit(2, "patch", "p1", chaos)
     assert count(1).status == VIOLATED and count(1).by_absence  # nothing killed yet
     h.audit(3, "delete", "p0", "aftershock")  # someone else's deletion does not count
     assert count(1).status == VIOLATED

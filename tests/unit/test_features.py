@@ -161,6 +161,28 @@ def test_a_field_comparison_that_cannot_be_read_names_file_line_and_what_was_exp
         check_steps(path)
 
 
+@pytest.mark.parametrize("actor", ["the implementation", "implementation", "the scheduler",
+                                   "the replicaset controller", "the garbage collector",
+                                   "system:serviceaccount:{namespace}:implementation"])
+def test_an_actor_the_run_knows_is_accepted(tmp_path, actor):
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                            f"    Then no pod of web was deleted by {actor}\n")
+    check_steps(path)
+
+
+def test_an_actor_that_names_nobody_is_refused_naming_the_actors_known(tmp_path):
+    """Issue 64, item 12: 'by the deschedular' passed, matching no request of anyone."""
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                            "    Then no pod of web was deleted by the deschedular\n")
+    with pytest.raises(UserError, match=r"x\.feature:4: unknown actor 'the deschedular': the "
+                                        r"implementation, .*the scheduler.*replicaset"):
+        check_steps(path)
+    path = _write(tmp_path, "Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                            "    Then no pod of web was deleted by the replicaset controler\n")
+    with pytest.raises(UserError, match="did you mean 'the replicaset controller'"):
+        check_steps(path)
+
+
 FINDINGS = sorted((Path(__file__).resolve().parents[2] / "docs" / "findings").glob("*.feature"))
 
 

@@ -98,3 +98,49 @@ def _steady(entries: list) -> list:
     return [replace(e, mono=0.1 * i, wall=1e9 + 0.1 * i,
                     extra={**e.extra, **({"since": 0.0} if "since" in e.extra else {})})
             for i, e in enumerate(entries)]
+
+
+def test_the_gap_of_a_missed_deletion_begins_at_its_last_change_not_its_last_request(tmp_path):
+    """Issue 64, item 8: the gap began at the pod's last entry of any kind, an audited request
+    about it included, so the stretch from its last change to that request counted it live."""
+    from aftershock.timeline.entry import AUDIT, GAP_START, WATCH
+
+    recorder, timeline = _recorder(tmp_path, _Lists([], 12))
+    obj = _pod_at("web-0", 5)
+    changed = timeline.append(WATCH, resource="pods", namespace=NS, name="web-0", rv="5",
+                              type="ADDED", object=obj)
+    timeline.append(AUDIT, resource="pods", namespace=NS, name="web-0", verb="patch",
+                    subresource="status", actor="kwok-controller", code=404)
+    recorder._last_rv["pods"] = 10
+    recorder.catch_up(timeout=0.2)
+    began = next(e for e in timeline.entries if e.kind == GAP_START)
+    assert began.extra["since"] == changed.mono
+
+
+class _Failing(_Lists):
+    def __init__(self) -> None:
+        super().__init__([], 12)
+        self.fail = True
+
+    def get(self, path: str, **params) -> dict:
+        if self.fail:
+            raise RuntimeError("GET /api/v1/pods: HTTP 503")
+        return super().get(path, **params)
+
+
+def test_a_list_that_fails_at_the_catch_up_opens_a_gap_a_later_one_closes(tmp_path):
+    """Issue 64, item 11: a catch-up whose list failed left that watch's stretch as seen,
+    though nothing showed it had delivered what happened."""
+    from aftershock.timeline.entry import GAP_END, GAP_START, WATCH
+
+    api = _Failing()
+    recorder, timeline = _recorder(tmp_path, api)
+    timeline.append(WATCH, resource="pods", namespace=NS, name="web-1", rv="9", type="ADDED",
+                    object=_pod_at("web-1", 9))
+    recorder._last_rv["pods"] = 9
+    assert recorder.catch_up(timeout=0.2) == ["pods"]
+    began = timeline.entries[-1]
+    assert began.kind == GAP_START and "HTTP 503" in began.detail
+    api.fail, api.items = False, [_pod_at("web-1", 9)]
+    assert recorder.catch_up(timeout=0.2) == []
+    assert timeline.entries[-1].kind == GAP_END

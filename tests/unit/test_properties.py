@@ -153,6 +153,8 @@ def test_a_list_that_failed_is_a_gap_that_never_closed():
 
 def test_an_audit_log_that_had_not_caught_up_is_unknown():
     h = History()
+    h.add(0, AUDIT, resource="pods", namespace=NS, name="p0", verb="create", code=201,
+          actor="system:serviceaccount:kube-system:replicaset-controller")
     h.pod(0, "p0")
     h.add(1, AUDIT_SYNC, extra={"caught_up": False})
     assert _deleted_by(h).status == UNKNOWN

@@ -5,6 +5,7 @@ names the properties it judges."""
 from __future__ import annotations
 
 from aftershock import checks, phrases
+from aftershock.checks import attribution
 from aftershock.kube import workloads
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, then
@@ -95,14 +96,23 @@ def judge_created(scenario: Scenario, labels: dict[str, str], count: int, actor:
         "exact": exact, "who": who, "what": what}))
 
 
+def username(scenario: Scenario, actor: str) -> str:
+    """The username the audit log records for the actor a step names: the implementation's
+    own identity for "the implementation", a named component's, a controller's service
+    account, or a username with the scenario's namespace filled in."""
+    return attribution.username(actor, scenario.implementation_identity, scenario.namespace)
+
+
 @then("no pod of {name:Name} was deleted by {actor}", check="deleted_by")
 def none_deleted_by(scenario: Scenario, name: str, actor: str) -> None:
-    judge_deleted_none(scenario, workloads.selector_labels(name), actor, actor, name)
+    judge_deleted_none(scenario, workloads.selector_labels(name), username(scenario, actor),
+                       actor, name, exact=True)
 
 
 @then("exactly {count:d} pods of {name:Name} were created by {actor}", check="created_by")
 def created_by(scenario: Scenario, count: int, name: str, actor: str) -> None:
-    judge_created(scenario, workloads.selector_labels(name), count, actor, actor, name)
+    judge_created(scenario, workloads.selector_labels(name), count, username(scenario, actor),
+                  actor, name, exact=True)
 
 
 @then("{first} happened before {second}", phrases={"first": "event", "second": "event"},

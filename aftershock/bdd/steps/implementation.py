@@ -304,13 +304,7 @@ def delay_implementation(scenario: Scenario, rule: Rule) -> None:
 
 
 def implementation_actor(scenario: Scenario) -> str:
-    implementation = implementation_of(scenario)
-    if implementation is not None:
-        return implementation.actor
-    actor = scenario.facts["profile"].actor
-    if actor is None:
-        raise StepFailed(f"profile {scenario.facts['profile'].name} names no actor")
-    return actor
+    return scenario.implementation_identity()
 
 
 def group_pod_actor(scenario: Scenario) -> str:

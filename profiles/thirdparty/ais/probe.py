@@ -10,8 +10,8 @@ Prints one JSON document on stdout:
   get        {"results": [{"object", "status": ok|not_found|error, "detail"}, ...]}
   inventory  {"nodes": {"<node>": {"objects": [...], "daemon_id": "..."}}}
 or, for watch, one line per read of the cluster map (4 a second, until it is ended):
-  {"at", "version", "members", "finished", "maintenance", "decommission", "listed", "nodes"}
-  or {"at", "error"}
+  {"at", "answered", "version", "members", "finished", "maintenance", "decommission",
+   "listed", "nodes"} (asked at "at", answered at "answered") or {"at", "error"}
 
 The cluster map (the proxy's Smap, ``GET /v1/daemon?what=smap``) is AIStore's own word on its
 members: a target is listed in ``tmap`` with ``flags`` (4: in maintenance, 8: being
@@ -171,7 +171,8 @@ def watch(core: client.CoreV1Api, namespace: str, cluster: str) -> None:
             smap = cluster_map(base)
             read = members_of(smap, cluster, listed_before)
             listed_before |= set(read["listed"])
-            line = {"at": at, **read}
+            # what it says was so at some moment between the asking and the answer
+            line = {"at": at, "answered": time.time(), **read}
         except (Unreachable, SystemExit, client.ApiException, OSError, ValueError) as exc:
             line, base = {"at": at, "error": str(exc)[:300]}, ""  # the proxy may have moved
         print(json.dumps(line), flush=True)
