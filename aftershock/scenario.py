@@ -92,10 +92,12 @@ class Scenario:
         behind: list[str] = []
         if self.recorder is not None:  # every watch delivers what a list shows now, or a gap
             behind = self.recorder.catch_up()
-        if properties.CHECKS[judgement.check].audit:
-            caught_up = self.recorder is not None and self.recorder.sync_audit()
+        audited = self.recorder is not None and self.recorder.has_audit
+        if audited or properties.CHECKS[judgement.check].audit:
+            # read to now, the audit log dates every change by the request that made it
+            caught_up = audited and self.recorder.sync_audit()
             self.timeline.append(AUDIT_SYNC, detail="audit log read before a judgement",
-                                 extra={"caught_up": caught_up})
+                                 extra={"caught_up": caught_up, BEHIND: behind})
         else:  # the record judged ends with a moment of the recorder's own, not an arrival
             self.timeline.mark("caught up before a judgement", **{BEHIND: behind})
         entries = self.timeline.entries

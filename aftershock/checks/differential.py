@@ -108,8 +108,8 @@ def end_objects(history: Recorded, namespace: str, resources: Iterable[str],
         return ends
     # The audit policy keeps a create's response (its uid) for pods alone; any other create
     # is named by its request.
-    creates = [a for a in history.actions if a.actor == actor and a.creates
-               and a.namespace == namespace]
+    creates = [a for a in history.actions if a.actor == actor and a.ok
+               and a.verb == "create" and not a.subresource and a.namespace == namespace]
     uids = {a.uid for a in creates if a.uid} | {a.life.uid for a in creates if a.life}
     names = {(a.resource, a.name) for a in creates if a.name}
     return {resource: [o for o in objects if (o.get("metadata") or {}).get("uid") in uids

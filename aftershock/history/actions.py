@@ -54,7 +54,10 @@ class Action:
 
     @property
     def creates(self) -> bool:
-        return self.ok and self.verb == "create" and not self.subresource
+        """A create the API server accepted, or a server-side apply that made the object (its
+        answer, 201, says so)."""
+        return self.ok and not self.subresource and (
+            self.verb == "create" or (self.verb == "patch" and self.code == 201))
 
     @property
     def binds(self) -> bool:

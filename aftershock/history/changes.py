@@ -224,18 +224,19 @@ class Builder:
         return changes
 
     def bound(self, changes: list[Change], end: float) -> None:
-        """Each moment bounded by the object's own changes before and after it (in the
+        """Each moment bounded by the changes of its name before and after it (in the
         cluster's order, nothing of it is written before what preceded it, nor after what
-        follows it) and by the end of the record. Another object's changes bound nothing:
-        an object a judge does not speak of changes none of its moments. A deletion a list
+        follows it: a name's lives come one after another) and by the end of the record.
+        Another name's changes bound nothing: an object a judge does not speak of changes
+        none of its moments. A deletion a list
         found is placed where it had happened by; its own moment is not one its neighbours
         can bound. A history recorded before the recorder kept write times is left on its
         arrival times, as the judges of that time read it."""
         if not self.timed:
             return
-        objects: dict[tuple[str, str, str, str], list[Change]] = {}
-        for change in changes:
-            objects.setdefault((*change.key, change.uid), []).append(change)
+        objects: dict[tuple[str, str, str], list[Change]] = {}
+        for change in changes:  # a name's lives come one after another: one sequence
+            objects.setdefault(change.key, []).append(change)
         for mine in objects.values():
             low = -INF
             for change in mine:

@@ -20,6 +20,7 @@ read to the judgement. Of one life:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import pairwise
 
 from aftershock.history.actions import Action
 from aftershock.history.changes import ADDED, DELETED, MODIFIED, Change
@@ -69,7 +70,7 @@ def _going(life: Life, mine: list[Action]) -> int:
     going = [*marks[:1], *removed]
     if not deletes or not going or len(deletes) < len(going):
         return 0
-    if any(a.hi >= b.lo for a, b in zip(deletes, deletes[1:], strict=False)):
+    if any(a.hi >= b.lo for a, b in pairwise(deletes)):
         return 0  # two deletions whose moments overlap: which came first is not known
     dated = int(narrow(going[0], deletes[0]))
     if len(going) == 2 and len(deletes) == 2:
@@ -97,7 +98,7 @@ def _written(life: Life, mine: list[Action], offset: float) -> int:
         meeting = [a for a in others if a.lo < start + 1.0 and a.hi >= start]
         if len(meeting) != len(changes):
             continue
-        if any(a.hi >= b.lo for a, b in zip(meeting, meeting[1:], strict=False)):
+        if any(a.hi >= b.lo for a, b in pairwise(meeting)):
             continue
         for change, action in zip(changes, meeting, strict=True):
             dated += int(narrow(change, action))

@@ -50,6 +50,7 @@ from aftershock.timeline.entry import (
 from aftershock.timeline.state import State
 
 MISSED = "the watch did not deliver the deletion"  # how the recorder names such a gap
+DATING_ROUNDS = 4
 
 
 class History:
@@ -166,10 +167,13 @@ class History:
         actions = sorted(self._actions, key=lambda a: (a.hi, a.lo, a.entry.seq))
         join(actions, lives, named, built.timed)
         if built.timed and self.audited and self.audit_caught_up and \
-                not self.troubles_of({AUDIT_LOG}) and date(lives.values(), actions, self.offset):
-            built.bound(changes, self.end)
-            self._place_gaps(changes)
-            join(actions, lives, named, built.timed)
+                not self.troubles_of({AUDIT_LOG}):
+            for _ in range(DATING_ROUNDS):  # a dated change may tell another request's life
+                if not date(lives.values(), actions, self.offset):
+                    break
+                built.bound(changes, self.end)
+                self._place_gaps(changes)
+                join(actions, lives, named, built.timed)
         self._named_lives = named
         return changes, lives, actions
 

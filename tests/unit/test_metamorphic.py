@@ -147,7 +147,7 @@ def _shown(case: Case, before, after) -> str:
     where = os.environ.get("AFTERSHOCK_METAMORPHIC_SHOW")
     if not where:
         return ""
-    import pickle  # noqa: PLC0415 (only when asked for)
+    import pickle
 
     with open(where, "wb") as out:
         pickle.dump((case, before, after, LAST), out)
