@@ -117,12 +117,12 @@ def scoped(history: History, ref: ObjectRef, scope: Scope) -> Scoped:
                 before.append(change)  # may be before or after the start
             continue
         if before:
-            states += _at_start(before)
+            states += _at_start(before, start)
             before = []
         if change.after is not None:
             certain = scope.end is None or change.hi < scope.end
             states.append(InScope(change, change.after, certain, change.lo))
-    states += _at_start(before)
+    states += _at_start(before, start)
     if held is None:  # the scope may have ended at its start: nothing in it for certain
         states = [replace(state, certain=False) for state in states]
     return Scoped(states, ends.hi if ends is not None else None, seen, selector)
@@ -163,12 +163,13 @@ def _until(history: History, scope: Scope
     return held, None, seen, missed if not found and missed else None
 
 
-def _at_start(before: list[Change]) -> list[InScope]:
+def _at_start(before: list[Change], start: float | None) -> list[InScope]:
     """The state(s) the object may have had at the start: the last change certainly before
-    it, and any written in its second (then none of them is the state for certain)."""
+    it, and any whose span holds the start (then none of them is the state for certain: not
+    even that it was there, when no change was certainly before)."""
     if not before:
         return []
-    sure = len(before) == 1
+    sure = len(before) == 1 and (start is None or before[0].hi <= start)
     since = before[0].lo
     return [InScope(c, c.after, sure, since) for c in before if c.after is not None]
 

@@ -68,12 +68,6 @@ class Change:
         return f"<{self.type} {self.ref} rv={self.rv} {self.at}{'' if self.seen else ' listed'}>"
 
 
-def _marked(before: dict[str, Any] | None, after: dict[str, Any] | None) -> bool:
-    """Whether a change set a deletion mark (a graceful deletion's, no manager's write)."""
-    return bool(_meta(after).get("deletionTimestamp")) and \
-        not _meta(before).get("deletionTimestamp")
-
-
 def revision(value: Any) -> int | None:
     text = str(value or "")
     return int(text) if text.isdigit() else None
@@ -124,16 +118,17 @@ class Builder:
         return change
 
     def _stamp(self, change: Change, written: float) -> None:
-        """The second the API server wrote it in (managedFields): every write a manager makes
-        stamps the fields it changed with the second it made it in, and the newest stamp is
-        that write's. A deletion, or the mark a graceful one sets, goes through no manager and
-        stamps nothing: it came after the stamp it carries, by how much the stamp cannot say."""
+        """The second the API server wrote it in (managedFields). A write a manager makes
+        stamps the fields it changed with the second it made it in; but some writes go through
+        no manager and stamp nothing (a deletion, the mark a graceful one sets, a binding:
+        the API server sets the node itself), and one of them carries the stamp of the write
+        before it. So only a stamp newer than the one before dates its change; any other change
+        came after the stamp it carries, by how much the stamp cannot say."""
         change.lo = written
         previous = self._previous.get(change.key)
-        managed = change.type == MODIFIED and previous is not None and \
-            previous.uid == change.uid and change.written >= previous.written and \
-            not _marked(previous.after, change.after)
-        if change.type == ADDED or managed:
+        newer = change.type == MODIFIED and previous is not None and \
+            previous.uid == change.uid and change.written > previous.written
+        if change.type == ADDED or newer:
             change.hi = written + SECOND
             change.stamped = True
 

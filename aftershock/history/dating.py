@@ -24,6 +24,7 @@ from itertools import pairwise
 
 from aftershock.history.actions import Action
 from aftershock.history.changes import ADDED, DELETED, MODIFIED, Change
+from aftershock.history.clock import INF
 from aftershock.history.lives import Life
 
 # Kinds whose writes the audit policy does not record every one of.
@@ -39,9 +40,12 @@ def narrow(change: Change, action: Action) -> bool:
     return True
 
 
-def date(lives: Iterable[Life], actions: list[Action], offset: float) -> int:
+def date(lives: Iterable[Life], actions: list[Action], offset: float,
+         horizon: float = INF) -> int:
     """Join every change of ``lives`` the audit log certainly has the request of to that
-    request; how many were dated."""
+    request; how many were dated. The log is known whole up to ``horizon`` (a log not read
+    to the judgement is whole up to the last request read): a change that may be later is
+    dated only by the uid a create named."""
     writes: dict[str, list[Action]] = {}
     for action in actions:
         if action.ok and action.life is not None and action.verb != "get":
@@ -51,7 +55,10 @@ def date(lives: Iterable[Life], actions: list[Action], offset: float) -> int:
         if life.resource in UNAUDITED:
             continue
         mine = sorted(writes.get(life.id, []), key=lambda a: (a.hi, a.lo))
-        dated += _made(life, mine) + _going(life, mine) + _written(life, mine, offset)
+        dated += _made(life, mine)
+        whole = [c for c in life.changes if c.hi <= horizon]
+        if len(whole) == len(life.changes):
+            dated += _going(life, mine) + _written(life, mine)
     return dated
 
 
@@ -60,6 +67,8 @@ def _made(life: Life, mine: list[Action]) -> int:
     creates = [a for a in mine if a.creates]
     if first.type != ADDED or not first.seen or len(creates) != 1:
         return 0
+    if not creates[0].uid and len([a for a in mine if a.verb in ("create", "patch")]) > 1:
+        return 0  # named by its request alone, beside another: which made it is not known
     return int(narrow(first, creates[0]))
 
 
@@ -68,10 +77,13 @@ def _going(life: Life, mine: list[Action]) -> int:
     marks = [c for c in life.changes if c.seen and c.type == MODIFIED and _marked(c)]
     removed = [c for c in life.changes if c.seen and c.type == DELETED]
     going = [*marks[:1], *removed]
-    if not deletes or not going or len(deletes) < len(going):
+    if not deletes or not going:
         return 0
     if any(a.hi >= b.lo for a, b in pairwise(deletes)):
         return 0  # two deletions whose moments overlap: which came first is not known
+    # The first deletion that succeeded marked the object, or removed it if it had no
+    # grace; what removed a marked object (a second deletion, the last finalizer going)
+    # is known only when there were exactly two deletions.
     dated = int(narrow(going[0], deletes[0]))
     if len(going) == 2 and len(deletes) == 2:
         dated += int(narrow(going[1], deletes[1]))
@@ -84,22 +96,47 @@ def _marked(change: Change) -> bool:
     return bool(after.get("deletionTimestamp")) and not before.get("deletionTimestamp")
 
 
-def _written(life: Life, mine: list[Action], offset: float) -> int:
-    """The changes stamped with each second, joined in order to the writes that meet it."""
-    others = [a for a in mine if not a.creates and not a.deletes
+def _written(life: Life, mine: list[Action]) -> int:
+    """Its other changes, joined in order to the other writes to it: each change was made
+    by one of them, a write that changed nothing made none, and each change's moment must
+    meet its write's. Dated when exactly one such joining exists, and the writes' own moments
+    do not overlap (their order is then the order they were made in)."""
+    writes = [a for a in mine if not a.creates and not a.deletes
               and a.verb not in ("delete", "deletecollection")]
-    by_second: dict[float, list[Change]] = {}
-    for change in life.changes:
-        if change.seen and change.stamped and change.type == MODIFIED:
-            by_second.setdefault(change.written, []).append(change)
-    dated = 0
-    for second, changes in by_second.items():
-        start = second + offset  # that second, on the recorder's scale
-        meeting = [a for a in others if a.lo < start + 1.0 and a.hi >= start]
-        if len(meeting) != len(changes):
-            continue
-        if any(a.hi >= b.lo for a, b in pairwise(meeting)):
-            continue
-        for change, action in zip(changes, meeting, strict=True):
-            dated += int(narrow(change, action))
-    return dated
+    changes = [c for c in life.changes[1:] if c.seen and c.type == MODIFIED and not _marked(c)]
+    if not changes or len(writes) < len(changes) or len(writes) > JOINED:
+        return 0
+    if any(a.hi >= b.lo for a, b in pairwise(writes)):
+        return 0
+    joined = _only_joining(changes, writes)
+    if joined is None:
+        return 0
+    return sum(narrow(change, writes[j]) for change, j in zip(changes, joined, strict=True))
+
+
+JOINED = 400  # a life written more often than this is dated by nothing but its stamps
+
+
+def _only_joining(changes: list[Change], writes: list[Action]) -> list[int] | None:
+    """The one order-keeping joining of every change to a write whose moment meets its own
+    (by position), or None when there is none or more than one."""
+    n, m = len(changes), len(writes)
+
+    def meets(i: int, j: int) -> bool:
+        return writes[j].lo <= changes[i].hi and writes[j].hi >= changes[i].lo
+
+    # ways[i][j]: the joinings of the first i changes to writes among the first j (2: many)
+    ways = [[1] * (m + 1)] + [[0] * (m + 1) for _ in range(n)]
+    for i in range(1, n + 1):
+        row, above = ways[i], ways[i - 1]
+        for j in range(1, m + 1):
+            row[j] = min(2, row[j - 1] + (above[j - 1] if meets(i - 1, j - 1) else 0))
+    if ways[n][m] != 1:
+        return None
+    joined, j = [], m
+    for i in range(n, 0, -1):
+        while ways[i][j - 1] == 1:  # one joining leaves this write out: it changed nothing
+            j -= 1
+        joined.append(j - 1)
+        j -= 1
+    return joined[::-1]

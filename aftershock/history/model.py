@@ -166,10 +166,11 @@ class History:
             named.setdefault(life.key, []).append(life)
         actions = sorted(self._actions, key=lambda a: (a.hi, a.lo, a.entry.seq))
         join(actions, lives, named, built.timed)
-        if built.timed and self.audited and self.audit_caught_up and \
-                not self.troubles_of({AUDIT_LOG}):
+        if built.timed and self.audited and actions and not self.troubles_of({AUDIT_LOG}):
+            # the log is whole up to the judgement once read to it, else up to what was read
+            horizon = INF if self.audit_caught_up else max(a.hi for a in actions)
             for _ in range(DATING_ROUNDS):  # a dated change may tell another request's life
-                if not date(lives.values(), actions, self.offset):
+                if not date(lives.values(), actions, self.offset, horizon):
                     break
                 built.bound(changes, self.end)
                 self._place_gaps(changes)
@@ -204,7 +205,7 @@ class History:
             else:
                 start = last.lo if last is not None else self.origin
             start = min(start, began.mono)
-            for change in placed:
+            for change in found:  # each written after the last change the watch delivered
                 change.lo = min(max(change.lo, start), change.hi)
             end = ended.mono if ended is not None else INF
             what = (f"a gap in the history of {began.resource} ({began.detail})" if ended

@@ -189,20 +189,21 @@ def test_a_drain_after_a_binding_a_re_list_found_is_no_binding_in_part():
 
 def _remade(h: Record, name: str, at: float) -> None:
     """``name``'s first life deleted at ``at`` (by the harness), and made again under the name
-    a second later, bound and running: a StatefulSet's, an LWS's or a JobSet's stable name."""
+    a second later, bound and running in the seconds after: a StatefulSet's, an LWS's or a
+    JobSet's stable name."""
     h.audit(at, "delete", name, "aftershock")
     h.watch(at + 0.05, "pods", member(name, "n1", "Running", uid=f"uid-{name}-1"), "DELETED")
     h.watch(at + 1.05, "pods", member(name, uid=f"uid-{name}-2"), "ADDED", written=at + 1)
-    h.watch(at + 1.15, "pods", member(name, "n1", uid=f"uid-{name}-2"), written=at + 1.1)
-    h.watch(at + 1.25, "pods", member(name, "n1", "Running", uid=f"uid-{name}-2"),
-            written=at + 1.2)
+    h.watch(at + 2.15, "pods", member(name, "n1", uid=f"uid-{name}-2"), written=at + 2.1)
+    h.watch(at + 3.25, "pods", member(name, "n1", "Running", uid=f"uid-{name}-2"),
+            written=at + 3.2)
 
 
 def _two_members() -> Record:
     h = Record()
     pod_group(h, 2)
     for name in ("w-0", "w-1"):
-        h.watch(1.05, "pods", member(name, uid=f"uid-{name}-1"), "ADDED", written=1.0)
+        h.watch(0.05, "pods", member(name, uid=f"uid-{name}-1"), "ADDED", written=0.0)
         h.watch(1.15, "pods", member(name, "n1", "Running", uid=f"uid-{name}-1"), written=1.1)
     return h
 
@@ -245,7 +246,7 @@ def _completing(received: bool) -> Record:
     h = Record()
     pod_group(h, 4)
     for name in "abcd":
-        h.watch(1.05, "pods", member(name), "ADDED", written=1.0)
+        h.watch(0.05, "pods", member(name), "ADDED", written=0.0)
         h.watch(1.15, "pods", member(name, "n1", "Running"), written=1.1)
     for name, at in (("c", 3.0), ("d", 3.2)):
         h.watch(at + 0.05, "pods", member(name, "n1", "Succeeded"), written=at)
