@@ -195,3 +195,18 @@ def test_every_finding_replays_as_its_page_says(path):
     assert named, f"{path.name} names no profile to replay it with"
     for profile in named:
         assert (path.parents[2] / profile).is_file(), profile
+
+
+def test_an_actor_resolves_to_the_username_the_audit_log_records():
+    from aftershock.checks.attribution import username
+
+    def mine() -> str:
+        return "system:serviceaccount:ns-1:implementation"
+
+    assert username("the implementation", mine, "ns-1") == mine()
+    assert username("implementation", mine, "ns-1") == mine()
+    assert username("the scheduler", mine, "ns-1") == "system:kube-scheduler"
+    assert username("the replicaset controller", mine, "ns-1") == \
+        "system:serviceaccount:kube-system:replicaset-controller"
+    assert username("system:serviceaccount:{namespace}:x", mine, "ns-1") == \
+        "system:serviceaccount:ns-1:x"
