@@ -10,11 +10,12 @@ read to the judgement. Of one life:
 
 - its creation is the create whose response named its uid (or the one create of its name and
   moment), and the change that showed it made;
-- its first going (a deletion mark, or its removal) is its first delete or eviction, when the
-  second did not begin before the first ended; its removal after a mark, the second;
-- the changes stamped with one second are the writes to it whose moments meet that second, in
-  order, when there are as many of each and the writes' moments do not overlap (a write that
-  changed nothing, or one of another second, makes them differ, and nothing is joined).
+- its first going (a deletion mark, or its removal) is its first delete or eviction that
+  succeeded, when the second did not begin before the first ended; its removal after a mark,
+  the second, when there were exactly two (else a finalizer's removal may have been it);
+- its other changes are its other writes, in order, when exactly one way of joining them
+  exists: each change to a write whose moment meets the change's, a write that changed
+  nothing making none, and the writes' moments not overlapping.
 """
 
 from __future__ import annotations
