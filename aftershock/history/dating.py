@@ -20,6 +20,7 @@ read to the judgement. Of one life:
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from itertools import pairwise
 
@@ -105,7 +106,7 @@ def _written(life: Life, mine: list[Action]) -> int:
     writes = [a for a in mine if not a.creates and not a.deletes
               and a.verb not in ("delete", "deletecollection")]
     changes = [c for c in life.changes[1:] if c.seen and c.type == MODIFIED and not _marked(c)]
-    if not changes or len(writes) < len(changes) or len(writes) > JOINED:
+    if not changes or len(writes) < len(changes):
         return 0
     if any(a.hi >= b.lo for a, b in pairwise(writes)):
         return 0
@@ -115,28 +116,43 @@ def _written(life: Life, mine: list[Action]) -> int:
     return sum(narrow(change, writes[j]) for change, j in zip(changes, joined, strict=True))
 
 
-JOINED = 400  # a life written more often than this is dated by nothing but its stamps
+JOINED = 2_000_000  # pairs of a change and a write that may meet, at most, for one life
 
 
 def _only_joining(changes: list[Change], writes: list[Action]) -> list[int] | None:
     """The one order-keeping joining of every change to a write whose moment meets its own
-    (by position), or None when there is none or more than one."""
-    n, m = len(changes), len(writes)
+    (by position), or None when there is none, more than one, or too many pairs to weigh.
 
-    def meets(i: int, j: int) -> bool:
-        return writes[j].lo <= changes[i].hi and writes[j].hi >= changes[i].lo
-
-    # ways[i][j]: the joinings of the first i changes to writes among the first j (2: many)
-    ways = [[1] * (m + 1)] + [[0] * (m + 1) for _ in range(n)]
-    for i in range(1, n + 1):
-        row, above = ways[i], ways[i - 1]
-        for j in range(1, m + 1):
-            row[j] = min(2, row[j - 1] + (above[j - 1] if meets(i - 1, j - 1) else 0))
-    if ways[n][m] != 1:
+    The writes do not overlap, so each change meets a run of them, [first, last]; the runs
+    move forward with the changes (their moments are bounded in order). ways(i, j), the
+    joinings of the first i changes to writes among the first j (2: many), is 0 up to
+    first(i) and no longer grows after last(i) + 1: only the run is kept."""
+    his, los = [a.hi for a in writes], [a.lo for a in writes]
+    runs = [(bisect_left(his, c.lo), bisect_right(los, c.hi) - 1) for c in changes]
+    if any(first > last for first, last in runs) or \
+            sum(last - first + 1 for first, last in runs) > JOINED:
         return None
-    joined, j = [], m
-    for i in range(n, 0, -1):
-        while ways[i][j - 1] == 1:  # one joining leaves this write out: it changed nothing
+    rows: list[list[int]] = []  # rows[i][k]: ways(i + 1, runs[i][0] + 1 + k)
+
+    def ways(i: int, j: int) -> int:
+        if i == 0:
+            return 1
+        first, last = runs[i - 1]
+        if j <= first:
+            return 0
+        return rows[i - 1][min(j, last + 1) - first - 1]
+
+    for i, (first, last) in enumerate(runs):
+        row, total = [], 0
+        for j in range(first + 1, last + 2):
+            total = min(2, total + ways(i, j - 1))
+            row.append(total)
+        rows.append(row)
+    if ways(len(changes), len(writes)) != 1:
+        return None
+    joined, j = [], len(writes)
+    for i in range(len(changes), 0, -1):
+        while ways(i, j - 1) == 1:  # one joining leaves this write out: it changed nothing
             j -= 1
         joined.append(j - 1)
         j -= 1

@@ -1,0 +1,86 @@
+"""Dating a change by the request that made it (aftershock/history/dating.py), on small
+histories as the recorder writes them: a change carries the second its write was stamped
+with; the audit log has the request, to the microsecond."""
+
+from __future__ import annotations
+
+from aftershock.history import History
+from tests.unit.test_one_history import NS, Record, second
+
+WRITER = "system:serviceaccount:ns:implementation"
+
+
+def _job(state: str) -> dict:
+    return {"metadata": {"name": "job", "namespace": NS, "uid": "uid-job"},
+            "data": {"state": state}}
+
+
+def _received(entry, at: float) -> None:
+    entry.extra["received"] = second(at).replace("Z", f".{round(at % 1 * 1e6):06d}Z")
+
+
+def _loop(writes: int, every: float = 0.05) -> Record:
+    """configmap/job made at 1, then written by its controller ``writes`` times, ready and busy
+    in turn, ``every`` seconds apart: the stamps of one second are one."""
+    h = Record()
+    h.watch(1.005, "configmaps", _job("ready"), "ADDED", written=1.0)
+    made = h.audit(1.002, "create", "job", WRITER, resource="configmaps", code=201,
+                   uid="uid-job")
+    _received(made, 1.0)
+    for k in range(writes):
+        at = 1.5 + k * every
+        update = h.audit(at + 0.002, "update", "job", WRITER, resource="configmaps")
+        _received(update, at)
+        h.watch(at + 0.004, "configmaps", _job("busy" if k % 2 == 0 else "ready"),
+                written=at)
+    h.judged(1.5 + writes * every + 1)
+    return h
+
+
+def _spans(h: Record) -> list[tuple[float, float]]:
+    (life,) = History(h).lives_of("configmaps", NS)
+    return [(round(c.lo, 4), round(c.hi, 4)) for c in life.changes]
+
+
+def test_a_state_written_in_a_loop_is_dated_write_by_write():
+    """A thousand writes, 20 a second: every change but the first of its second stamps
+    nothing certain, and each is dated by its own write all the same."""
+    spans = _spans(_loop(1000))
+    assert len(spans) == 1001
+    for k, (lo, hi) in enumerate(spans[1:]):
+        at = 1.5 + k * 0.05
+        assert at - 1e-6 <= lo <= hi <= at + 0.002 + 1e-6, (k, lo, hi)
+
+
+def test_a_write_that_changed_nothing_leaves_the_joining_open_when_it_could_be_either():
+    """Two writes in one second, one change of that second: either write may have made it
+    (the other changed nothing), so the change keeps its stamp's second."""
+    h = Record()
+    h.watch(1.005, "configmaps", _job("ready"), "ADDED", written=1.0)
+    _received(h.audit(1.002, "create", "job", WRITER, resource="configmaps", code=201,
+                      uid="uid-job"), 1.0)
+    for at in (2.1, 2.6):
+        _received(h.audit(at + 0.002, "update", "job", WRITER, resource="configmaps"), at)
+    h.watch(2.7, "configmaps", _job("busy"), written=2.6)
+    h.judged(4.0)
+    assert _spans(h)[1] == (2.0, 3.0)
+
+
+def test_a_marked_pod_is_dated_by_the_deletion_that_marked_it_not_its_removal():
+    """One delete marks the pod; what removed it after (the last finalizer going, the
+    kubelet's delete answered 404) is no deletion that succeeded: the removal is not dated
+    by it."""
+    h = Record()
+    pod = {"metadata": {"name": "p", "namespace": NS, "uid": "uid-p"}}
+    h.watch(1.005, "pods", pod, "ADDED", written=1.0)
+    _received(h.audit(1.002, "create", "p", WRITER, code=201, uid="uid-p"), 1.0)
+    _received(h.audit(3.202, "delete", "p", "aftershock"), 3.2)
+    marked = {"metadata": {**pod["metadata"], "deletionTimestamp": second(3.2)}}
+    h.watch(3.21, "pods", marked)
+    _received(h.audit(4.402, "delete", "p", "kwok-controller", code=404), 4.4)
+    h.watch(4.41, "pods", dict(marked), "DELETED")
+    h.judged(6.0)
+    (life,) = History(h).lives_of("pods", NS)
+    _, mark, removal = [(round(c.lo, 4), round(c.hi, 4)) for c in life.changes]
+    assert mark == (3.2, 3.202)
+    assert removal[0] == 3.2 and removal[1] > 4.402  # after the mark; when, not known
