@@ -13,28 +13,29 @@ read to the judgement. Of one life:
 - its first going (a deletion mark, or its removal) is its first delete or eviction that
   succeeded, when the second did not begin before the first ended; its removal after a mark,
   the second, when there were exactly two (else a finalizer's removal may have been it);
-- its other changes are its other writes, in order, when exactly one way of joining them
-  exists: each change to a write whose moment meets the change's, a write that changed
-  nothing making none, and the writes' moments not overlapping.
+- its other changes before any mark were made by its other writes, in order: each by one
+  write whose moment meets its own, a write making one or none (it changed nothing), writes
+  whose moments overlap in an order not known; each change is dated from the earliest write
+  any such joining gives it to the latest.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from itertools import pairwise
 
 from aftershock.history.actions import Action
 from aftershock.history.changes import ADDED, DELETED, MODIFIED, Change
-from aftershock.history.clock import INF
+from aftershock.history.clock import INF, Span
 from aftershock.history.lives import Life
 
 # Kinds whose writes the audit policy does not record every one of.
 UNAUDITED = frozenset({"events", "leases"})
 
 
-def narrow(change: Change, action: Action) -> bool:
-    """Date ``change`` by the request that made it; whether that narrowed it."""
+def narrow(change: Change, action: Action | Span) -> bool:
+    """Date ``change`` by the request that made it (or the moments of the requests that may
+    have); whether that narrowed it."""
     lo, hi = max(change.lo, action.lo), min(change.hi, action.hi)
     if lo > hi or (lo == change.lo and hi == change.hi):
         return False
@@ -69,7 +70,7 @@ def _made(life: Life, mine: list[Action]) -> int:
     creates = [a for a in mine if a.creates]
     if first.type != ADDED or not first.seen or len(creates) != 1:
         return 0
-    if not creates[0].uid and len([a for a in mine if a.verb in ("create", "patch")]) > 1:
+    if not creates[0].uid and any(a.code == 201 and a is not creates[0] for a in mine):
         return 0  # named by its request alone, beside another: which made it is not known
     return int(narrow(first, creates[0]))
 
@@ -92,6 +93,10 @@ def _going(life: Life, mine: list[Action]) -> int:
     return dated
 
 
+def _deleting(change: Change) -> bool:
+    return bool(((change.after or {}).get("metadata") or {}).get("deletionTimestamp"))
+
+
 def _marked(change: Change) -> bool:
     after = (change.after or {}).get("metadata") or {}
     before = (change.before or {}).get("metadata") or {}
@@ -99,61 +104,63 @@ def _marked(change: Change) -> bool:
 
 
 def _written(life: Life, mine: list[Action]) -> int:
-    """Its other changes, joined in order to the other writes to it: each change was made
-    by one of them, a write that changed nothing made none, and each change's moment must
-    meet its write's. Dated when exactly one such joining exists, and the writes' own moments
-    do not overlap (their order is then the order they were made in)."""
+    """Its other changes before any deletion mark (a deletion may change a marked object
+    too), joined in order to the other writes to it: each change was made by one of them, a
+    write made at most one (none, when it changed nothing), and a change's moment meets its
+    write's. Writes whose moments overlap were made in an order not known: they are one
+    batch, whose changes may come in any order. Each change is dated from the earliest batch
+    to the latest that any such joining can give it."""
     writes = [a for a in mine if not a.creates and not a.deletes
               and a.verb not in ("delete", "deletecollection")]
-    changes = [c for c in life.changes[1:] if c.seen and c.type == MODIFIED and not _marked(c)]
+    changes = []
+    for change in life.changes[1:]:
+        if change.type != MODIFIED or _deleting(change):
+            break
+        if change.seen:
+            changes.append(change)
     if not changes or len(writes) < len(changes):
         return 0
-    if any(a.hi >= b.lo for a, b in pairwise(writes)):
-        return 0
-    joined = _only_joining(changes, writes)
-    if joined is None:
-        return 0
-    return sum(narrow(change, writes[j]) for change, j in zip(changes, joined, strict=True))
+    batches = _batches(writes)
+    earliest = _first_fit(changes, batches)
+    latest = _first_fit(changes[::-1], batches[::-1])
+    if earliest is None or latest is None:
+        return 0  # the log's writes cannot have made these changes: date nothing by them
+    last = len(batches) - 1
+    return sum(narrow(change, Span(batches[first].lo, batches[last - final].hi))
+               for change, first, final in zip(changes, earliest, latest[::-1], strict=True))
 
 
-JOINED = 2_000_000  # pairs of a change and a write that may meet, at most, for one life
+class _Batch:
+    """Writes whose moments overlap, one after another: their span, and how many."""
+
+    def __init__(self, first: Action) -> None:
+        self.lo, self.hi, self.size = first.lo, first.hi, 1
 
 
-def _only_joining(changes: list[Change], writes: list[Action]) -> list[int] | None:
-    """The one order-keeping joining of every change to a write whose moment meets its own
-    (by position), or None when there is none, more than one, or too many pairs to weigh.
+def _batches(writes: list[Action]) -> list[_Batch]:
+    batches: list[_Batch] = []
+    for write in sorted(writes, key=lambda a: a.lo):
+        if batches and write.lo <= batches[-1].hi:
+            batches[-1].hi = max(batches[-1].hi, write.hi)
+            batches[-1].size += 1
+        else:
+            batches.append(_Batch(write))
+    return batches
 
-    The writes do not overlap, so each change meets a run of them, [first, last]; the runs
-    move forward with the changes (their moments are bounded in order). ways(i, j), the
-    joinings of the first i changes to writes among the first j (2: many), is 0 up to
-    first(i) and no longer grows after last(i) + 1: only the run is kept."""
-    his, los = [a.hi for a in writes], [a.lo for a in writes]
-    runs = [(bisect_left(his, c.lo), bisect_right(los, c.hi) - 1) for c in changes]
-    if any(first > last for first, last in runs) or \
-            sum(last - first + 1 for first, last in runs) > JOINED:
-        return None
-    rows: list[list[int]] = []  # rows[i][k]: ways(i + 1, runs[i][0] + 1 + k)
 
-    def ways(i: int, j: int) -> int:
-        if i == 0:
-            return 1
-        first, last = runs[i - 1]
-        if j <= first:
-            return 0
-        return rows[i - 1][min(j, last + 1) - first - 1]
-
-    for i, (first, last) in enumerate(runs):
-        row, total = [], 0
-        for j in range(first + 1, last + 2):
-            total = min(2, total + ways(i, j - 1))
-            row.append(total)
-        rows.append(row)
-    if ways(len(changes), len(writes)) != 1:
-        return None
-    joined, j = [], len(writes)
-    for i in range(len(changes), 0, -1):
-        while ways(i, j - 1) == 1:  # one joining leaves this write out: it changed nothing
-            j -= 1
-        joined.append(j - 1)
-        j -= 1
-    return joined[::-1]
+def _first_fit(changes: list[Change], batches: list[_Batch]) -> list[int] | None:
+    """Each change in turn to the first batch, from the one before's, that meets it and has a
+    write left: no joining gives a change an earlier batch (or, on the lists reversed, a later
+    one). None when no joining exists."""
+    found, at, used = [], 0, 0
+    for change in changes:
+        while at < len(batches):
+            batch = batches[at]
+            if used < batch.size and batch.lo <= change.hi and batch.hi >= change.lo:
+                break
+            at, used = at + 1, 0
+        else:
+            return None
+        found.append(at)
+        used += 1
+    return found

@@ -52,9 +52,10 @@ def test_a_state_written_in_a_loop_is_dated_write_by_write():
         assert at - 1e-6 <= lo <= hi <= at + 0.002 + 1e-6, (k, lo, hi)
 
 
-def test_a_write_that_changed_nothing_leaves_the_joining_open_when_it_could_be_either():
+def test_a_change_either_of_two_writes_may_have_made_is_dated_between_them():
     """Two writes in one second, one change of that second: either write may have made it
-    (the other changed nothing), so the change keeps its stamp's second."""
+    (the other changed nothing), so it is dated from the first's start to the second's end,
+    no closer."""
     h = Record()
     h.watch(1.005, "configmaps", _job("ready"), "ADDED", written=1.0)
     _received(h.audit(1.002, "create", "job", WRITER, resource="configmaps", code=201,
@@ -63,7 +64,25 @@ def test_a_write_that_changed_nothing_leaves_the_joining_open_when_it_could_be_e
         _received(h.audit(at + 0.002, "update", "job", WRITER, resource="configmaps"), at)
     h.watch(2.7, "configmaps", _job("busy"), written=2.6)
     h.judged(4.0)
-    assert _spans(h)[1] == (2.0, 3.0)
+    assert _spans(h)[1] == (2.1, 2.602)
+
+
+def test_writes_whose_moments_overlap_date_their_changes_in_either_order():
+    """The harness's patch and the controller's write overlap: which committed first is not
+    known, so each of their two changes is dated by both; the loop before stays dated write by
+    write."""
+    h = _loop(40)
+    h.pop()  # judged later, below
+    at = 1.5 + 40 * 0.05
+    _received(h.audit(at + 0.004, "patch", "job", "aftershock", resource="configmaps"), at)
+    _received(h.audit(at + 0.003, "update", "job", WRITER, resource="configmaps"), at + 0.001)
+    h.watch(at + 0.01, "configmaps", _job("busy"), written=at)
+    h.watch(at + 0.011, "configmaps", _job("done"), written=at)
+    h.judged(at + 2)
+    spans = _spans(h)
+    assert spans[-2:] == [(round(at, 4), round(at + 0.004, 4))] * 2
+    assert spans[1] == (1.5, 1.502) and spans[40] == (round(1.5 + 39 * 0.05, 4),
+                                                      round(1.5 + 39 * 0.05 + 0.002, 4))
 
 
 def test_a_marked_pod_is_dated_by_the_deletion_that_marked_it_not_its_removal():
