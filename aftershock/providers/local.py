@@ -328,6 +328,11 @@ class LocalCluster(Nodes):
 
     def _spawn(self, component: str, kubeconfig: Path | None = None) -> None:
         env = {"HOME": str(self.paths.workdir)}  # nothing may read or write ~/.kube
+        running = self.state.processes.get(component)
+        if running is not None and running.alive():
+            # one of each: a second controller manager (no leader election) would act while
+            # the recorded one is stopped, and its record would be lost to cleanup
+            self.stop_component(component)
         self._kubeconfigs[component] = kubeconfig
         command = self._command(component, kubeconfig)
         if component in NICE:

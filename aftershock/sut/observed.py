@@ -91,7 +91,8 @@ class Observed:
     def revert(self) -> None:
         for thread in self._restarts:
             thread.join(timeout=60)
-        self.go_back()
+        with self._starting:  # a start the kill asked for, still running, ends first
+            self.go_back()
         if self.proxy is not None:
             self.proxy.stop()
 

@@ -169,3 +169,23 @@ def test_a_node_whose_kubelet_stops_is_not_ready_within_10s_and_tainted(aftersho
     assert f"restarted the kubelet of node/{node}" in changed
     assert _ready(corev1.read_node(node)) == "True"
     api.close()
+
+
+def test_a_component_started_while_it_runs_replaces_it_and_a_stop_stops_the_only_one(
+        aftershock_cluster):
+    """Two controller managers (no leader election) would both act: one stopped as a fault,
+    the other would still replace a deleted pod, and its record, overwritten, would leak."""
+    if not isinstance(aftershock_cluster, LocalCluster):
+        pytest.skip("needs the local provider")
+    component = "kube-controller-manager"
+    first = aftershock_cluster.state.processes[component]
+    aftershock_cluster.start_component(component)
+    second = aftershock_cluster.state.processes[component]
+    try:
+        assert second.pid != first.pid
+        assert not first.alive(), f"pid {first.pid}: a second {component} was left running"
+        aftershock_cluster.stop_component(component)
+        assert not second.alive()
+    finally:
+        aftershock_cluster.reset_nodes()
+    assert aftershock_cluster.running()[component]
