@@ -28,13 +28,14 @@ class Change:
     ``seen``: a watch delivered it (its own moment); a list found it (the first list, or a
     re-list after a gap: some change happened by then)."""
 
-    __slots__ = ("after", "before", "entry", "hi", "lo", "name", "namespace", "object", "order",
-                 "placed", "previous", "resource", "rv", "seen", "stamped", "type", "uid",
-                 "written")
+    __slots__ = ("after", "before", "entry", "hi", "key", "lo", "name", "namespace", "object",
+                 "order", "placed", "previous", "resource", "rv", "seen", "stamped", "type",
+                 "uid", "written")
 
     def __init__(self, entry: Entry, resource: str, namespace: str, name: str, uid: str,
                  rv: int, type: str, obj: dict[str, Any] | None, seen: bool) -> None:
         self.entry, self.resource, self.namespace, self.name = entry, resource, namespace, name
+        self.key = (resource, namespace, name)  # kept: every replay of every judge asks it
         self.uid, self.rv, self.type, self.seen = uid, rv, type, seen
         self.object = obj  # what the record shows: for a deletion, the object as it went
         self.after = None if type == DELETED else obj
@@ -45,10 +46,6 @@ class Change:
         self.stamped = False  # a manager's write: made within that second
         self.placed = False  # a deletion a list found: placed where it had happened by
         self.previous: Change | None = None  # the object's change before it (same name)
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.resource, self.namespace, self.name)
 
     @property
     def at(self) -> Span:
@@ -93,42 +90,58 @@ class Builder:
         self._top: dict[str, int] = {}  # the highest revision each stream has shown
 
     def watched(self, entry: Entry) -> Change:
+        """One change a watch (or the first list) delivered. Called once per recorded event:
+        a long history is a million of them, so its steps are written out here."""
+        key = (entry.resource, entry.namespace, entry.name)
+        previous = self._previous.get(key)
         obj = entry.object
-        if obj is None:  # a deletion saved without the object: as it was last recorded
-            previous = self._previous.get(entry.key)
-            obj = previous.object if previous is not None else None
-        meta = _meta(obj)
+        if obj is None and previous is not None:  # a deletion saved without the object
+            obj = previous.object
+        uid, rv = entry.uid, revision(entry.rv)
+        if not uid or not entry.rv:  # kept with the entry by the recorder, or only in the object
+            meta = (obj or {}).get("metadata") or {}
+            uid = uid or meta.get("uid", "")
+            rv = rv if entry.rv else revision(meta.get("resourceVersion"))
         kind = entry.type or MODIFIED
-        rv = revision(entry.rv) if entry.rv else revision(meta.get("resourceVersion"))
-        change = Change(entry, entry.resource, entry.namespace, entry.name,
-                        entry.uid or meta.get("uid", ""), rv or 0, kind, obj,
-                        kind != SYNC)
-        written = seconds((entry.extra or {}).get("written", "")) if entry.extra else math.nan
+        change = Change(entry, entry.resource, entry.namespace, entry.name, uid, rv or 0, kind,
+                        obj, kind != SYNC)
+        extra = entry.extra
+        written = seconds(extra.get("written", "")) if extra else math.nan
         change.written = written
         if written == written:  # not NaN
             self.timed = True
-            self._stamp(change, written + self.offset)
+            self._stamp(change, written + self.offset, previous)
         elif kind == SYNC:
             change.hi = entry.mono
         else:  # a history saved before the recorder kept write times: its arrival
             change.lo = change.hi = entry.mono
         if kind == SYNC:
             change.hi = min(change.hi, entry.mono)  # a list shows what was written by then
-        self._follow(change, rv)
+        if rv is None:
+            self.numbered = False
+        elif rv > self._top.get(entry.resource, 0):
+            self._top[entry.resource] = rv
+        change.previous = previous
+        if previous is not None and previous.after is not None and previous.uid == change.uid:
+            change.before = previous.after
+        self._previous[key] = change
+        self.last_of[entry.resource] = change
+        self.changes.append(change)
         return change
 
-    def _stamp(self, change: Change, written: float) -> None:
+    @staticmethod
+    def _stamp(change: Change, written: float, previous: Change | None) -> None:
         """The second the API server wrote it in (managedFields). A write a manager makes
         stamps the fields it changed with the second it made it in; but some writes go through
         no manager and stamp nothing (a deletion, the mark a graceful one sets, a binding:
         the API server sets the node itself), and one of them carries the stamp of the write
-        before it. So only a stamp newer than the one before dates its change; any other change
-        came after the stamp it carries, by how much the stamp cannot say."""
+        before it. So only a stamp newer than the one before (``previous``, the name's last
+        change) dates its change; any other change came after the stamp it carries, by how
+        much the stamp cannot say."""
         change.lo = written
-        previous = self._previous.get(change.key)
-        newer = change.type == MODIFIED and previous is not None and \
-            previous.uid == change.uid and change.written > previous.written
-        if change.type == ADDED or newer:
+        kind = change.type
+        if kind == ADDED or (kind == MODIFIED and previous is not None and
+                             previous.uid == change.uid and change.written > previous.written):
             change.hi = written + SECOND
             change.stamped = True
 
@@ -231,18 +244,29 @@ class Builder:
             return
         objects: dict[tuple[str, str, str], list[Change]] = {}
         for change in changes:  # a name's lives come one after another: one sequence
-            objects.setdefault(change.key, []).append(change)
+            mine = objects.get(change.key)
+            if mine is None:
+                objects[change.key] = [change]
+            else:
+                mine.append(change)
         for mine in objects.values():
             low = -INF
             for change in mine:
                 if not change.placed:
-                    low = change.lo = max(change.lo, low)
+                    if change.lo < low:
+                        change.lo = low
+                    else:
+                        low = change.lo
             high = end
             for change in reversed(mine):
                 if change.placed:
-                    change.hi = min(change.hi, high)
+                    if change.hi > high:
+                        change.hi = high
                     continue
-                high = change.hi = min(change.hi, high)
+                if change.hi > high:
+                    change.hi = high
+                else:
+                    high = change.hi
                 if change.lo > change.hi:
                     change.lo = change.hi  # a stamp from another clock: the order wins
 
