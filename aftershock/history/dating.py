@@ -11,8 +11,10 @@ read to the judgement. Of one life:
 - its creation is the create whose response named its uid (or the one create of its name and
   moment), and the change that showed it made;
 - its first going (a deletion mark, or its removal) is its first delete or eviction that
-  succeeded, when the second did not begin before the first ended; its removal after a mark,
-  the second, when there were exactly two (else a finalizer's removal may have been it);
+  succeeded to commit: between the earliest start of one and the earliest end (deletions
+  may overlap: a kubelet answers the mark while the delete that made it is answered); its
+  removal after a mark, the later of the two, when there were exactly two (else a
+  finalizer's removal may have been it);
 - its other changes before any mark were made by its other writes, in order: each by one
   write whose moment meets its own, a write making one or none (it changed nothing), writes
   whose moments overlap in an order not known; each change is dated from the earliest write
@@ -22,7 +24,6 @@ read to the judgement. Of one life:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import pairwise
 
 from aftershock.history.actions import Action
 from aftershock.history.changes import ADDED, DELETED, MODIFIED, Change
@@ -82,14 +83,16 @@ def _going(life: Life, mine: list[Action]) -> int:
     going = [*marks[:1], *removed]
     if not deletes or not going:
         return 0
-    if any(a.hi >= b.lo for a, b in pairwise(deletes)):
-        return 0  # two deletions whose moments overlap: which came first is not known
     # The first deletion that succeeded marked the object, or removed it if it had no
-    # grace; what removed a marked object (a second deletion, the last finalizer going)
-    # is known only when there were exactly two deletions.
-    dated = int(narrow(going[0], deletes[0]))
+    # grace: whichever committed first (deletions whose moments overlap, as a kubelet's
+    # answering the mark does, in an order not known), it began no earlier than the
+    # earliest began and committed by the time the first answered. What removed a marked
+    # object (a second deletion, the last finalizer going) is known only when there were
+    # exactly two deletions: the later of the two, between the later start and end.
+    dated = int(narrow(going[0], Span(min(a.lo for a in deletes), min(a.hi for a in deletes))))
     if len(going) == 2 and len(deletes) == 2:
-        dated += int(narrow(going[1], deletes[1]))
+        dated += int(narrow(going[1], Span(max(a.lo for a in deletes),
+                                           max(a.hi for a in deletes))))
     return dated
 
 

@@ -4,10 +4,15 @@ with; the audit log has the request, to the microsecond."""
 
 from __future__ import annotations
 
+from aftershock.checks import PASS
 from aftershock.history import History
-from tests.unit.test_one_history import NS, Record, second
+from aftershock.properties import Judgement
+from aftershock.properties.context import Context
+from tests.unit.test_one_history import NS, Record, judge, second
+from tests.verdict_corpus import keep
 
 WRITER = "system:serviceaccount:ns:implementation"
+CONTEXT = Context(NS, "t", {}, {}).to_json()
 
 
 def _job(state: str) -> dict:
@@ -103,3 +108,37 @@ def test_a_marked_pod_is_dated_by_the_deletion_that_marked_it_not_its_removal():
     _, mark, removal = [(round(c.lo, 4), round(c.hi, 4)) for c in life.changes]
     assert mark == (3.2, 3.202)
     assert removal[0] == 3.2 and removal[1] > 4.402  # after the mark; when, not known
+
+
+def test_a_pod_marked_by_one_of_two_deletions_that_overlap_is_dated_between_them():
+    """The harness deletes web-a; the kubelet (kwok) answers the mark with a delete of its
+    own before the harness's is answered: the two overlap, and the mark is dated from the
+    earlier start to the earlier end, the removal from the later start to the later end. Left
+    undated, the two pods' stretch ran on to the judgement, and 'for 3 seconds 1 pods of web
+    are live' was UNKNOWN (make test, features/harness/faults.feature)."""
+    h = Record()
+    for name in ("web-a", "web-b"):
+        pod = {"metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}",
+                            "labels": {"app.kubernetes.io/name": "web"}},
+               "status": {"phase": "Running"}}
+        _received(h.audit(1.01, "create", name, WRITER, code=201, uid=f"uid-{name}"), 1.0)
+        h.watch(1.02, "pods", pod, "ADDED", written=1.0)
+    _received(h.audit(1.505, "delete", "web-a", "aftershock"), 1.497)
+    _received(h.audit(1.5052, "delete", "web-a", "kwok-controller"), 1.502)
+    marked = {"metadata": {**h[1].object["metadata"], "deletionTimestamp": second(1.5)},
+              "status": {"phase": "Running"}}
+    h.watch(1.51, "pods", marked)
+    h.watch(1.511, "pods", dict(marked), "DELETED")
+    h.judged(5.0)
+    (life, _) = History(h).lives_of("pods", NS)
+    _, mark, removal = [(round(c.lo, 4), round(c.hi, 4)) for c in life.changes]
+    assert mark == (1.497, 1.505) and removal == (1.502, 1.5052)
+    params = {"condition": "1 pods of web are live", "context": CONTEXT, "start": 1.52,
+              "duration": 3, "now": 5.0}
+    verdict = judge(["stays_for"], "stays_for", params, h)
+    assert verdict.status == PASS, verdict.explain()
+    keep("a-mark-by-one-of-two-deletions-that-overlap", h, Judgement("stays_for", params),
+         ["stays_for"], {"stays_for": PASS},
+         "stays_for: UNKNOWN: 1 pods of web are live did not hold in a state the API server "
+         "wrote or ended within a second of the 3s it must last", "make test of stop 71 "
+         "(features/harness/faults.feature, the controller manager stopped)")
