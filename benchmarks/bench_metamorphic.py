@@ -76,7 +76,7 @@ def main() -> None:
 
 def report(counts: Counter[str], flips: list[str], seconds: float) -> None:
     sys.path.insert(0, str(REPO))
-    from aftershock.properties import sorted_ids
+    from aftershock.properties.base import sorted_ids
     from tests.unit.test_metamorphic import fuzzed
 
     histories = counts["histories"]
