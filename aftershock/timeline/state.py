@@ -146,30 +146,9 @@ class State:
         else:
             of_resource[key] = obj
         indexes = self._indexes_of.get(key[0])
-        if not indexes:
-            return
-        # Index.update, written out: every replay of every judge comes through here
-        labels = None
-        for index in indexes:
-            namespace = index.namespace
-            if namespace is not None and key[1] != namespace:
-                continue
-            admitted = obj is not None
-            if admitted and index.selector:
-                if labels is None:
-                    labels = (obj.get("metadata") or {}).get("labels") or {}
-                for label, value in index.selector.items():
-                    if labels.get(label) != value:
-                        admitted = False
-                        break
-            members = index.members
-            if admitted and index.predicate(obj):
-                if key not in members:
-                    index.joined[key] = entry
-                members[key] = obj
-            elif key in members:
-                del members[key]
-                del index.joined[key]
+        if indexes:
+            for index in indexes:
+                index.update(key, obj, entry)
 
     @property
     def objects(self) -> dict[Key, dict[str, Any]]:
