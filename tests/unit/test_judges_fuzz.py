@@ -45,6 +45,8 @@ from aftershock.timeline.entry import (
     Entry,
 )
 from aftershock.timeline.state import State
+from tests import histories as made
+from tests.histories import NAMES, PODS
 from tests.unit.concept_maps import GANG, RG, STORAGE
 
 NS = "ns"
@@ -55,92 +57,11 @@ STATS: Counter[str] = Counter()
 RECORDS = NodeRecords("noderecords", NS, "spec.index", "spec.node", "status.touched", 5.0, 1.0, 3)
 CONTEXT = Context(NS, "fuzz", {"replica_group": RG, "gang": GANG, "storage_cluster": STORAGE},
                   {"drained node": "n1", "node of pod web-0": "n1"}).to_json()
-PODS = ("web-0", "web-1", "web-2", "db-0", "data-0", "data-1", "data-2")
-NODES = ("n1", "n2", "n3")
-STAMPS = ("2001-09-09T01:46:40Z", "2001-09-09T01:46:50Z")
-
-
-def _pod(name: str, draw) -> dict:
-    app = name.rsplit("-", 1)[0]
-    meta = {"name": name, "namespace": NS, "uid": f"uid-{name}",
-            "labels": {"app": app, "app.kubernetes.io/name": app, "group": "0"}}
-    if draw(st.booleans()):
-        meta["deletionTimestamp"] = STAMPS[0]
-    ready = draw(st.booleans())
-    return {"metadata": meta,
-            "spec": {"nodeName": draw(st.sampled_from(("", *NODES))),
-                     "resourceClaims": [{"name": "d", "resourceClaimName": "c0"}],
-                     "containers": [{"name": "w", "resources": {"requests": {
-                         "cpu": draw(st.sampled_from(("300m", "600m")))}}}]},
-            "status": {"phase": draw(st.sampled_from(("Running", "Pending"))),
-                       "conditions": [{"type": "Ready", "status": str(ready)}],
-                       "containerStatuses": [{"name": "w", "state": draw(st.sampled_from((
-                           {"running": {"startedAt": STAMPS[0]}},
-                           {"running": {"startedAt": STAMPS[1]}},
-                           {"waiting": {"reason": "CreateContainerError"}})))}]}}
 
 
 def _object(resource: str, name: str, draw) -> dict:
-    cluster_scoped = ("nodes", "persistentvolumes", "resourceslices", "queues")
-    meta = {"name": name, "namespace": "" if resource in cluster_scoped else NS,
-            "uid": f"uid-{name}"}
-    status = draw(st.sampled_from(("True", "False")))
-    stamp = draw(st.sampled_from(STAMPS))
-    if resource == "pods":
-        return _pod(name, draw)
-    if resource == "nodes":
-        return {"metadata": meta, "status": {"conditions": [
-            {"type": "Ready", "status": status, "lastTransitionTime": stamp}]}}
-    if resource == "resourceclaims":
-        pool = draw(st.sampled_from(NODES))
-        return {"metadata": meta, "status": {
-            "allocation": {"devices": {"results": [{"driver": "d", "pool": pool,
-                                                    "device": draw(st.sampled_from("ab"))}]}},
-            "reservedFor": [{"uid": f"uid-{draw(st.sampled_from(PODS))}"}]}}
-    if resource == "gangs":
-        return {"metadata": meta, "spec": {"groups": 1, "minAvailable": 2},
-                "status": {"groups": [{"index": 0, "conditions": [
-            {"type": "Breached", "status": status, "lastTransitionTime": stamp}]}]}}
-    if resource == "events":
-        return {"metadata": meta, "involvedObject": {"name": "train"},
-                "reason": draw(st.sampled_from(("GangTerminated", "ScheduledZero", "DataWiped")))}
-    if resource == "statefulsets":
-        return {"metadata": meta, "spec": {"replicas": draw(st.integers(1, 3))}}
-    if resource == "storageclusters":
-        return {"metadata": meta, "status": {"members": [0, 1], "finished": [2]}}
-    if resource == "resourceslices":
-        return {"metadata": meta, "spec": {"driver": "d", "nodeName": name.split("-")[0],
-                                           "pool": {"name": draw(st.sampled_from(NODES))},
-                                           "devices": [{"name": device} for device in draw(
-                                               st.lists(st.sampled_from(("g0", "g1")),
-                                                        max_size=2))]}}
-    if resource == "deployments":  # Kubernetes omits a zero counter, and a list may lack
-        obj = {"metadata": meta, "spec": {"replicas": 3}, "status": {}}  # an element
-        ready = draw(st.sampled_from((None, 0, 1, 3)))
-        if ready is not None:
-            obj["status"]["readyReplicas"] = ready
-        if draw(st.booleans()):
-            obj["status"]["conditions"] = [{"type": "Available", "status": status}]
-        return obj
-    if resource == "podgroups":
-        return {"metadata": meta, "spec": {"minMember": draw(st.integers(1, 3)),
-                                           "queue": "team"}}
-    if resource == "queues":
-        return {"metadata": meta, "spec": {"limits": {
-            "cpu": draw(st.sampled_from(("1", "500m", "-1")))}}}
-    if resource == "noderecords":
-        return {"metadata": meta, "spec": {"index": draw(st.integers(0, 2)),
-                                           "node": draw(st.sampled_from(NODES))},
-                "status": {"touched": stamp}}
-    return {"metadata": meta, "spec": {"volumeName": "pv-0"}}
-
-
-NAMES = {"pods": PODS, "nodes": NODES, "resourceclaims": ("c0", "c1"), "gangs": ("train", "web"),
-         "events": ("e0", "e1"), "statefulsets": ("data",), "storageclusters": ("data",),
-         "noderecords": ("r0", "r1"), "persistentvolumeclaims": ("data-data-0", "data-data-2"),
-         "persistentvolumes": ("pv-0",), "deployments": ("web",),
-         "resourceslices": ("n1-d", "n2-d"), "podgroups": ("web",),
-         "queues": ("team",)}
+    """One state of an object, drawn as the metamorphic fuzz draws it (its uid from its name)."""
+    return made.make(resource, name, f"uid-{name}", draw)
 
 
 @st.composite
