@@ -90,8 +90,8 @@ class Builder:
         self._top: dict[str, int] = {}  # the highest revision each stream has shown
 
     def watched(self, entry: Entry) -> Change:
-        """One change a watch (or the first list) delivered. Called once per recorded event:
-        a long history is a million of them, so its steps are written out here."""
+        """One change a watch (or the first list) delivered. Called once per recorded event (a
+        long history is a million of them): the name's last change is looked up once."""
         key = (entry.resource, entry.namespace, entry.name)
         previous = self._previous.get(key)
         obj = entry.object
@@ -117,16 +117,7 @@ class Builder:
             change.lo = change.hi = entry.mono
         if kind == SYNC:
             change.hi = min(change.hi, entry.mono)  # a list shows what was written by then
-        if rv is None:
-            self.numbered = False
-        elif rv > self._top.get(entry.resource, 0):
-            self._top[entry.resource] = rv
-        change.previous = previous
-        if previous is not None and previous.after is not None and previous.uid == change.uid:
-            change.before = previous.after
-        self._previous[key] = change
-        self.last_of[entry.resource] = change
-        self.changes.append(change)
+        self._follow(change, rv, previous)
         return change
 
     @staticmethod
@@ -145,12 +136,14 @@ class Builder:
             change.hi = written + SECOND
             change.stamped = True
 
-    def _follow(self, change: Change, rv: int | None) -> None:
+    def _follow(self, change: Change, rv: int | None, previous: Change | None = None) -> None:
+        """``change`` after the name's last change (``previous``, looked up when not given)."""
         if rv is None:
             self.numbered = False
         else:
             self._top[change.resource] = max(self._top.get(change.resource, 0), rv)
-        previous = self._previous.get(change.key)
+        if previous is None:
+            previous = self._previous.get(change.key)
         change.previous = previous
         if previous is not None and previous.after is not None and \
                 previous.uid == change.uid:
