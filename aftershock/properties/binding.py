@@ -365,6 +365,11 @@ def _kept_at(history: History, group: PodGroup, lives: list[Life],
     for life in lives:
         went = goings.get(life.id)
         asked = went is not None and went.action is not None
+        moment = eviction.at
+        if asked and id(went.action) in later and life is not eviction.life:
+            # taken as first, the eviction came before this going: whatever followed the
+            # going (its removal, say) came after it too
+            moment = Span(moment.lo, max(moment.lo, min(moment.hi, went.at.hi)))
         if life is eviction.life or (asked and id(went.action) in later):
             went = None  # its own going is the eviction's doing, or a later one's
         going_then = None if went is None else went.at.before(eviction.at)
@@ -372,7 +377,7 @@ def _kept_at(history: History, group: PodGroup, lives: list[Life],
             continue
         # a going the audit log has is dated by it, whenever the watch showed its mark
         counts = _placed if asked or life is eviction.life else _kept
-        held = life.holds(eviction.at, counts)
+        held = life.holds(moment, counts)
         if held is True and going_then is None and went is not None:
             held = None  # it may have been going already
         if held is True:

@@ -275,6 +275,52 @@ def test_a_gang_evicted_in_one_sweep_broke_its_minimum_at_the_first_eviction():
          "system:serviceaccount:ns:gang, none while it kept its minimum")
 
 
+def _swept_by_deletes() -> Record:
+    """KAI-scheduler v0.17.0 in make test: g of minimum 4, two Succeeded; it deletes the two
+    running pods in one sweep (d from 10.6386 to 10.6498, c inside it), and kwok answers each
+    mark with a delete of its own that removes the pod: c was gone before d's delete was
+    answered."""
+    h = Record()
+    pod_group(h, 4)
+    for name in "abcd":
+        h.watch(0.05, "pods", member(name), "ADDED", written=0.0)
+        h.watch(1.15, "pods", member(name, "n1", "Running"), written=1.1)
+    for name, at in (("a", 4.6), ("b", 4.7)):
+        h.watch(at + 0.05, "pods", member(name, "n1", "Succeeded"), written=at)
+    h.watch(10.646, "pods", member("c", "n1", "Running", deleting=True))
+    h.watch(10.653, "pods", member("d", "n1", "Running", deleting=True))
+    h.watch(10.655, "pods", member("c", "n1", "Running", deleting=True))
+    h.watch(10.668, "pods", member("c", "n1", "Running", deleting=True), "DELETED")
+    h.watch(10.6681, "pods", member("d", "n1", "Running", deleting=True))
+    h.watch(10.6682, "pods", member("d", "n1", "Running", deleting=True), "DELETED")
+    for name, received, done, actor in (("c", 10.6401, 10.643, SCHEDULER),
+                                        ("d", 10.6386, 10.6498, SCHEDULER),
+                                        ("c", 10.6484, 10.6607, "kwok-controller"),
+                                        ("d", 10.6576, 10.6652, "kwok-controller")):
+        request = h.audit(done, "delete", name, actor, uid=f"uid-{name}")
+        request.extra["received"] = dt.datetime.fromtimestamp(
+            1e9 + received, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    h.judged(16.0)
+    return h
+
+
+def test_a_sweep_whose_first_pod_went_inside_the_others_deletion_broke_the_minimum():
+    """Taken as the first of the sweep, d's delete came before c's: c was kept then, whatever
+    followed c's going (kwok's delete, its removal) came after it too. Read at the whole of d's
+    delete, c may have been gone, and 'whichever was first may have met the group below its
+    minimum' was UNKNOWN (make test, KAI-scheduler v0.17.0, features/scheduler)."""
+    params = {**GROUP_PARAMS, "actor": SCHEDULER}
+    h = _swept_by_deletes()
+    verdict = judge(["B4"], "kept_not_evicted", params, h)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "kept 4 pods, at least its minimum 4 (2 Succeeded: a, b)" in verdict.summary
+    keep("b4-a-sweeps-first-pod-gone-inside-the-other-deletion", h,
+         Judgement("kept_not_evicted", params), ["B4"], {"B4": VIOLATED},
+         "B4: UNKNOWN: system:serviceaccount:ns:gang evicted 2 pods of podgroup/ns/g at once; "
+         "whichever was first may have met the group below its minimum",
+         "CI of stop 71 (tests/integration/test_thirdparty.py, KAI-scheduler v0.17.0)")
+
+
 # --- 4. from now on, taken inside an open gap -----------------------------------------------
 
 
