@@ -336,6 +336,15 @@ def unseen_stretches(reads: dict[str, NodeReads], history: History,
         wanted[node] = [(max(begin, born), min(end, died), how) for born, died, how in lives
                         if born <= end and died >= begin]
     found = []
+    for start, stop, what in _nodes_unknown(history, begin, end):
+        # a node the record lost may have been there: every loop must have read throughout,
+        # and a node with no loop at all would not be known
+        for node in reads:
+            wanted.setdefault(node, []).append((start, stop, ""))
+        if only is None or only not in reads:
+            found.append(f"the nodes the cluster had from {_at(start, offset, origin)} to "
+                         f"{_at(stop, offset, origin)} are not known ({what}): one may have "
+                         "had no read loop")
     for node, lives in sorted(wanted.items()):
         if only is not None and node != only:  # a judge of one node's state
             continue
@@ -348,6 +357,16 @@ def unseen_stretches(reads: dict[str, NodeReads], history: History,
                       f"{_at(b, offset, origin)} ({why})"
                       for a, b, why in _stretches(reads[node], start, stop)]
     return found
+
+
+def _nodes_unknown(history: History, begin: float, end: float
+                   ) -> list[tuple[float, float, str]]:
+    """The stretches of [begin, end] (the nodes' clock) in which the record of nodes had a
+    gap: a node made and gone (or made and never re-listed) then is in no life."""
+    offset = history.offset
+    return [(max(begin, t.start - offset), min(end, t.end - offset), t.what)
+            for t in history.troubles({"nodes"})
+            if t.start != t.end and t.overlaps(begin + offset, end + offset)]
 
 
 def _at(moment: float, offset: float, origin: float) -> str:

@@ -57,6 +57,8 @@ def _incomplete(verdict: Verdict, history: History, witnessed: bool) -> str | No
     start, end = _window(verdict, history, witnessed)
     for trouble in history.troubles(verdict.reads or frozenset()):
         if trouble.overlaps(start, end):
+            if trouble.start == -float("inf"):  # from a change written before the record
+                return f"{trouble.what}, from before the record began"
             return f"{trouble.what}, at +{trouble.start - history.origin:.3f}s"
     return None
 

@@ -18,7 +18,7 @@ from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.sut.node_state import NodeStateWatch, loop, parse
-from aftershock.timeline.entry import WATCH, Entry
+from aftershock.timeline.entry import GAP_START, WATCH, Entry
 from tests.verdict_corpus import keep
 
 NS = "ns"
@@ -192,3 +192,26 @@ def test_a_node_that_joins_gets_a_loop_and_the_lines_say_when_they_were_taken(tm
     taken = {line["node"]: line["time"] for line in lines if line.get("taken")}
     assert set(taken) == {"n1", "n2"}, lines
     assert all(before <= at <= time.time() for at in taken.values()), taken
+
+
+
+def test_a_node_the_record_lost_in_a_gap_of_nodes_is_not_known_seen():
+    """The watch of nodes breaks at +5s and is never re-listed: a node that joined after the
+    break is in no life, and no loop read it. node/n1's loop read throughout, but whether every
+    node had a loop the record cannot say. D11 (which reads only pods from the API server) used
+    to PASS: the metamorphic fuzz found it, relation (e)."""
+    history = History().watch(0, "nodes", node("n1"), "SYNC")
+    history.append(Entry(len(history), 5, WALL + 5, GAP_START, resource="nodes",
+                         detail="410 Gone"))
+    history.mark(30, "judged")
+    snaps = copies("n1", *[(at, A if at < 10 else checkpoint()) for at in range(1, 31, 2)])
+    judgement = Judgement("kept_while_used", {"node_state": snaps, "namespace": NS})
+    verdict = properties.judge(["D11"], judgement, history)
+    assert verdict.status == UNKNOWN, verdict.explain()
+    assert "the nodes the cluster had from +1.0s to +29.0s are not known" in verdict.summary, \
+        verdict.summary
+    keep("d11-a-gap-in-the-record-of-nodes", history, judgement, ["D11"], {"D11": UNKNOWN},
+         "D11: PASS: 1 claims unprepared on their nodes, each once no pod there used it",
+         "the metamorphic fuzz of issue 64, relation (e)")
+    seen = properties.judge(["D11"], judgement, History(history[:1] + history[2:]))
+    assert seen.status == PASS, seen.explain()  # no gap: n1 alone, read throughout
