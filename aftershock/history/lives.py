@@ -83,13 +83,17 @@ class Life:
     def ever(self, predicate: Callable[[dict[str, Any]], bool]) -> bool:
         return any(predicate(obj) for obj in self.objects())
 
-    def possible(self, moment: Span) -> list[dict[str, Any] | None]:
+    def possible(self, moment: Span, until: Change | None = None
+                 ) -> list[dict[str, Any] | None]:
         """Every state it may have been in at a point of ``moment`` (None: not there yet, or
         gone): the one the last change certainly made by then left, and the one each change
-        whose span meets the moment may have left."""
+        whose span meets the moment may have left. With ``until``, a change of it known to
+        come after the moment: that one and those after it are left out."""
         current: dict[str, Any] | None = None
         states: list[dict[str, Any] | None] = []
         for change in self.changes:
+            if change is until:
+                break
             if change.hi <= moment.lo:
                 current = change.after
                 continue

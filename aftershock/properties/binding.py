@@ -365,11 +365,9 @@ def _kept_at(history: History, group: PodGroup, lives: list[Life],
     for life in lives:
         went = goings.get(life.id)
         asked = went is not None and went.action is not None
-        moment = eviction.at
-        if asked and id(went.action) in later and life is not eviction.life:
-            # taken as first, the eviction came before this going: whatever followed the
-            # going (its removal, say) came after it too
-            moment = Span(moment.lo, max(moment.lo, min(moment.hi, went.at.hi)))
+        # a going this eviction made, or (taken as first) a later one of the sweep, came after
+        # it was written: so did whatever followed that going (the removal kwok's delete made)
+        cut = went.change if asked and id(went.action) in later else None
         if life is eviction.life or (asked and id(went.action) in later):
             went = None  # its own going is the eviction's doing, or a later one's
         going_then = None if went is None else went.at.before(eviction.at)
@@ -377,7 +375,8 @@ def _kept_at(history: History, group: PodGroup, lives: list[Life],
             continue
         # a going the audit log has is dated by it, whenever the watch showed its mark
         counts = _placed if asked or life is eviction.life else _kept
-        held = life.holds(moment, counts)
+        found = {bool(counts(obj)) for obj in life.possible(eviction.at, until=cut)}
+        held = found.pop() if len(found) == 1 else None
         if held is True and going_then is None and went is not None:
             held = None  # it may have been going already
         if held is True:

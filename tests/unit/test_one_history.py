@@ -321,6 +321,47 @@ def test_a_sweep_whose_first_pod_went_inside_the_others_deletion_broke_the_minim
          "CI of stop 71 (tests/integration/test_thirdparty.py, KAI-scheduler v0.17.0)")
 
 
+def _evicted_with_its_removal_inside() -> Record:
+    """KAI-scheduler v0.17.0 in make test: g of minimum 3, two Succeeded; it deletes the third
+    (from 10.7878 to 10.8052), and kwok's delete answering the mark removed the pod before that
+    delete was answered."""
+    h = Record()
+    pod_group(h, 3)
+    for name in "abc":
+        h.watch(0.05, "pods", member(name), "ADDED", written=0.0)
+        h.watch(1.15, "pods", member(name, "n1", "Running"), written=1.1)
+    for name, at in (("a", 4.8), ("b", 4.9)):
+        h.watch(at + 0.05, "pods", member(name, "n1", "Succeeded"), written=at)
+    h.watch(10.798, "pods", member("c", "n1", "Running", deleting=True))
+    h.watch(10.813, "pods", member("c", "n1", "Running", deleting=True))
+    h.watch(10.827, "pods", member("c", "n1", "Running", deleting=True), "DELETED")
+    for received, done, actor in ((10.7878, 10.8052, SCHEDULER),
+                                  (10.8001, 10.821, "kwok-controller")):
+        request = h.audit(done, "delete", "c", actor, uid="uid-c")
+        request.extra["received"] = dt.datetime.fromtimestamp(
+            1e9 + received, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    h.judged(17.0)
+    return h
+
+
+def test_an_evicted_pod_is_read_up_to_its_own_going_not_its_removal():
+    """What the eviction met of the pod it evicted is the pod before the going it made: its
+    removal, which kwok's delete made inside the eviction's span, came after. Read at the
+    whole span, the pod may have been gone, and B4 said the group 'kept 2 to 3 pods'
+    (UNKNOWN; make test, KAI-scheduler v0.17.0, features/scheduler)."""
+    params = {**GROUP_PARAMS, "actor": SCHEDULER}
+    h = _evicted_with_its_removal_inside()
+    verdict = judge(["B4"], "kept_not_evicted", params, h)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "kept 3 pods, at least its minimum 3 (2 Succeeded: a, b)" in verdict.summary
+    keep("b4-an-evicted-pod-removed-inside-its-eviction", h,
+         Judgement("kept_not_evicted", params), ["B4"], {"B4": VIOLATED},
+         "B4: UNKNOWN: system:serviceaccount:ns:gang evicted pod/ns/c of podgroup/ns/g when it "
+         "kept 2 to 3 pods, its minimum 3: the record's moments cannot say whether pod/ns/c was "
+         "kept then", "make test before stop 72 (tests/integration/test_thirdparty.py, "
+         "KAI-scheduler v0.17.0)")
+
+
 # --- 4. from now on, taken inside an open gap -----------------------------------------------
 
 
