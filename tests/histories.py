@@ -497,12 +497,17 @@ def _hidden(truth: Truth, resource: str, at: float, anchor: float) -> bool:
 def an_earlier_life(truth: Truth, name: str, actor: str) -> Truth | None:
     """``truth`` with an unrelated pod living and dying under ``name`` (another uid, another
     app) just before the name's first life: made, then deleted, by ``actor``. None where the
-    name has no life, or that moment would tell something of the pod watch."""
-    first = min((w.t for w in truth.writes if w.resource == "pods" and w.name == name),
-                default=None)
-    if first is None or first < 0.3 or not _hidden(truth, "pods", first - 0.3, first):
+    name has no life, or that moment would tell something of the pod watch. It is gone before
+    the second the first life's first write is stamped with: going after it, it would tell
+    that the first life was made later than the stamp says."""
+    writes = [w for w in truth.writes if w.resource == "pods" and w.name == name]
+    if not writes:
         return None
-    born, died = first - 0.3, first - 0.2
+    first = min(writes, key=lambda w: w.t)
+    before = min(first.t, first.written)
+    if before < 0.3 or not _hidden(truth, "pods", before - 0.3, first.t):
+        return None
+    born, died = before - 0.3, before - 0.2
     obj = {"metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}-unrelated",
                         "labels": {"app": "unrelated"}}, "spec": {}, "status": {"phase": "Running"}}
     made = Write(0, born, "pods", NS, name, obj["metadata"]["uid"], "ADDED", obj,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aftershock.history.clock import Span, seconds
+from aftershock.history.clock import INF, Span, seconds
 from aftershock.history.lives import Life
 from aftershock.timeline.entry import Entry
 
@@ -75,25 +75,33 @@ class Action:
 def join(actions: Sequence[Action], lives: dict[str, Life],
          named: dict[tuple[str, str, str], list[Life]], timed: bool = True) -> None:
     """Each action's life: the uid its response named, else the one life of its name that
-    the record shows could have existed when it was made."""
+    the record shows could have existed when it was made (a life whose create the log has by
+    its uid was made when that create was received, at the earliest: a watch that lost its
+    creation in a gap cannot say so)."""
+    made: dict[str, float] = {}
     for action in actions:
         action.life = None
         if action.uid and action.uid in lives:
-            action.life = lives[action.uid]
+            life = action.life = lives[action.uid]
+            if action.creates and action.lo > made.get(life.id, -INF):
+                made[life.id] = action.lo
+    for action in actions:
+        if action.life is not None:
             continue
         candidates = [life for life in named.get(action.key, ())
-                      if _possible(life, action, timed)]
+                      if _possible(life, action, timed, made.get(life.id, -INF))]
         if len(candidates) == 1:
             action.life = candidates[0]
 
 
-def _possible(life: Life, action: Action, timed: bool) -> bool:
+def _possible(life: Life, action: Action, timed: bool, made: float) -> bool:
     """Whether the action could have acted on ``life``: it was not certainly made after the
     action completed (nor, for a create, before it was received), nor certainly gone before it
     was received; and a deletion left it going (a history whose moments are arrivals, when
-    the recorder heard of it, cannot say so)."""
+    the recorder heard of it, cannot say so). ``made``: the earliest it was made, by the
+    create the log joined to it by uid."""
     at, born = action.at, life.born
-    if born.lo > at.hi:
+    if max(born.lo, made) > at.hi:
         return False
     if action.creates:
         return born.hi >= at.lo

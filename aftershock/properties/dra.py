@@ -60,11 +60,13 @@ def allocated_before_bind(history: Recorded, namespace: str,
             problem = _not_ready_for(claim, binding.node, binding.life.uid)
             if problem:
                 witness = ([earlier[-1].entry] if earlier else []) + [binding.change.entry]
-                # With no earlier claim change, a gap could have hidden its creation.
+                # With no earlier claim change, a gap up to the binding could have hidden
+                # its creation; one after it could not
                 return Verdict(name, VIOLATED, f"{binding.ref} was bound to "
                                f"node/{binding.node} while resourceclaim/{namespace}/"
                                f"{claim_name} {problem}", witness, origin, subjects=judged,
-                               by_absence=not earlier, reads=reads)
+                               by_absence=not earlier, reads=reads,
+                               window=None if earlier else (origin, binding.at.hi))
     hidden = f" ({unseen} bindings a gap hid were not judged)" if unseen else ""
     summary = (f"{judged} claims of {len(found)} bound pods were allocated and reserved "
                f"before the binding{hidden}" if judged else
