@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 from aftershock.history.clock import INF, SECOND, Span, seconds
 from aftershock.timeline.entry import APP_STATES, GAP_END, SINGULAR, WATCH, Entry, singular_of
 
 SYNC, ADDED, MODIFIED, DELETED = "SYNC", "ADDED", "MODIFIED", "DELETED"
+ORDER = attrgetter("order")
 
 
 class Change:
@@ -84,16 +86,20 @@ class Builder:
         self.reads: list[Change] = []  # an application's own state (not the API server's)
         self.numbered = True  # every change has a revision: the cluster's order is known
         self.timed = False  # some watched change carries the second it was written
-        # per resource: its last change, for where a gap begins; per object: its last state
+        # per resource: its last change, for where a gap begins; per name: its changes (in
+        # the cluster's order once ``order`` has run); per application object: its last read
         self.last_of: dict[str, Change] = {}
-        self._previous: dict[tuple[str, str, str], Change] = {}
+        self.sequences: dict[tuple[str, str, str], list[Change]] = {}
+        self._read: dict[tuple[str, str, str], Change] = {}
+        self._unsorted: set[tuple[str, str, str]] = set()  # names whose changes came unordered
         self._top: dict[str, int] = {}  # the highest revision each stream has shown
 
     def watched(self, entry: Entry) -> Change:
         """One change a watch (or the first list) delivered. Called once per recorded event (a
         long history is a million of them): the name's last change is looked up once."""
         key = (entry.resource, entry.namespace, entry.name)
-        previous = self._previous.get(key)
+        sequence = self.sequences.get(key)
+        previous = sequence[-1] if sequence else None
         obj = entry.object
         if obj is None and previous is not None:  # a deletion saved without the object
             obj = previous.object
@@ -117,7 +123,7 @@ class Builder:
             change.lo = change.hi = entry.mono
         if kind == SYNC:
             change.hi = min(change.hi, entry.mono)  # a list shows what was written by then
-        self._follow(change, rv, previous)
+        self._follow(change, rv, previous, sequence)
         return change
 
     @staticmethod
@@ -136,19 +142,26 @@ class Builder:
             change.hi = written + SECOND
             change.stamped = True
 
-    def _follow(self, change: Change, rv: int | None, previous: Change | None = None) -> None:
-        """``change`` after the name's last change (``previous``, looked up when not given)."""
+    def _follow(self, change: Change, rv: int | None, previous: Change | None = None,
+                sequence: list[Change] | None = None) -> None:
+        """``change`` after the name's last change (``previous``, in ``sequence``: the name's
+        changes; looked up when not given)."""
         if rv is None:
             self.numbered = False
         else:
             self._top[change.resource] = max(self._top.get(change.resource, 0), rv)
-        if previous is None:
-            previous = self._previous.get(change.key)
+        if sequence is None:
+            sequence = self.sequences.get(change.key)
+            if sequence is None:
+                sequence = self.sequences[change.key] = []
+            previous = sequence[-1] if sequence else None
         change.previous = previous
-        if previous is not None and previous.after is not None and \
-                previous.uid == change.uid:
-            change.before = previous.after
-        self._previous[change.key] = change
+        if previous is not None:
+            if previous.after is not None and previous.uid == change.uid:
+                change.before = previous.after
+            if previous.rv > change.rv or (previous.rv == change.rv and previous.placed):
+                self._unsorted.add(change.key)  # a re-list's, before what a watch had
+        sequence.append(change)
         self.last_of[change.resource] = change
         self.changes.append(change)
 
@@ -164,7 +177,8 @@ class Builder:
             obj = item.get("object") or {}
             meta = _meta(obj)
             key = (entry.resource, meta.get("namespace", ""), meta.get("name", ""))
-            previous = self._previous.get(key)
+            sequence = self.sequences.get(key)
+            previous = sequence[-1] if sequence else None
             uid = meta.get("uid", "")
             if item.get("type") == DELETED:
                 found.append(self._gone(entry, key, previous, obj, uid, listed))
@@ -206,10 +220,10 @@ class Builder:
             change.lo = entry.wall + self.offset
             change.hi = max(entry.mono, change.lo)
         change.lo = min(change.lo, change.hi)
-        previous = self._previous.get(change.key)
+        previous = self._read.get(change.key)
         change.previous = previous
         change.before = previous.after if previous is not None else None
-        self._previous[change.key] = change
+        self._read[change.key] = change
         self.last_of[change.resource] = change
         self.reads.append(change)
         return change
@@ -222,9 +236,12 @@ class Builder:
             changes = sorted(changes, key=lambda c: (c.rv, c.placed))  # stable: no tie
         for position, change in enumerate(changes):
             change.order = position
+        if self.numbered:  # each name's, too (as they arrived, but for a re-list's)
+            for key in self._unsorted:
+                self.sequences[key].sort(key=ORDER)
         return changes
 
-    def bound(self, changes: list[Change], end: float) -> None:
+    def bound(self, end: float) -> None:
         """Each moment bounded by the changes of its name before and after it (in the
         cluster's order, nothing of it is written before what preceded it, nor after what
         follows it: a name's lives come one after another) and by the end of the record.
@@ -235,14 +252,7 @@ class Builder:
         arrival times, as the judges of that time read it."""
         if not self.timed:
             return
-        objects: dict[tuple[str, str, str], list[Change]] = {}
-        for change in changes:  # a name's lives come one after another: one sequence
-            mine = objects.get(change.key)
-            if mine is None:
-                objects[change.key] = [change]
-            else:
-                mine.append(change)
-        for mine in objects.values():
+        for mine in self.sequences.values():  # a name's lives come one after another
             low = -INF
             for change in mine:
                 if not change.placed:

@@ -158,7 +158,7 @@ class History:
         neighbours bounded again by those."""
         built = self._built
         changes = built.order()
-        built.bound(changes, self.end)
+        built.bound(self.end)
         self._place_gaps(changes)
         lives = lives_of(changes)
         named: dict[tuple[str, str, str], list[Life]] = {}
@@ -172,7 +172,7 @@ class History:
             for _ in range(DATING_ROUNDS):  # a dated change may tell another request's life
                 if not date(lives.values(), actions, self.offset, horizon):
                     break
-                built.bound(changes, self.end)
+                built.bound(self.end)
                 self._place_gaps(changes)
                 join(actions, lives, named, built.timed)
         self._named_lives = named
