@@ -77,21 +77,39 @@ def join(actions: Sequence[Action], lives: dict[str, Life],
     """Each action's life: the uid its response named, else the one life of its name that
     the record shows could have existed when it was made (a life whose create the log has by
     its uid was made when that create was received, at the earliest: a watch that lost its
-    creation in a gap cannot say so)."""
+    creation in a gap cannot say so). Once the log has made a life of the name that the record
+    lost, a request of the name after it may have been of that one: it is joined to none."""
     made: dict[str, float] = {}
+    creates: dict[tuple[str, str, str], list[Action]] = {}  # by name, as the log made them
     for action in actions:
         action.life = None
         if action.uid and action.uid in lives:
             life = action.life = lives[action.uid]
             if action.creates and action.lo > made.get(life.id, -INF):
                 made[life.id] = action.lo
+        if action.uid and action.creates and action.key in named:
+            creates.setdefault(action.key, []).append(action)
+    lost = _lost(creates, lives)
     for action in actions:
         if action.life is not None:
             continue
         candidates = [life for life in named.get(action.key, ())
                       if _possible(life, action, timed, made.get(life.id, -INF))]
-        if len(candidates) == 1:
+        if len(candidates) == 1 and not any(lo <= action.hi and action.lo < hi
+                                            for lo, hi in lost.get(action.key, ())):
             action.life = candidates[0]
+
+
+def _lost(creates: dict[tuple[str, str, str], list[Action]], lives: dict[str, Life]
+          ) -> dict[tuple[str, str, str], list[tuple[float, float]]]:
+    """For each name, when a life the log made but the record lost may have been there: from
+    its create to the next create of the name (a name's lives come one after another)."""
+    found: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
+    for key, made in creates.items():
+        for this, after in zip(made, [*made[1:], None], strict=True):
+            if this.uid not in lives:
+                found.setdefault(key, []).append((this.lo, INF if after is None else after.hi))
+    return found
 
 
 def _possible(life: Life, action: Action, timed: bool, made: float) -> bool:

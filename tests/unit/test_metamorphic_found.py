@@ -82,3 +82,38 @@ def test_a_deletion_before_a_lifes_create_is_not_joined_to_it():
          "+-0.050s (it would have been violated); a pod of replica group web was marked for "
          "deletion: 2 times, expected exactly 1", FOUND.format("c"))
 
+
+
+def _a_life_the_gap_lost() -> Record:
+    """web-2 is made and deleted by ctl at +8.5s, after an unrelated web-2 came and went; a
+    later web-2 is made at +14.2s (the log has its create, by uid), the pod watch breaks at
+    +15.2s for good, and the garbage collector deletes that later web-2 at +19.3s."""
+    h = Record()
+    unrelated = {"metadata": {"name": "web-2", "namespace": "ns", "uid": "uid-web-2-x",
+                              "labels": {"app": "unrelated"}}, "status": {"phase": "Running"}}
+    h.audit(7.7, "create", "web-2", "ctl", code=201, uid="uid-web-2-x")
+    h.watch(7.75, "pods", unrelated, "ADDED", written=7.0)
+    h.audit(7.8, "delete", "web-2", "ctl")
+    h.watch(7.85, "pods", dict(unrelated), "DELETED")
+    h.audit(8.49, "create", "web-2", "ctl", code=201, uid="uid-web-2")
+    h.audit(8.55, "delete", "web-2", "ctl")
+    h.watch(8.6, "pods", _web("web-2", "uid-web-2"), "ADDED", written=8.0)
+    h.watch(8.65, "pods", _web("web-2", "uid-web-2"), "DELETED")
+    h.audit(14.2, "create", "web-2", "gc", code=201, uid="uid-web-2-later")
+    h.gap(15.2, "pods")
+    h.audit(19.3, "delete", "web-2", "gc")
+    h.judged(25.0)
+    return h
+
+
+def test_a_request_after_a_create_the_record_lost_is_joined_to_no_recorded_life():
+    """The delete at +19.3s named web-2 but no uid; the web-2 the record has last could have
+    been going then (its removal undated, until the dating joined a request to it), and it was
+    joined to it: its removal was dated into the gap, and ctl's delete at +8.5s to none. A
+    life the log made and the record lost (the web-2 of +14.2s) may be the one a later request
+    acted on: such a request is joined to no recorded life."""
+    h = _a_life_the_gap_lost()
+    model = History(h)
+    web2 = [life for life in model.lives_of("pods", "ns", "web-2") if life.uid == "uid-web-2"]
+    joined = [round(a.hi, 3) for a in model.actions if a.deletes and a.life is web2[0]]
+    assert joined == [8.55]
