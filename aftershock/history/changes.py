@@ -99,6 +99,8 @@ class Builder:
         long history is a million of them): the name's last change is looked up once."""
         key = (entry.resource, entry.namespace, entry.name)
         sequence = self.sequences.get(key)
+        if sequence is None:
+            sequence = self.sequences[key] = []
         previous = sequence[-1] if sequence else None
         obj = entry.object
         if obj is None and previous is not None:  # a deletion saved without the object
@@ -123,7 +125,7 @@ class Builder:
             change.lo = change.hi = entry.mono
         if kind == SYNC:
             change.hi = min(change.hi, entry.mono)  # a list shows what was written by then
-        self._follow(change, rv, previous, sequence)
+        self._follow(change, rv, sequence)
         return change
 
     @staticmethod
@@ -142,19 +144,17 @@ class Builder:
             change.hi = written + SECOND
             change.stamped = True
 
-    def _follow(self, change: Change, rv: int | None, previous: Change | None = None,
+    def _follow(self, change: Change, rv: int | None,
                 sequence: list[Change] | None = None) -> None:
-        """``change`` after the name's last change (``previous``, in ``sequence``: the name's
-        changes; looked up when not given)."""
+        """``change`` after the last of ``sequence``, its name's changes (looked up when not
+        given)."""
         if rv is None:
             self.numbered = False
         else:
             self._top[change.resource] = max(self._top.get(change.resource, 0), rv)
         if sequence is None:
-            sequence = self.sequences.get(change.key)
-            if sequence is None:
-                sequence = self.sequences[change.key] = []
-            previous = sequence[-1] if sequence else None
+            sequence = self.sequences.setdefault(change.key, [])
+        previous = sequence[-1] if sequence else None
         change.previous = previous
         if previous is not None:
             if previous.after is not None and previous.uid == change.uid:
@@ -181,12 +181,11 @@ class Builder:
             previous = sequence[-1] if sequence else None
             uid = meta.get("uid", "")
             if item.get("type") == DELETED:
-                found.append(self._gone(entry, key, previous, obj, uid, listed))
+                found.append(self._gone(entry, key, obj, uid, listed))
                 continue
             if previous is not None and previous.after is not None and uid and \
                     previous.uid and previous.uid != uid:
-                found.append(self._gone(entry, key, previous, previous.after, previous.uid,
-                                        listed))
+                found.append(self._gone(entry, key, previous.after, previous.uid, listed))
             rv = revision(meta.get("resourceVersion"))
             change = Change(entry, *key, uid, rv or 0, item.get("type") or MODIFIED, obj,
                             False)
@@ -197,13 +196,12 @@ class Builder:
             found.append(change)
         return found
 
-    def _gone(self, entry: Entry, key: tuple[str, str, str], previous: Change | None,
-              obj: dict[str, Any], uid: str, listed: int | None) -> Change:
+    def _gone(self, entry: Entry, key: tuple[str, str, str], obj: dict[str, Any], uid: str,
+              listed: int | None) -> Change:
         change = Change(entry, *key, uid, listed or 0, DELETED, obj, False)
         change.hi = entry.mono
         change.placed = True
         self._follow(change, listed)
-        change.previous = previous
         return change
 
     def read(self, entry: Entry, obj: dict[str, Any] | None, seen: bool) -> Change:

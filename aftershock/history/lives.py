@@ -102,11 +102,11 @@ class Life:
             states.append(change.after)
         return [current, *states]
 
-    def holds(self, moment: Span, predicate: Callable[[dict[str, Any] | None], bool]
-              ) -> bool | None:
+    def holds(self, moment: Span, predicate: Callable[[dict[str, Any] | None], bool],
+              until: Change | None = None) -> bool | None:
         """Whether ``predicate`` held of it at a point of ``moment``: True or False when every
-        state it may have been in then says so, None when they disagree."""
-        found = {bool(predicate(obj)) for obj in self.possible(moment)}
+        state it may have been in then (``possible``) says so, None when they disagree."""
+        found = {bool(predicate(obj)) for obj in self.possible(moment, until)}
         return found.pop() if len(found) == 1 else None
 
     def existed(self, at: Span) -> bool | None:

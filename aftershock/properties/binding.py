@@ -375,8 +375,7 @@ def _kept_at(history: History, group: PodGroup, lives: list[Life],
             continue
         # a going the audit log has is dated by it, whenever the watch showed its mark
         counts = _placed if asked or life is eviction.life else _kept
-        found = {bool(counts(obj)) for obj in life.possible(eviction.at, until=cut)}
-        held = found.pop() if len(found) == 1 else None
+        held = life.holds(eviction.at, counts, until=cut)
         if held is True and going_then is None and went is not None:
             held = None  # it may have been going already
         if held is True:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
-from aftershock.history import History
+from aftershock.history import INF, History
 from aftershock.history.names import AUDIT_LOG, QUIET
 
 
@@ -57,7 +57,7 @@ def _incomplete(verdict: Verdict, history: History, witnessed: bool) -> str | No
     start, end = _window(verdict, history, witnessed)
     for trouble in history.troubles(verdict.reads or frozenset()):
         if trouble.overlaps(start, end):
-            if trouble.start == -float("inf"):  # from a change written before the record
+            if trouble.start == -INF:  # from a change written before the record
                 return f"{trouble.what}, from before the record began"
             return f"{trouble.what}, at +{trouble.start - history.origin:.3f}s"
     return None
