@@ -239,17 +239,31 @@ def test_a_remnant_is_not_excused_by_the_deletion_of_an_earlier_life_of_its_name
 # --- 3. a gang's stale pods evicted in one sweep --------------------------------------------
 
 
+def _running(minimum: int, names: str, succeeded: tuple[tuple[str, float], ...]) -> Record:
+    """g of ``minimum``: ``names`` made and running on node/n1, then ``succeeded`` (name, when)
+    Succeeded."""
+    h = Record()
+    pod_group(h, minimum)
+    for name in names:
+        h.watch(0.05, "pods", member(name), "ADDED", written=0.0)
+        h.watch(1.15, "pods", member(name, "n1", "Running"), written=1.1)
+    for name, at in succeeded:
+        h.watch(at + 0.05, "pods", member(name, "n1", "Succeeded"), written=at)
+    return h
+
+
+def _deleted(h: Record, name: str, received: float, done: float, actor: str) -> None:
+    """A delete of pod ``name`` (by uid), received and completed at these moments."""
+    request = h.audit(done, "delete", name, actor, uid=f"uid-{name}")
+    request.extra["received"] = dt.datetime.fromtimestamp(
+        1e9 + received, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def _completing(received: bool) -> Record:
     """g of minimum 4: c and d Succeeded, a and b still running; the scheduler evicts a and b
     1 ms apart (KAI-scheduler #1968: its cache dropped the Succeeded pods). Each sibling's
     deletion mark arrives before the other's eviction completes."""
-    h = Record()
-    pod_group(h, 4)
-    for name in "abcd":
-        h.watch(0.05, "pods", member(name), "ADDED", written=0.0)
-        h.watch(1.15, "pods", member(name, "n1", "Running"), written=1.1)
-    for name, at in (("c", 3.0), ("d", 3.2)):
-        h.watch(at + 0.05, "pods", member(name, "n1", "Succeeded"), written=at)
+    h = _running(4, "abcd", (("c", 3.0), ("d", 3.2)))
     # b's mark is written first and arrives before a's eviction completes; a's arrives before
     # b's completes; the audit log is read after both (its tail reads every quarter second)
     h.watch(10.0025, "pods", member("b", "n1", "Running", deleting=True))
@@ -280,26 +294,17 @@ def _swept_by_deletes() -> Record:
     running pods in one sweep (d from 10.6386 to 10.6498, c inside it), and kwok answers each
     mark with a delete of its own that removes the pod: c was gone before d's delete was
     answered."""
-    h = Record()
-    pod_group(h, 4)
-    for name in "abcd":
-        h.watch(0.05, "pods", member(name), "ADDED", written=0.0)
-        h.watch(1.15, "pods", member(name, "n1", "Running"), written=1.1)
-    for name, at in (("a", 4.6), ("b", 4.7)):
-        h.watch(at + 0.05, "pods", member(name, "n1", "Succeeded"), written=at)
+    h = _running(4, "abcd", (("a", 4.6), ("b", 4.7)))
     h.watch(10.646, "pods", member("c", "n1", "Running", deleting=True))
     h.watch(10.653, "pods", member("d", "n1", "Running", deleting=True))
     h.watch(10.655, "pods", member("c", "n1", "Running", deleting=True))
     h.watch(10.668, "pods", member("c", "n1", "Running", deleting=True), "DELETED")
     h.watch(10.6681, "pods", member("d", "n1", "Running", deleting=True))
     h.watch(10.6682, "pods", member("d", "n1", "Running", deleting=True), "DELETED")
-    for name, received, done, actor in (("c", 10.6401, 10.643, SCHEDULER),
-                                        ("d", 10.6386, 10.6498, SCHEDULER),
-                                        ("c", 10.6484, 10.6607, "kwok-controller"),
-                                        ("d", 10.6576, 10.6652, "kwok-controller")):
-        request = h.audit(done, "delete", name, actor, uid=f"uid-{name}")
-        request.extra["received"] = dt.datetime.fromtimestamp(
-            1e9 + received, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    _deleted(h, "c", 10.6401, 10.643, SCHEDULER)
+    _deleted(h, "d", 10.6386, 10.6498, SCHEDULER)
+    _deleted(h, "c", 10.6484, 10.6607, "kwok-controller")
+    _deleted(h, "d", 10.6576, 10.6652, "kwok-controller")
     h.judged(16.0)
     return h
 
@@ -325,21 +330,12 @@ def _evicted_with_its_removal_inside() -> Record:
     """KAI-scheduler v0.17.0 in make test: g of minimum 3, two Succeeded; it deletes the third
     (from 10.7878 to 10.8052), and kwok's delete answering the mark removed the pod before that
     delete was answered."""
-    h = Record()
-    pod_group(h, 3)
-    for name in "abc":
-        h.watch(0.05, "pods", member(name), "ADDED", written=0.0)
-        h.watch(1.15, "pods", member(name, "n1", "Running"), written=1.1)
-    for name, at in (("a", 4.8), ("b", 4.9)):
-        h.watch(at + 0.05, "pods", member(name, "n1", "Succeeded"), written=at)
+    h = _running(3, "abc", (("a", 4.8), ("b", 4.9)))
     h.watch(10.798, "pods", member("c", "n1", "Running", deleting=True))
     h.watch(10.813, "pods", member("c", "n1", "Running", deleting=True))
     h.watch(10.827, "pods", member("c", "n1", "Running", deleting=True), "DELETED")
-    for received, done, actor in ((10.7878, 10.8052, SCHEDULER),
-                                  (10.8001, 10.821, "kwok-controller")):
-        request = h.audit(done, "delete", "c", actor, uid="uid-c")
-        request.extra["received"] = dt.datetime.fromtimestamp(
-            1e9 + received, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    _deleted(h, "c", 10.7878, 10.8052, SCHEDULER)
+    _deleted(h, "c", 10.8001, 10.821, "kwok-controller")
     h.judged(17.0)
     return h
 
