@@ -7,7 +7,10 @@ of its checks; a flip is a verdict that changed under (a)-(d), or became anythin
 under (e). Prints, per property, how often it was PASS, VIOLATED and UNKNOWN on the history as
 first recorded, and the flips found (the goal: none); then the flips themselves, if any.
 
-    .venv/bin/python benchmarks/bench_metamorphic.py [--examples 10000] [--workers 2]
+    .venv/bin/python benchmarks/bench_metamorphic.py [--examples 10000] [--workers 2] [--seed 0]
+
+Worker i draws from seed+i, so a run is repeatable and another --seed draws other histories.
+With AFTERSHOCK_METAMORPHIC_SHOW=<directory> every flip is also pickled there.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=10_000, help="histories, in all")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=0, help="worker i draws from seed+i")
     parser.add_argument("--work", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.work:
@@ -63,7 +67,7 @@ def main() -> None:
     share = -(-args.examples // args.workers)
     children = [subprocess.Popen([sys.executable, __file__, "--work", str(share), str(seed)],
                                  stdout=subprocess.PIPE, text=True, cwd=REPO)
-                for seed in range(args.workers)]
+                for seed in range(args.seed, args.seed + args.workers)]
     results = [json.loads(child.communicate()[0].strip().splitlines()[-1])
                for child in children]
     counts: Counter[str] = Counter()

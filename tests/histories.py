@@ -154,6 +154,7 @@ class Write:
     type: str
     obj: dict
     written: float  # the second its object's newest managedFields stamp says (wall - EPOCH)
+    marked: bool = False  # it set the deletion mark (a graceful delete's, or an eviction's)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -313,7 +314,11 @@ def _write(draw, rv: int, t: float, key: tuple[str, str, str], uids: dict,
     previous = states.get(key)
     if previous is None or previous.type == "DELETED":
         lives[0] += 1
-        uids[key] = f"uid-{name}" if lives[0] % 2 else f"uid-{name}-{lives[0]}"
+        # uids are unique in a cluster, across lives and resources; a pod's or a claim's first
+        # life has the uid other objects refer to it by (reservedFor, a checkpoint's PodUIDs)
+        first = f"uid-{name}" if resource in ("pods", "resourceclaims") else \
+            f"uid-{resource}-{name}"
+        uids[key] = first if key not in uids else f"{first}.{lives[0]}"
         kind = "ADDED"
     else:
         kind = draw(st.sampled_from(("MODIFIED", "MODIFIED", "DELETED")))
@@ -328,18 +333,25 @@ def _write(draw, rv: int, t: float, key: tuple[str, str, str], uids: dict,
     # a manager's write stamps the second it made it in; a deletion or its mark stamps nothing
     written = previous.written if (kind == "DELETED" or marked) and previous is not None \
         else float(math.floor(t))
-    write = Write(rv, t, resource, namespace, name, uids[key], kind, obj, written)
+    write = Write(rv, t, resource, namespace, name, uids[key], kind, obj, written, marked)
     states[key] = write
     return write
 
 
 def _request(draw, write: Write) -> Request:
-    """The audited request that made ``write``: received before it, completed after."""
+    """The audited request that made ``write``: received before it, completed after. A
+    deletion mark or a removal is a delete's; of a pod not yet marked, maybe an eviction's (an
+    accepted eviction always marks or removes the pod)."""
     verb = {"ADDED": "create", "DELETED": "delete"}.get(write.type, "patch")
     sub = ""
-    if write.resource == "pods" and write.type == "MODIFIED":
-        sub = draw(st.sampled_from(("", "status", "binding", "eviction")))
-        verb = "create" if sub in ("binding", "eviction") else verb
+    if write.marked:
+        verb = "delete"
+    unmarked = not (write.obj.get("metadata") or {}).get("deletionTimestamp")
+    if write.resource == "pods" and (write.marked or (write.type == "DELETED" and unmarked)):
+        sub = draw(st.sampled_from(("", "eviction")))
+    elif write.resource == "pods" and write.type == "MODIFIED":
+        sub = draw(st.sampled_from(("", "status", "binding")))
+    verb = "create" if sub in ("binding", "eviction") else verb
     labels = (write.obj.get("metadata") or {}).get("labels") or {} if verb == "create" else {}
     early = draw(st.sampled_from((0.0, 0.001, 0.01)))
     late = draw(st.sampled_from((0.0, 0.001, 0.02)))
