@@ -91,12 +91,15 @@ def stretches(history: History, holds: Callable[[State], bool],
     subjects = 0
     began: Change | None = None
     value = holds(state)
+    kept = state.questions()  # what ``holds`` asks
     for change in changes:
         state.put(change.key, change.after, change)
         if about is None:
             subjects += 1
         elif not subjects:  # the rule asks only whether there was anything: once is enough
             subjects = about(state)
+            if subjects:  # and what only it asked need not be kept up to date after
+                state.forget(state.questions() - kept)
         now = holds(state)
         if now == value:
             continue

@@ -15,13 +15,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from operator import attrgetter
+from sys import intern
 from typing import Any
 
 from aftershock.history.clock import INF, SECOND, Span, seconds
 from aftershock.timeline.entry import APP_STATES, GAP_END, SINGULAR, WATCH, Entry, singular_of
 
 SYNC, ADDED, MODIFIED, DELETED = "SYNC", "ADDED", "MODIFIED", "DELETED"
-ORDER = attrgetter("order")
+ORDER, RV = attrgetter("order"), attrgetter("rv")
 
 
 class Change:
@@ -34,10 +35,10 @@ class Change:
                  "order", "placed", "previous", "resource", "rv", "seen", "stamped", "type",
                  "uid", "written")
 
-    def __init__(self, entry: Entry, resource: str, namespace: str, name: str, uid: str,
-                 rv: int, type: str, obj: dict[str, Any] | None, seen: bool) -> None:
-        self.entry, self.resource, self.namespace, self.name = entry, resource, namespace, name
-        self.key = (resource, namespace, name)  # kept: every replay of every judge asks it
+    def __init__(self, entry: Entry, key: tuple[str, str, str], uid: str, rv: int, type: str,
+                 obj: dict[str, Any] | None, seen: bool) -> None:
+        self.entry, self.key = entry, key  # kept: every replay of every judge asks it
+        self.resource, self.namespace, self.name = key
         self.uid, self.rv, self.type, self.seen = uid, rv, type, seen
         self.object = obj  # what the record shows: for a deletion, the object as it went
         self.after = None if type == DELETED else obj
@@ -86,63 +87,78 @@ class Builder:
         self.reads: list[Change] = []  # an application's own state (not the API server's)
         self.numbered = True  # every change has a revision: the cluster's order is known
         self.timed = False  # some watched change carries the second it was written
+        self.placed = False  # some deletion was found by a re-list (placed at its revision)
         # per resource: its last change, for where a gap begins; per name: its changes (in
         # the cluster's order once ``order`` has run); per application object: its last read
         self.last_of: dict[str, Change] = {}
         self.sequences: dict[tuple[str, str, str], list[Change]] = {}
         self._read: dict[tuple[str, str, str], Change] = {}
         self._unsorted: set[tuple[str, str, str]] = set()  # names whose changes came unordered
-        self._top: dict[str, int] = {}  # the highest revision each stream has shown
 
     def watched(self, entry: Entry) -> Change:
         """One change a watch (or the first list) delivered. Called once per recorded event (a
-        long history is a million of them): the name's last change is looked up once."""
+        long history is a million of them), so what ``_follow`` does is written out here: the
+        name's last change is looked up once, and the name's key, strings and uid are the
+        first change's (each judge's replay hashes them at every change).
+
+        Its moment: the second the API server wrote it in (managedFields). A write a manager
+        makes stamps the fields it changed with the second it made it in; but some writes go
+        through no manager and stamp nothing (a deletion, the mark a graceful one sets, a
+        binding: the API server sets the node itself), and one of them carries the stamp of
+        the write before it. So only a stamp newer than the one before (the name's last
+        change) dates its change; any other change came after the stamp it carries, by how
+        much the stamp cannot say."""
         key = (entry.resource, entry.namespace, entry.name)
         sequence = self.sequences.get(key)
         if sequence is None:
             sequence = self.sequences[key] = []
-        previous = sequence[-1] if sequence else None
+            previous = None
+            key = (intern(key[0]), intern(key[1]), key[2])
+        else:
+            previous = sequence[-1]
+            key = previous.key
         obj = entry.object
         if obj is None and previous is not None:  # a deletion saved without the object
             obj = previous.object
-        uid, rv = entry.uid, revision(entry.rv)
-        if not uid or not entry.rv:  # kept with the entry by the recorder, or only in the object
+        uid, text = entry.uid, entry.rv
+        rv = int(text) if text and text.isdigit() else None
+        if not uid or not text:  # kept with the entry by the recorder, or only in the object
             meta = (obj or {}).get("metadata") or {}
             uid = uid or meta.get("uid", "")
-            rv = rv if entry.rv else revision(meta.get("resourceVersion"))
+            if not text:
+                rv = revision(meta.get("resourceVersion"))
         kind = entry.type or MODIFIED
-        change = Change(entry, entry.resource, entry.namespace, entry.name, uid, rv or 0, kind,
-                        obj, kind != SYNC)
+        change = Change(entry, key, uid, rv or 0, kind, obj, kind != SYNC)
         extra = entry.extra
         written = seconds(extra.get("written", "")) if extra else math.nan
         change.written = written
         if written == written:  # not NaN
             self.timed = True
-            self._stamp(change, written + self.offset, previous)
+            change.lo = written + self.offset
+            if kind == ADDED or (kind == MODIFIED and previous is not None and
+                                 previous.uid == uid and written > previous.written):
+                change.hi = change.lo + SECOND
+                change.stamped = True
         elif kind == SYNC:
             change.hi = entry.mono
         else:  # a history saved before the recorder kept write times: its arrival
             change.lo = change.hi = entry.mono
         if kind == SYNC:
             change.hi = min(change.hi, entry.mono)  # a list shows what was written by then
-        self._follow(change, rv, sequence)
+        if rv is None:
+            self.numbered = False
+        if previous is not None:
+            change.previous = previous
+            if previous.uid == uid:
+                change.uid = previous.uid
+                if previous.after is not None:
+                    change.before = previous.after
+            if previous.rv > change.rv or (previous.rv == change.rv and previous.placed):
+                self._unsorted.add(key)  # a re-list's, before what a watch had
+        sequence.append(change)
+        self.last_of[key[0]] = change
+        self.changes.append(change)
         return change
-
-    @staticmethod
-    def _stamp(change: Change, written: float, previous: Change | None) -> None:
-        """The second the API server wrote it in (managedFields). A write a manager makes
-        stamps the fields it changed with the second it made it in; but some writes go through
-        no manager and stamp nothing (a deletion, the mark a graceful one sets, a binding:
-        the API server sets the node itself), and one of them carries the stamp of the write
-        before it. So only a stamp newer than the one before (``previous``, the name's last
-        change) dates its change; any other change came after the stamp it carries, by how
-        much the stamp cannot say."""
-        change.lo = written
-        kind = change.type
-        if kind == ADDED or (kind == MODIFIED and previous is not None and
-                             previous.uid == change.uid and change.written > previous.written):
-            change.hi = written + SECOND
-            change.stamped = True
 
     def _follow(self, change: Change, rv: int | None,
                 sequence: list[Change] | None = None) -> None:
@@ -150,8 +166,6 @@ class Builder:
         given)."""
         if rv is None:
             self.numbered = False
-        else:
-            self._top[change.resource] = max(self._top.get(change.resource, 0), rv)
         if sequence is None:
             sequence = self.sequences.setdefault(change.key, [])
         previous = sequence[-1] if sequence else None
@@ -170,8 +184,9 @@ class Builder:
         list's (by then it had happened). A name found with another uid ended a life and began
         one."""
         listed = revision(entry.rv)
-        if listed is None:
-            listed = self._top.get(entry.resource)
+        if listed is None:  # the highest revision its stream had shown
+            listed = max((c.rv for c in self.changes if c.resource == entry.resource),
+                         default=0) or None
         found: list[Change] = []
         for item in (entry.extra or {}).get("changes") or []:
             obj = item.get("object") or {}
@@ -187,8 +202,9 @@ class Builder:
                     previous.uid and previous.uid != uid:
                 found.append(self._gone(entry, key, previous.after, previous.uid, listed))
             rv = revision(meta.get("resourceVersion"))
-            change = Change(entry, *key, uid, rv or 0, item.get("type") or MODIFIED, obj,
-                            False)
+            if previous is not None:
+                key = previous.key
+            change = Change(entry, key, uid, rv or 0, item.get("type") or MODIFIED, obj, False)
             change.hi = entry.mono
             if rv is None:
                 change.lo = entry.mono if not self.timed else -INF
@@ -198,9 +214,9 @@ class Builder:
 
     def _gone(self, entry: Entry, key: tuple[str, str, str], obj: dict[str, Any], uid: str,
               listed: int | None) -> Change:
-        change = Change(entry, *key, uid, listed or 0, DELETED, obj, False)
+        change = Change(entry, key, uid, listed or 0, DELETED, obj, False)
         change.hi = entry.mono
-        change.placed = True
+        change.placed = self.placed = True
         self._follow(change, listed)
         return change
 
@@ -209,9 +225,9 @@ class Builder:
         on: asked at ``asked`` and answered at the stamp the entry carries; a read saved before
         both were kept carries when it was asked, and was answered by the time it was taken."""
         extra = entry.extra or {}
-        change = Change(entry, entry.resource, entry.namespace or _meta(obj).get("namespace", ""),
-                        entry.name or _meta(obj).get("name", ""), "", 0,
-                        MODIFIED if obj is not None else DELETED, obj, seen)
+        key = (entry.resource, entry.namespace or _meta(obj).get("namespace", ""),
+               entry.name or _meta(obj).get("name", ""))
+        change = Change(entry, key, "", 0, MODIFIED if obj is not None else DELETED, obj, seen)
         if isinstance(extra.get("asked"), int | float):
             change.lo, change.hi = extra["asked"] + self.offset, entry.wall + self.offset
         else:
@@ -230,8 +246,8 @@ class Builder:
         """The changes in the cluster's order: by revision (by arrival in a history recorded
         without them); a deletion a list found after the list's own revision."""
         changes = self.changes
-        if self.numbered:
-            changes = sorted(changes, key=lambda c: (c.rv, c.placed))  # stable: no tie
+        if self.numbered:  # stable: no tie (and without a placed deletion, by revision alone)
+            changes = sorted(changes, key=(lambda c: (c.rv, c.placed)) if self.placed else RV)
         for position, change in enumerate(changes):
             change.order = position
         if self.numbered:  # each name's, too (as they arrived, but for a re-list's)

@@ -4,7 +4,7 @@ deletion, its binding) is said of another."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from aftershock.history.changes import ADDED, DELETED, Change
@@ -126,19 +126,35 @@ class Life:
         return f"<life {self.ref} uid={self.uid or '?'} {len(self.changes)} changes>"
 
 
-def lives_of(changes: list[Change]) -> dict[str, Life]:
-    """Every life, by its id, its changes in the cluster's order."""
+def lives_of(sequences: Iterable[list[Change]]) -> dict[str, Life]:
+    """Every life, by its id, its changes in the cluster's order, first made first; from each
+    name's changes in the cluster's order (``sequences``). Read name by name, a life's uid is
+    mostly the one its previous change had (the model keeps one string for it), and asked
+    of the dict only when it changes."""
     lives: dict[str, Life] = {}
-    unnamed: dict[tuple[str, str, str], Life] = {}  # a history that kept no uid: by name
-    for change in changes:
-        if change.uid:
-            life = lives.get(change.uid)
-            if life is None:
-                life = lives[change.uid] = Life(change.uid, change.uid)
-        else:
-            life = unnamed.get(change.key)
-            if life is None or life.last.type == DELETED:
-                id = f"{'/'.join(change.key)}#{len(lives)}"
-                life = unnamed[change.key] = lives[id] = Life(id, "")
-        life.changes.append(change)
-    return lives
+    mixed: set[str] = set()  # a uid under two names (never from an API server): sorted after
+    for sequence in sequences:
+        life: Life | None = None
+        unnamed: Life | None = None  # a history that kept no uid: by name, one after another
+        count = 0
+        for change in sequence:
+            uid = change.uid
+            if life is not None and uid and uid is life.uid:
+                life.changes.append(change)
+                continue
+            if uid:
+                life = lives.get(uid)
+                if life is None:
+                    life = lives[uid] = Life(uid, uid)
+                elif life.key != change.key:
+                    mixed.add(uid)
+            else:
+                if unnamed is None or unnamed.last.type == DELETED:
+                    count += 1
+                    id = f"{'/'.join(change.key)}#{count}"
+                    unnamed = lives[id] = Life(id, "")
+                life = unnamed
+            life.changes.append(change)
+    for uid in mixed:
+        lives[uid].changes.sort(key=lambda c: c.order)
+    return dict(sorted(lives.items(), key=lambda item: item[1].first.order))

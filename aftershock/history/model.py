@@ -160,7 +160,7 @@ class History:
         changes = built.order()
         built.bound(self.end)
         self._place_gaps(changes)
-        lives = lives_of(changes)
+        lives = lives_of(built.sequences.values())
         named: dict[tuple[str, str, str], list[Life]] = {}
         for life in lives.values():
             named.setdefault(life.key, []).append(life)

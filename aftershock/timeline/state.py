@@ -188,6 +188,23 @@ class State:
             query.state, query.index = self, found
         return found
 
+    def questions(self) -> set[tuple]:
+        """The questions it keeps an index for (by their keys)."""
+        return set(self._indexes)
+
+    def forget(self, questions: set[tuple]) -> None:
+        """Keep no index for these questions: a replay that will not ask them again need not
+        update them at every change (asked again, an index is built from the objects then)."""
+        for key in questions:
+            index = self._indexes.pop(key, None)
+            if index is None:
+                continue
+            self._indexes_of[key[0]].remove(index)
+            for id_, (query, asked) in list(self._asked.items()):
+                if asked is index:
+                    del self._asked[id_]
+                    query.state = query.index = None
+
     def count(self, query: Query | str, namespace: str | None = None,
               selector: Selector | None = None, predicate: Predicate = exists) -> int:
         """How many objects a query admits (a Query made once is the fast way to ask)."""
