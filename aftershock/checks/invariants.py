@@ -55,12 +55,17 @@ def never_more_than(history: Recorded, limit: int, *, namespace: str | None,
     seen: set[tuple[str, str, str]] = set()
     best: list[Change] | None = None
     peak = 0
+    skip: set[tuple[str, str, str]] = set()
     for change, _ in history.replay(resource, state):
         if change.key in members:
             seen.add(change.key)
-        skip = uncounted(change) if uncounted else set()
-        count = len(members) - len(skip & members.keys())
-        peak = max(peak, count)
+        if uncounted is None:
+            count = len(members)
+        else:
+            skip = uncounted(change)
+            count = len(members) - len(skip & members.keys())
+        if count > peak:
+            peak = count
         if count > limit:
             joined = (c for key, c in live.joined.items() if c and key not in skip)
             latest = sorted(heapq.nlargest(limit + 1, joined, key=lambda c: c.order),
