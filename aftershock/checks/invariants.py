@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.history import Change, History, seconds
 from aftershock.history import stamp as stamp_of
-from aftershock.history.state import Selector, State, is_live
+from aftershock.history.state import Index, Selector, State, is_live
 
 Recorded = History | Iterable
 
@@ -49,16 +49,14 @@ def never_more_than(history: Recorded, limit: int, *, namespace: str | None,
     ``limit + 1`` most recent of the live objects became live, and the change of the excess.
     """
     history = History.of(history)
-    state = State()
-    live = state.index(resource, namespace, selector, is_live)
+    live = Index(namespace, selector, is_live)  # the one question asked: no State is needed
     members = live.members
-    seen: set[tuple[str, str, str]] = set()
     best: list[Change] | None = None
     peak = 0
     skip: set[tuple[str, str, str]] = set()
-    for change, _ in history.replay(resource, state):
-        if change.key in members:
-            seen.add(change.key)
+    update = live.update
+    for change in history.changes_of(resource):
+        update(change.key, change.after, change)
         if uncounted is None:
             count = len(members)
         else:
@@ -74,6 +72,7 @@ def never_more_than(history: Recorded, limit: int, *, namespace: str | None,
             if best is None or _span(witness) < _span(best):
                 best = witness
     reads = frozenset({resource})
+    seen = live.ever
     if best is not None:
         return Verdict(name, VIOLATED, f"{peak} {what} at once, more than {limit}",
                        [c.entry for c in best], history.origin, subjects=len(seen),

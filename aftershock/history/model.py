@@ -30,6 +30,7 @@ from aftershock.history.coverage import Trouble
 from aftershock.history.dating import date
 from aftershock.history.lives import Life, lives_of
 from aftershock.history.witness import Mark
+from aftershock.timeline.collector import keep_out
 from aftershock.timeline.entry import (
     ANOMALY,
     APP_STATES,
@@ -51,6 +52,7 @@ from aftershock.timeline.state import State
 
 MISSED = "the watch did not deliver the deletion"  # how the recorder names such a gap
 DATING_ROUNDS = 4
+KEEP_OUT_AT = 100_000  # changes: a model this long is kept out of the cyclic collector
 
 
 class History:
@@ -176,6 +178,8 @@ class History:
                 self._place_gaps(changes)
                 join(actions, lives, named, built.timed)
         self._named_lives = named
+        if len(changes) >= KEEP_OUT_AT:
+            keep_out(self)
         return changes, lives, actions
 
     @property

@@ -1,4 +1,5 @@
-"""Keeping a growing history out of Python's cyclic collector while it is recorded.
+"""Keeping a growing history out of Python's cyclic collector while it is recorded, and a
+history's model out of it while it is judged.
 
 A full collection stops every thread of the process while it scans every tracked container. A
 recorded history is millions of them (parsed JSON: dicts and lists, never cyclic): a full scan
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 
 EVERY = 1000  # entries between freezes: each collection then covers at most this much history
 
@@ -54,3 +56,26 @@ class OutOfCollector:
             _active -= 1
             if _active == 0:
                 gc.unfreeze()
+
+
+def keep_out(owner: object) -> None:
+    """``owner`` (a long history's model) was just built, its million objects allocated while
+    the collector was paused: freeze everything as it is, until ``owner`` goes. Left to the
+    collector, its first young collection would scan every one of them (about a second for a
+    million changes), and each older one again; frozen, refcounting still frees them. No
+    collection comes first, as it would cost the same scan: the model's objects are acyclic,
+    and whatever cyclic garbage the process held before is freed once the last owner (or
+    recording) lets go."""
+    global _active
+    with _lock:
+        _active += 1
+        gc.freeze()
+    weakref.finalize(owner, _let_go)
+
+
+def _let_go() -> None:
+    global _active
+    with _lock:
+        _active -= 1
+        if _active == 0:
+            gc.unfreeze()

@@ -91,12 +91,13 @@ class Index:
     """The objects of one resource (and namespace) that a selector and a predicate admit, with
     the entry at which each one was last admitted."""
 
-    __slots__ = ("joined", "members", "namespace", "predicate", "selector")
+    __slots__ = ("ever", "joined", "members", "namespace", "predicate", "selector")
 
     def __init__(self, namespace: str | None, selector: Selector | None, predicate: Predicate):
         self.namespace, self.selector, self.predicate = namespace, selector, predicate
         self.members: dict[Key, dict[str, Any]] = {}
         self.joined: dict[Key, Entry | None] = {}
+        self.ever: set[Key] = set()  # every object it has admitted
 
     def update(self, key: Key, obj: dict[str, Any] | None, entry: Entry | None) -> None:
         namespace = self.namespace
@@ -107,6 +108,7 @@ class Index:
                 and self.predicate(obj):
             if key not in members:
                 self.joined[key] = entry
+                self.ever.add(key)
             members[key] = obj
         elif key in members:
             del members[key]

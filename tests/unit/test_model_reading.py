@@ -80,3 +80,21 @@ def test_a_history_that_kept_no_uid_has_a_life_per_name_until_each_deletion():
     assert [[c.type for c in life.changes] for life in web0] == [["ADDED", "DELETED"],
                                                                  ["ADDED"]]
     assert len(history.lives) == 3
+
+
+def test_a_long_historys_model_is_kept_out_of_the_collector_until_it_goes(monkeypatch):
+    import gc
+
+    from aftershock.history import model
+    from aftershock.timeline import collector
+
+    monkeypatch.setattr(model, "KEEP_OUT_AT", 3)
+    fences = collector._active
+    history = _history([(f"web-{i}", f"u{i}", "ADDED", _pod(f"web-{i}", f"u{i}"))
+                        for i in range(4)])
+    assert len(history.changes) == 4
+    assert collector._active == fences + 1 and gc.get_freeze_count() > 0
+    del history  # nothing of the model holds it in a cycle: it goes, and lets go
+    assert collector._active == fences
+    if fences == 0:
+        assert gc.get_freeze_count() == 0
