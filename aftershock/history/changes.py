@@ -88,6 +88,7 @@ class Builder:
         self.numbered = True  # every change has a revision: the cluster's order is known
         self.timed = False  # some watched change carries the second it was written
         self.placed = False  # some deletion was found by a re-list (placed at its revision)
+        self._top: dict[str, int] = {}  # the highest revision each stream has shown
         # per resource: its last change, for where a gap begins; per name: its changes (in
         # the cluster's order once ``order`` has run); per application object: its last read
         self.last_of: dict[str, Change] = {}
@@ -121,7 +122,7 @@ class Builder:
         if obj is None and previous is not None:  # a deletion saved without the object
             obj = previous.object
         uid, text = entry.uid, entry.rv
-        rv = int(text) if text and text.isdigit() else None
+        rv = (int(text) if text.isdigit() else None) if text.__class__ is str else revision(text)
         if not uid or not text:  # kept with the entry by the recorder, or only in the object
             meta = (obj or {}).get("metadata") or {}
             uid = uid or meta.get("uid", "")
@@ -147,6 +148,8 @@ class Builder:
             change.hi = min(change.hi, entry.mono)  # a list shows what was written by then
         if rv is None:
             self.numbered = False
+        elif rv > self._top.get(key[0], -1):
+            self._top[key[0]] = rv
         if previous is not None:
             change.previous = previous
             if previous.uid == uid:
@@ -166,6 +169,8 @@ class Builder:
         given)."""
         if rv is None:
             self.numbered = False
+        elif rv > self._top.get(change.resource, -1):
+            self._top[change.resource] = rv
         if sequence is None:
             sequence = self.sequences.setdefault(change.key, [])
         previous = sequence[-1] if sequence else None
@@ -184,9 +189,8 @@ class Builder:
         list's (by then it had happened). A name found with another uid ended a life and began
         one."""
         listed = revision(entry.rv)
-        if listed is None:  # the highest revision its stream had shown
-            listed = max((c.rv for c in self.changes if c.resource == entry.resource),
-                         default=0) or None
+        if listed is None:
+            listed = self._top.get(entry.resource)
         found: list[Change] = []
         for item in (entry.extra or {}).get("changes") or []:
             obj = item.get("object") or {}

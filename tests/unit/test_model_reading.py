@@ -98,3 +98,24 @@ def test_a_long_historys_model_is_kept_out_of_the_collector_until_it_goes(monkey
     assert collector._active == fences
     if fences == 0:
         assert gc.get_freeze_count() == 0
+
+
+def test_a_re_list_without_its_revision_places_a_deletion_at_the_streams_highest():
+    """A re-list that kept no revision places what it found gone at the highest revision the
+    pod stream had shown, even "0": the history stays in revision order (a reading that took
+    "0" for none left it in arrival order, and a+ b+ a- c+ had one pod fewer at c)."""
+    from aftershock.timeline.entry import GAP_END, GAP_START
+
+    def listed(name: str) -> dict:
+        return {"metadata": {"name": name, "namespace": NS, "uid": f"u{name}",
+                             "resourceVersion": "0"}}
+
+    entries = [Entry(0, 1.0, 1e9 + 1, WATCH, "pods", NS, "a", "ua", "0", "ADDED", listed("a")),
+               Entry(1, 2.0, 1e9 + 2, WATCH, "pods", NS, "b", "ub", "0", "ADDED", listed("b")),
+               Entry(2, 3.0, 1e9 + 3, GAP_START, "pods", detail="x"),
+               Entry(3, 4.0, 1e9 + 4, GAP_END, "pods", rv="",
+                     extra={"changes": [{"type": "DELETED", "object": listed("a")}]}),
+               Entry(4, 5.0, 1e9 + 5, WATCH, "pods", NS, "c", "uc", "0", "ADDED", listed("c"))]
+    history = History(entries)
+    assert [(c.name, c.type) for c in history.changes] == [
+        ("a", "ADDED"), ("b", "ADDED"), ("c", "ADDED"), ("a", "DELETED")]
