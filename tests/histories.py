@@ -342,10 +342,9 @@ def _request(draw, write: Write) -> Request:
     """The audited request that made ``write``: received before it, completed after. A
     deletion mark or a removal is a delete's; of a pod not yet marked, maybe an eviction's (an
     accepted eviction always marks or removes the pod)."""
-    verb = {"ADDED": "create", "DELETED": "delete"}.get(write.type, "patch")
+    verb = "delete" if write.marked else \
+        {"ADDED": "create", "DELETED": "delete"}.get(write.type, "patch")
     sub = ""
-    if write.marked:
-        verb = "delete"
     unmarked = not (write.obj.get("metadata") or {}).get("deletionTimestamp")
     if write.resource == "pods" and (write.marked or (write.type == "DELETED" and unmarked)):
         sub = draw(st.sampled_from(("", "eviction")))

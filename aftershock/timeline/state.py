@@ -210,8 +210,6 @@ class State:
     def count(self, query: Query | str, namespace: str | None = None,
               selector: Selector | None = None, predicate: Predicate = exists) -> int:
         """How many objects a query admits (a Query made once is the fast way to ask)."""
-        if query.__class__ is Query and query.state is self:  # asked here before: its index
-            return len(query.index.members)
         if not isinstance(query, Query):
             return len(self.index(query, namespace, selector, predicate).members)
         return len(self.answer(query).members)
