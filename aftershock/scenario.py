@@ -179,8 +179,20 @@ class Scenario:
         return sorted(self.expected_violations - self.caught())
 
     def wait_until(self, holds, timeout: float):
-        """Block until the recorded state makes ``holds`` true (event-driven, no polling)."""
-        return self.timeline.wait_until(holds, timeout)
+        """Block until the recorded state makes ``holds`` true (woken by each recorded event,
+        no polling). When it holds, the record is caught up with the cluster and asked again:
+        the recorder may not yet have been told of a change already made (the deletion a step
+        just asked for), and a wait that ended on a state already over would leave the
+        judgement after it, which catches up first, a stretch that had not begun."""
+        deadline = time.monotonic() + timeout
+        while True:
+            held, entry = self.timeline.wait_until(holds, max(0.0, deadline - time.monotonic()))
+            if not held or self.recorder is None:
+                return held, entry
+            self.recorder.catch_up()
+            held, entry = self.timeline.wait_until(holds, 0.0)
+            if held or time.monotonic() >= deadline:
+                return held, entry
 
     def history(self) -> list:
         if self.recorder is not None:

@@ -238,20 +238,21 @@ def deleted_count(history: Recorded, namespace: str, labels: dict[str, str], cou
     joined, loose = deletions_of(history, lives)
     done = [a for a in joined if is_actor(a.actor)]
     unsure = [a for a in loose if is_actor(a.actor)]
+    pods = len({a.life.id for a in done if a.life is not None})  # a pod deleted twice is one
     reads = frozenset({"pods", "audit"})
-    summary = (f"{who} deleted or evicted {len(done)} of the {len(lives)} pods of {what} "
+    summary = (f"{who} deleted or evicted {pods} of the {len(lives)} pods of {what} "
                f"(expected {count})")
     nobody = unheard(history, is_actor, who)
     if nobody is not None:
         return Verdict(name, UNKNOWN, f"{nobody}; {summary}", [], history.origin,
                        subjects=len(lives), reads=reads)
-    if unsure and len(done) <= count < len(done) + len(unsure) + 1:
+    if unsure and pods <= count <= pods + len(unsure):  # each may be of another pod, or not
         return Verdict(name, UNKNOWN, f"{summary}; {len(unsure)} more of a name the record "
                        f"cannot tie to one life ({_named(unsure)})", [a.entry for a in unsure],
                        history.origin, subjects=len(lives), reads=reads)
-    status = PASS if len(done) == count else VIOLATED
+    status = PASS if pods == count else VIOLATED
     return Verdict(name, status, summary, [a.entry for a in done], history.origin,
-                   subjects=len(lives), by_absence=len(done) < count, reads=reads)
+                   subjects=len(lives), by_absence=pods < count, reads=reads)
 
 
 def created_by(history: Recorded, namespace: str, labels: dict[str, str], count: int,

@@ -94,7 +94,7 @@ def join(actions: Sequence[Action], lives: dict[str, Life],
         if action.life is not None:
             continue
         candidates = [life for life in named.get(action.key, ())
-                      if _possible(life, action, timed, made.get(life.id, -INF))]
+                      if may_act_on(life, action, timed, made.get(life.id, -INF))]
         if len(candidates) == 1 and not any(lo <= action.hi and action.lo < hi
                                             for lo, hi in lost.get(action.key, ())):
             action.life = candidates[0]
@@ -112,7 +112,7 @@ def _lost(creates: dict[tuple[str, str, str], list[Action]], lives: dict[str, Li
     return found
 
 
-def _possible(life: Life, action: Action, timed: bool, made: float) -> bool:
+def may_act_on(life: Life, action: Action, timed: bool = True, made: float = -INF) -> bool:
     """Whether the action could have acted on ``life``: it was not certainly made after the
     action completed (nor, for a create, before it was received), nor certainly gone before it
     was received; and a deletion left it going (a history whose moments are arrivals, when

@@ -19,13 +19,18 @@ read to the judgement. Of one life:
   write whose moment meets its own, a write making one or none (it changed nothing), writes
   whose moments overlap in an order not known; each change is dated from the earliest write
   any such joining gives it to the latest.
+
+A request of its name the join left with no life may still have been one of these: where one
+could have acted on the life, it counts as a write that may have been its (the going may be as
+early as such a delete began; the removal after a mark is not dated, for there may have been
+three).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from aftershock.history.actions import Action
+from aftershock.history.actions import Action, may_act_on
 from aftershock.history.changes import ADDED, DELETED, MODIFIED, Change
 from aftershock.history.clock import INF, Span
 from aftershock.history.lives import Life
@@ -51,9 +56,13 @@ def date(lives: Iterable[Life], actions: list[Action], offset: float,
     to the judgement is whole up to the last request read): a change that may be later is
     dated only by the uid a create named."""
     writes: dict[str, list[Action]] = {}
+    unjoined: dict[tuple[str, str, str], list[Action]] = {}
     for action in actions:
-        if action.ok and action.life is not None and action.verb != "get":
-            writes.setdefault(action.life.id, []).append(action)
+        if action.ok and action.verb != "get":
+            if action.life is not None:
+                writes.setdefault(action.life.id, []).append(action)
+            else:
+                unjoined.setdefault(action.key, []).append(action)
     dated = 0
     for life in lives:
         if life.resource in UNAUDITED:
@@ -62,7 +71,10 @@ def date(lives: Iterable[Life], actions: list[Action], offset: float,
         dated += _made(life, mine)
         whole = [c for c in life.changes if c.hi <= horizon]
         if len(whole) == len(life.changes):
-            dated += _going(life, mine) + _written(life, mine)
+            made = max((a.lo for a in mine if a.creates and a.uid == life.uid), default=-INF)
+            maybe = sorted((a for a in unjoined.get(life.key, ())
+                            if may_act_on(life, a, True, made)), key=lambda a: (a.hi, a.lo))
+            dated += _going(life, mine, maybe) + _written(life, mine, maybe)
     return dated
 
 
@@ -76,8 +88,9 @@ def _made(life: Life, mine: list[Action]) -> int:
     return int(narrow(first, creates[0]))
 
 
-def _going(life: Life, mine: list[Action]) -> int:
+def _going(life: Life, mine: list[Action], maybe: list[Action]) -> int:
     deletes = [a for a in mine if a.deletes]
+    others = [a for a in maybe if a.deletes]
     marks = [c for c in life.changes if c.seen and c.type == MODIFIED and _marked(c)]
     removed = [c for c in life.changes if c.seen and c.type == DELETED]
     going = [*marks[:1], *removed]
@@ -88,9 +101,12 @@ def _going(life: Life, mine: list[Action]) -> int:
     # answering the mark does, in an order not known), it began no earlier than the
     # earliest began and committed by the time the first answered. What removed a marked
     # object (a second deletion, the last finalizer going) is known only when there were
-    # exactly two deletions: the later of the two, between the later start and end.
-    dated = int(narrow(going[0], Span(min(a.lo for a in deletes), min(a.hi for a in deletes))))
-    if len(going) == 2 and len(deletes) == 2:
+    # exactly two deletions: the later of the two, between the later start and end. A
+    # deletion the join could not place may have been one of its own: the first going may be
+    # as early as that began.
+    began = min(a.lo for a in [*deletes, *others])
+    dated = int(narrow(going[0], Span(began, min(a.hi for a in deletes))))
+    if len(going) == 2 and len(deletes) == 2 and not others:
         dated += int(narrow(going[1], Span(max(a.lo for a in deletes),
                                            max(a.hi for a in deletes))))
     return dated
@@ -106,14 +122,15 @@ def _marked(change: Change) -> bool:
     return bool(after.get("deletionTimestamp")) and not before.get("deletionTimestamp")
 
 
-def _written(life: Life, mine: list[Action]) -> int:
+def _written(life: Life, mine: list[Action], maybe: list[Action]) -> int:
     """Its other changes before any deletion mark (a deletion may change a marked object
     too), joined in order to the other writes to it: each change was made by one of them, a
     write made at most one (none, when it changed nothing), and a change's moment meets its
     write's. Writes whose moments overlap were made in an order not known: they are one
     batch, whose changes may come in any order. Each change is dated from the earliest batch
-    to the latest that any such joining can give it."""
-    writes = [a for a in mine if not a.creates and not a.deletes
+    to the latest that any such joining can give it. A write the join could not place that
+    may have been its own is one more write (more joinings, so a wider date)."""
+    writes = [a for a in [*mine, *maybe] if not a.creates and not a.deletes
               and a.verb not in ("delete", "deletecollection")]
     changes = []
     for change in life.changes[1:]:

@@ -252,3 +252,27 @@ def test_a_kind_that_cannot_be_recorded_is_named_for_why(aftershock_scenario):
     assert "selfsubjectreviews" in history.unlistable
     assert "selfsubjectreviews" not in history.unserved
     assert "widgets" in history.unserved and "widgets" not in history.unlistable
+
+
+def test_a_wait_ends_only_on_a_state_the_cluster_still_has(aftershock_scenario,
+                                                            proxied_recorder):
+    """A step deleted a pod, and the recorder's watch has not delivered that yet: a wait for
+    the pod to be there held at once on the record, and the judgement after it, which catches
+    up first, found a stretch that had not begun (CI: `within 60 seconds 3 pods of web are
+    Running` after a force-delete, UNKNOWN, "only 0.0s of the 60s were observed"). When the
+    record says it holds, the wait catches the record up and asks again."""
+    from types import SimpleNamespace
+
+    from aftershock.scenario import Scenario
+
+    proxy, recorder, timeline = proxied_recorder
+    namespace, corev1 = aftershock_scenario.namespace, kube.core(aftershock_scenario.api)
+    corev1.create_namespaced_pod(namespace, workloads.pod("gone", {"app": "web"}))
+    assert _seen(timeline, namespace, "gone")
+    proxy.pause()
+    corev1.delete_namespaced_pod("gone", namespace, grace_period_seconds=0)
+    waiting = SimpleNamespace(timeline=timeline, recorder=recorder)  # a scenario's two parts
+    held, _ = Scenario.wait_until(waiting, lambda s: s.get("pods", namespace, "gone"), 3)
+    proxy.resume()
+    assert not held, "the wait ended on a pod the cluster no longer had"
+    assert timeline.state().get("pods", namespace, "gone") is None

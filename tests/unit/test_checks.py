@@ -364,3 +364,7 @@ def test_deleted_count_wants_exactly_that_many_deletions_by_that_actor():
     h.audit(4, "delete", "p1", chaos)
     assert count(1).status == PASS and count(1).witness[0].name == "p1"
     assert count(0).status == VIOLATED
+    # a second delete of the pod it already deleted (a force delete after the mark) is still
+    # one pod: it used to count requests, "2 of the 2 pods"
+    h.audit(5, "delete", "p1", chaos)
+    assert count(1).status == PASS and "1 of the 2 pods" in count(1).summary
