@@ -105,11 +105,25 @@ def check_inputs(option: object, before_pytest: bool = False) -> list:
     if option.aftershock_shape:
         load_shape(option.aftershock_shape)
     profiles = [load_profile(path) for path in option.aftershock_profile]
+    for profile in profiles:
+        _known_properties(profile)
     if provider and Capability.LOAD_IMAGE in provider.capabilities:  # nodes keep driver state
         from aftershock.profile.load import node_agents_apart
 
         node_agents_apart(profiles)
     return profiles
+
+
+def _known_properties(profile) -> None:
+    """A profile's ``not_applicable`` names properties of the catalogue."""
+    from aftershock.properties import PROPERTIES
+    from aftershock.properties.base import sorted_ids
+
+    unknown = [id for id in profile.not_applicable if id not in PROPERTIES]
+    if unknown:
+        raise UserError(f"{profile.path}: field 'not_applicable' names {', '.join(unknown)}, "
+                        "no property of the catalogue; known: "
+                        f"{', '.join(i for i in sorted_ids(PROPERTIES) if i[-1].isdigit())}")
 
 
 def _interrupt(signum: int, frame: object) -> None:

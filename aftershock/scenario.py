@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aftershock import properties
-from aftershock.checks.verdict import PASS, VIOLATED, Verdict
+from aftershock.checks.verdict import NOT_APPLICABLE, PASS, VIOLATED, Verdict
 from aftershock.concepts import profile_concept
 from aftershock.errors import StepFailed
 from aftershock.faults.base import Fault, FaultRecord
@@ -102,6 +102,9 @@ class Scenario:
             self.timeline.mark("caught up before a judgement", **{BEHIND: behind})
         entries = self.timeline.entries
         params = plain(judgement.params)
+        because = self._not_applicable(ids)
+        if because:
+            params[properties.NOT_APPLICABLE_BECAUSE] = because
         verdict = properties.judge(ids, Judgement(judgement.check, params), entries)
         self.judgements.append({"ids": ids, "check": judgement.check, "params": params,
                                 "upto": len(entries), "step": self.step,
@@ -109,12 +112,22 @@ class Scenario:
         self.verdicts.append(verdict)
         if self.property_label:
             self.judged.append(verdict)
-        if verdict.status == PASS:
+        if verdict.status in (PASS, NOT_APPLICABLE):
             return verdict
         if verdict.status == VIOLATED and labels_of(verdict.property) & self.expected_violations:
             print(f"expected violation caught:\n{verdict.explain()}")
             return verdict
         raise PropertyViolated(verdict)
+
+    def _not_applicable(self, ids: list[str]) -> str | None:
+        """Why the profile says these properties do not apply to its implementation, when it
+        says so of every one of them."""
+        profile = self.facts.get("profile")
+        declared = getattr(profile, "not_applicable", None) or {}
+        if not ids or not all(id in declared for id in ids):
+            return None
+        reasons = "; ".join(dict.fromkeys(declared[id] for id in ids))
+        return f"{', '.join(ids)} does not apply to {profile.name} (its profile: {reasons})"
 
     def implementation_identity(self) -> str:
         """The username the audit log records for the implementation under test: its own

@@ -1,4 +1,6 @@
-"""What a check returns: pass / violated / unknown, with the witness that proves a violation."""
+"""What a check returns: pass / violated / unknown, with the witness that proves a violation;
+or not applicable, with the reason the property does not apply to what was judged (a KEP's
+word, the profile's): neither a verdict nor a skip for want of a capability."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from aftershock.history import Entry, describe
 from aftershock.history.witness import lines as witness_lines
 
 PASS, VIOLATED, UNKNOWN = "pass", "violated", "unknown"
+NOT_APPLICABLE = "not applicable"
+STATUSES = (PASS, VIOLATED, UNKNOWN, NOT_APPLICABLE)
 
 
 @dataclass
@@ -45,4 +49,4 @@ class Verdict:
 
 
 
-__all__ = ["PASS", "UNKNOWN", "VIOLATED", "Verdict", "describe"]
+__all__ = ["NOT_APPLICABLE", "PASS", "STATUSES", "UNKNOWN", "VIOLATED", "Verdict", "describe"]

@@ -117,6 +117,12 @@ unwarranted ones), and one about the implementation's own condition says so.
 An excuse cites its evidence: a verdict that blames the setup (UNKNOWN, or the setup's) names
 the recorded facts that make it so, and without them the implementation is judged.
 
+A fourth answer, NOT APPLICABLE, says the property does not apply to what was judged, with the
+source that says so: the recorded object's own word read against its KEP (B3 on a PodGroup
+whose disruptionMode is Single), or the profile's `not_applicable` (B4 on kube-scheduler: KEP-4671
+"minCount is enforced strictly during scheduling, not at runtime"). It is neither UNKNOWN (not
+proven either way) nor a scenario skipped for a concept or capability the run lacks.
+
 One rule for absent fields, in every check that compares a field with a value (`never_had`,
 `kept`): where the schema the cluster publishes types the field as a number, absent is 0
 (Kubernetes omits a zero counter); an equality with a value that is no number does not hold on

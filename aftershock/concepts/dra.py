@@ -19,6 +19,24 @@ def allocated_devices(claim: dict[str, Any]) -> list[Device]:
     return [(r.get("driver", ""), r.get("pool", ""), r.get("device", "")) for r in results]
 
 
+def shared_name(device: str, share: str | None) -> str:
+    """A device, or one share of it (KEP-5075: a device that allows multiple allocations is
+    held share by share, each result with its own shareID)."""
+    return device + (f"#share-{share}" if share else "")
+
+
+def admin_access(claim: dict[str, Any], device: Device) -> bool:
+    """Whether the claim holds ``device`` (or a share of it) with admin access (KEP-5018: an
+    admin-access allocation is not counted against the device's exclusivity). A device whose
+    driver is not known ("") is matched by its pool and name."""
+    driver, pool, name = device
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    return any(r.get("adminAccess") and r.get("pool", "") == pool
+               and driver in ("", r.get("driver", ""))
+               and name in (shared_name(r.get("device", ""), r.get("shareID")), r.get("device"))
+               for r in (allocation.get("devices") or {}).get("results") or [])
+
+
 def held_alone(claim: dict[str, Any]) -> list[Device]:
     """The devices a claim holds alone: an admin-access result shares its device by design,
     and a result with a shareID holds a share of a device with consumable capacity (the share,
@@ -26,12 +44,34 @@ def held_alone(claim: dict[str, Any]) -> list[Device]:
     allocation = (claim.get("status") or {}).get("allocation") or {}
     results = (allocation.get("devices") or {}).get("results") or []
     return [(r.get("driver", ""), r.get("pool", ""),
-             r.get("device", "") + (f"#share-{r['shareID']}" if r.get("shareID") else ""))
+             shared_name(r.get("device", ""), r.get("shareID")))
             for r in results if not r.get("adminAccess")]
 
 
-def reserved_for(claim: dict[str, Any]) -> set[str]:
+def consumers(claim: dict[str, Any]) -> set[str]:
+    """The uids of every consumer the claim is reserved for: pods, and a PodGroup (KEP-5729)
+    or any other resource that holds it."""
     return {ref.get("uid", "") for ref in (claim.get("status") or {}).get("reservedFor") or []}
+
+
+def reserved_for(claim: dict[str, Any]) -> set[str]:
+    """The pods (uids) the claim is reserved for. A consumer of another resource (KEP-5729: a
+    PodGroup's claim is reserved for the group) is no pod, and not among them."""
+    return {ref.get("uid", "") for ref in (claim.get("status") or {}).get("reservedFor") or []
+            if ref.get("resource", "pods") == "pods" and not ref.get("apiGroup")}
+
+
+def reserves(claim: dict[str, Any], pod: dict[str, Any], uid: str) -> bool:
+    """Whether the claim is reserved for the pod: for it (its uid), or for the PodGroup it is
+    scheduled in (KEP-5729: {apiGroup: scheduling.k8s.io, resource: podgroups, name}, the pod
+    naming its group in spec.schedulingGroup.podGroupName). ``uid``: the pod's."""
+    if uid in reserved_for(claim):
+        return True
+    group = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
+    return bool(group) and any(
+        ref.get("apiGroup") == "scheduling.k8s.io" and ref.get("resource") == "podgroups"
+        and ref.get("name") == group
+        for ref in (claim.get("status") or {}).get("reservedFor") or [])
 
 
 def selects_node(claim: dict[str, Any], node: str) -> bool:
@@ -76,7 +116,8 @@ def kubelet_prepared(text: str) -> dict[Device, set[str]]:
     each device (driver, pool, device) and the claims (``ns/name``) it is prepared for. The
     kubelet writes an entry before it asks the driver (no devices yet) and fills in the devices
     from the driver's answer, so an entry with devices is a prepared claim. Written by the
-    kubelet, not the driver: what the node shows, not what the driver says of itself.
+    kubelet, not the driver: what the node shows, not what the driver says of itself. A share of
+    a device (its ShareID, KEP-5075) is held on its own: ``device#share-<id>``.
 
     ValueError for a file that is not such a checkpoint, or whose checksum (CRC-32 of its
     ``Data``) does not match: a torn read is no evidence."""
@@ -90,7 +131,8 @@ def kubelet_prepared(text: str) -> dict[Device, set[str]]:
         name = f"{claim.get('Namespace', '')}/{claim.get('ClaimName', '')}"
         for driver, state in (claim.get("DriverState") or {}).items():
             for device in (state or {}).get("Devices") or []:
-                key = (driver, device.get("PoolName", ""), device.get("DeviceName", ""))
+                key = (driver, device.get("PoolName", ""),
+                       shared_name(device.get("DeviceName", ""), device.get("ShareID")))
                 prepared.setdefault(key, set()).add(name)
     return prepared
 

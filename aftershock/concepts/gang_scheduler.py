@@ -46,6 +46,19 @@ class PodGroup(ConceptView):
         value = get_path(obj, self.mapping["min_member_path"]) if obj else None
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
+    def disrupted_whole(self, obj: dict[str, Any] | None) -> bool | None:
+        """Whether the group's object asks to be disrupted whole (KEP-5710's disruptionMode
+        All: ``{all: {}}``, or ``PodGroup`` as 1.36's alpha spelt it) or one pod at a time
+        (Single: ``{single: {}}``, ``Pod``; the API server writes Single where none was set).
+        None: no mode mapped, no object, or no mode there (another version, a wrong path)."""
+        path = self.mapping.get("disruption_mode_path")
+        mode = get_path(obj, path) if path and obj is not None else None
+        if (isinstance(mode, dict) and "all" in mode) or mode == "PodGroup":
+            return True
+        if (isinstance(mode, dict) and "single" in mode) or mode == "Pod":
+            return False
+        return None
+
     def pods(self, state: State) -> list[dict[str, Any]]:
         """Every recorded pod of the group, being deleted or not."""
         return state.select("pods", self.namespace, self.selector())

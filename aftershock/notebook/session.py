@@ -29,7 +29,7 @@ from kubernetes.client.exceptions import ApiException
 import aftershock.bdd.steps  # noqa: F401  (the features' step library fills the registry)
 from aftershock import world
 from aftershock.bdd.steps import objects
-from aftershock.checks.verdict import PASS
+from aftershock.checks.verdict import NOT_APPLICABLE, PASS
 from aftershock.errors import StepFailed, UserError
 from aftershock.grammar import (
     BLOCK,
@@ -266,7 +266,7 @@ class Session:
         judged = []
         for step, verdict in verdicts:
             keyword, text = split_keyword(step or f"Then {verdict.property}")
-            status = "passed" if verdict.status == PASS else "violated"
+            status = {PASS: "passed", NOT_APPLICABLE: "skipped"}.get(verdict.status, "violated")
             judged.append(StepResult(keyword, text, status, 0.0, "" if status == "passed" else
                                      self.scenario.redactor.text(verdict.explain())))
         return judged

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from aftershock.profile.schema import (  # noqa: F401 (re-exported)
     known_concept,
 )
 from aftershock.timeline.resources import written_by
+
+PROPERTY_ID = re.compile(r"^[A-Z]+[0-9]+$")  # the catalogue's ids (the scenario knows which)
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,8 @@ class Profile:
     more_builds: dict[str, Build] = field(default_factory=dict)  # {binary_<name>}
     rbac_from: tuple[str, ...] = ()
     gang_scheduling: bool = False  # the cluster it runs on needs kube-scheduler's gangs on
+    # property id -> why it does not apply to this implementation (judged NOT APPLICABLE)
+    not_applicable: dict[str, str] = field(default_factory=dict)
     # Where the files it names are looked up: its own folder, then those of the profiles it
     # extends (nearest first)
     dirs: tuple[Path, ...] = ()
@@ -259,6 +264,7 @@ def load_profile(path: str | Path) -> Profile:
     raw = doc.data
     _check_node_selector(doc, raw["concepts"].get("node_records"))
     _check_gang(doc, raw["concepts"].get("gang"))
+    _check_not_applicable(doc, raw.get("not_applicable") or {})
     _check_driver(doc, raw["concepts"].get("device_driver"))
     in_cluster = _in_cluster(doc, raw.get("install_in_cluster"), raw.get("build"))
     start = raw.get("start")
@@ -295,8 +301,19 @@ def load_profile(path: str | Path) -> Profile:
         more_builds=profile_paths.more_builds(doc, raw.get("build")),
         rbac_from=tuple(raw.get("rbac_from") or ()),
         gang_scheduling=bool((raw.get("cluster") or {}).get("gangScheduling", False)),
+        not_applicable=dict(raw.get("not_applicable") or {}),
         dirs=dirs,
     )
+
+
+def _check_not_applicable(doc: Located, declared: dict[str, str]) -> None:
+    for id, why in declared.items():
+        if not PROPERTY_ID.match(str(id)):
+            raise doc.error(f"field 'not_applicable.{id}': a property id like B4 was expected",
+                            "not_applicable", id)
+        if not why.strip():
+            raise doc.error(f"field 'not_applicable.{id}': say why it does not apply (a KEP's "
+                            "or the implementation's documented word)", "not_applicable", id)
 
 
 def _check_gang(doc: Located, gang: dict[str, Any] | None) -> None:

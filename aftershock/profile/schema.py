@@ -112,6 +112,10 @@ CONCEPTS = {
                                        "{pod}, {namespace}, {scheduler_name})"),
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels its pod manifest sets; {name} is the group's"),
+        "disruption_mode_path": Field(str, expected="a dotted path to the group's disruption "
+                                      "mode (KEP-5710's spec.disruptionMode: {all: {}} evicts "
+                                      "it whole; Single, the default, one pod at a time, and B3 "
+                                      "does not apply)"),
         "queue": Field("map", schema={
             "resource": RESOURCE,
             "manifest": Field(str, required=True,
@@ -282,6 +286,9 @@ SCHEMA = {
         "gangScheduling": Field(bool, expected="true: kube-scheduler's own gang scheduling on "
                                                "(the shape field of that name)"),
     }, expected="what the cluster must have for it: a shape's switches"),
+    "not_applicable": Field("map", items=Field(str), expected="a property id (B4) and why it "
+                            "does not apply to this implementation, with its source (a KEP's "
+                            "or the implementation's documented word)"),
     "watch_delay_target": Field(str, choices=("kube-controller-manager", "kube-scheduler"),
                                 expected="the component a watch delay restarts"),
     "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),

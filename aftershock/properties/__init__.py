@@ -24,6 +24,7 @@ from aftershock.properties import (  # noqa: F401
 )
 from aftershock.properties.base import (
     CHECKS,
+    NOT_APPLICABLE_BECAUSE,
     PROPERTIES,
     Check,
     Judgement,
@@ -35,5 +36,5 @@ from aftershock.properties.base import (
     problem,
 )
 
-__all__ = ["CHECKS", "PROPERTIES", "Check", "History", "Judgement", "Property",
-           "UnknownProperty", "all_properties", "get", "judge", "problem"]
+__all__ = ["CHECKS", "NOT_APPLICABLE_BECAUSE", "PROPERTIES", "Check", "History", "Judgement",
+           "Property", "UnknownProperty", "all_properties", "get", "judge", "problem"]

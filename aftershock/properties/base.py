@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from aftershock.checks.verdict import UNKNOWN, Verdict
+from aftershock.checks.verdict import NOT_APPLICABLE, UNKNOWN, Verdict
 from aftershock.history import Entry, History, collector_paused
 from aftershock.machine.capabilities import Capability
 from aftershock.properties.rule import settle
 
 Params = dict[str, Any]
+# A judgement's parameter saying why its properties do not apply here (the profile's word): it is
+# not judged, and is NOT APPLICABLE with that reason, again when a saved run is judged again.
+NOT_APPLICABLE_BECAUSE = "not_applicable"
 
 # Each family's title, in the order the catalogue lists them.
 FAMILIES = {
@@ -127,6 +130,10 @@ def judge(ids: Sequence[str], judgement: Judgement,
     wrong = problem(ids, judgement.check)
     if wrong:
         raise UnknownProperty(wrong)
+    because = judgement.params.get(NOT_APPLICABLE_BECAUSE)
+    if because:
+        return Verdict(label, NOT_APPLICABLE, str(because), [], history.origin, subjects=0,
+                       reads=frozenset())
     try:
         with collector_paused():
             verdict = CHECKS[judgement.check].judge(history, judgement.params)

@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from aftershock.checks.attribution import actor
-from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.checks.verdict import NOT_APPLICABLE, PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts.gang_scheduler import PodGroup, Queue, cpu_of
 from aftershock.history import Action, Change, History, Life, Span
 from aftershock.history.state import node_of, phase
@@ -42,11 +42,16 @@ def all_or_nothing(history: Recorded, group: PodGroup, window: float,
     in which the group keeps at least its minimum (pods bound and not finished, or Succeeded),
     so a binding in part never stands longer than the binding window. A binding a list found
     (in a gap) has no moment to count the window from: it is not judged, and the gap keeps a
-    PASS from being earned."""
+    PASS from being earned. A binding in part whose missing pods' binding calls the audit log
+    shows failed in that window is excused: KEP-4671 accepts that binding "could fail for some
+    pods in the workload"."""
     history = History.of(history)
     origin = history.origin
     reads = frozenset({"pods", group.resource})
-    found, _ = bindings(history, _lives(history, group))
+    lives = _lives(history, group)
+    found, _ = bindings(history, lives)
+    failed = _failed_bindings(history, lives)
+    excused: list[str] = []
     if not found:
         return Verdict(name, PASS, f"no pod of {group.ref} was bound", [], origin, subjects=0,
                        reads=reads)
@@ -56,7 +61,10 @@ def all_or_nothing(history: Recorded, group: PodGroup, window: float,
     for change, state in history.replay({"pods", group.resource}):
         for binding in [b for b in pending if change.lo > b.at.hi + window]:
             pending.remove(binding)
-            verdict = _expired(binding, group, window, seen, origin, reads)
+            verdict = _expired(binding, group, window, seen, origin, reads, failed, found)
+            if isinstance(verdict, str):
+                excused.append(verdict)
+                continue
             if verdict.status == VIOLATED:
                 return verdict
             unsure = unsure or verdict
@@ -69,6 +77,7 @@ def all_or_nothing(history: Recorded, group: PodGroup, window: float,
                 seen.most[key] = max(seen.most.get(key, 0), kept)
                 if minimum is not None:
                     seen.minimum.add(key)
+                    seen.need[key] = minimum
                 if minimum is not None and kept >= minimum:
                     if change is binding.change or change.hi <= binding.at.lo + window:
                         continue  # kept its minimum in the window, for certain
@@ -83,15 +92,28 @@ def all_or_nothing(history: Recorded, group: PodGroup, window: float,
                                        f"before the history ends, and {group.ref} has not kept "
                                        "its minimum since", [], origin, reads=reads)
             continue
-        verdict = _expired(binding, group, window, seen, origin, reads)
+        verdict = _expired(binding, group, window, seen, origin, reads, failed, found)
+        if isinstance(verdict, str):
+            excused.append(verdict)
+            continue
         if verdict.status == VIOLATED:
             return verdict
         unsure = unsure or verdict
     if unsure is not None:
         return unsure
-    return Verdict(name, PASS, f"each of {len(found)} bindings of {group.ref}'s pods was "
-                   f"followed within {window:g}s by the group keeping its minimum", [], origin,
-                   subjects=len(found), reads=reads)
+    summary = (f"each of {len(found)} bindings of {group.ref}'s pods was followed within "
+               f"{window:g}s by the group keeping its minimum")
+    if excused:
+        summary = (f"{summary}, but for {len(excused)} in part whose missing pods' binding "
+                   f"calls failed (KEP-4671 accepts that race): {'; '.join(excused)}")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(found), reads=reads)
+
+
+def _failed_bindings(history: History, lives: list[Life]) -> list[Action]:
+    """The binding calls to the group's pods the API server refused (by the audit log)."""
+    keys, ids = {life.key for life in lives}, {life.id for life in lives}
+    return [a for a in history.actions if a.verb == "create" and a.subresource == "binding"
+            and 400 <= a.code < 500 and a.key in keys and (a.life is None or a.life.id in ids)]
 
 
 class _Window:
@@ -101,13 +123,15 @@ class _Window:
     def __init__(self) -> None:
         self.most: dict[int, int] = {}
         self.minimum: set[int] = set()
+        self.need: dict[int, int] = {}  # the minimum last on record
         self.maybe: set[int] = set()
 
 
 def _expired(binding: Binding, group: PodGroup, window: float, seen: _Window, origin: float,
-             reads: frozenset[str]) -> Verdict:
+             reads: frozenset[str], failed: list[Action], found: list[Binding]) -> Verdict | str:
     """The verdict on a binding whose window certainly passed without the group certainly
-    keeping its minimum in it."""
+    keeping its minimum in it; or why that binding in part is excused: the API server refused
+    (4xx) the binding calls of enough of the group's pods not bound around it."""
     key = id(binding)
     if key not in seen.minimum:
         return Verdict("all_or_nothing", UNKNOWN, f"{binding.ref} was bound, and no minimum "
@@ -119,12 +143,18 @@ def _expired(binding: Binding, group: PodGroup, window: float, seen: _Window, or
                        f"node/{binding.node}, and {group.ref} kept its minimum in a state "
                        f"written within a second of the {window:g}s binding window: whether in "
                        "time is not known", [binding.change.entry], origin, reads=reads)
+    lo, hi = binding.at.lo - window, binding.at.hi + window
+    bound = {b.life.name for b in found if b.at.hi >= lo and b.at.lo <= hi}
+    near = {a.name for a in failed if a.hi >= lo and a.lo <= hi} - bound
+    if near and seen.most.get(key, 0) + len(near) >= seen.need.get(key, 0):
+        return (f"{binding.ref} bound, the calls to bind {', '.join(sorted(near))} refused "
+                f"({', '.join(sorted({str(a.code) for a in failed if a.name in near}))})")
     return Verdict("all_or_nothing", VIOLATED, f"{binding.ref} was bound to "
                    f"node/{binding.node} and {group.ref} kept at most {seen.most.get(key, 0)} "
                    f"pods (bound or Succeeded) in the {window:g}s after, below its minimum: a "
                    "binding in part", [binding.change.entry], origin, subjects=1,
                    window=(binding.at.lo, binding.at.hi + window), by_absence=True,
-                   reads=reads)
+                   reads=reads | {"audit"})  # no refused call of the others' excuses it
 
 
 def _unfit(node: dict[str, Any], pod: dict[str, Any]) -> str | None:
@@ -219,6 +249,9 @@ def evicted_whole(history: Recorded, group: PodGroup, who: str, window: float,
     history = History.of(history)
     origin = history.origin
     reads = frozenset({"pods", "audit"})
+    single = _disrupted_singly(history, group)
+    if single:
+        return Verdict(name, NOT_APPLICABLE, single, [], origin, subjects=0, reads=reads)
     lives = _lives(history, group)
     evictions, loose = _evictions(history, lives, who)
     deletions = deletions_by_life(history)
@@ -258,6 +291,19 @@ def evicted_whole(history: Recorded, group: PodGroup, who: str, window: float,
     summary = (f"{len(evictions)} evictions of {group.ref}'s pods by {who}, each taking the "
                "whole group" if evictions else f"{who} evicted no pod of {group.ref}")
     return Verdict(name, PASS, summary, [], origin, subjects=len(evictions), reads=reads)
+
+
+def _disrupted_singly(history: History, group: PodGroup) -> str | None:
+    """Why B3 does not apply to the group: every recorded state of its object asks for its
+    pods to be disrupted one at a time (KEP-5710: disruptionMode Single, the default)."""
+    states = [obj for life in history.lives_of(group.resource, group.namespace, group.name)
+              for obj in life.objects()]
+    modes = {group.disrupted_whole(obj) for obj in states}
+    if not states or modes != {False}:
+        return None
+    return (f"{group.ref}'s disruptionMode is Single (KEP-5710: \"Defaults to Single if "
+            "unset\"), under which its pods may be disrupted one at a time; an eviction that "
+            "takes it whole is asked only of disruptionMode All")
 
 
 def _gone_by(life: Life, went: Going | None, deadline: float) -> bool | None:
@@ -484,13 +530,18 @@ CONCEPTS = ("gang_scheduler",)
 prop("B1", "All or nothing: a pod group's pods are bound only when its minimum can be; no "
      "group is left with some but fewer than minMember pods bound past the binding window (a "
      "gang bound in part holds nodes it cannot use, and two such gangs deadlock: what gang "
-     "scheduling exists to prevent).", ["all_or_nothing"], CONCEPTS)
+     "scheduling exists to prevent). A binding in part whose missing pods' binding calls the "
+     "audit log shows refused around it is excused (KEP-4671: binding \"could fail for some "
+     "pods in the workload\", a risk it accepts).", ["all_or_nothing"], CONCEPTS)
 prop("B2", "No pod is bound onto a cordoned, tainted (not tolerated) or NotReady node (a node "
      "cordoned for a drain, tainted for maintenance, or lost).", ["bound_onto_fit_nodes"],
      CONCEPTS)
 prop("B3", "An evicted or preempted pod group goes whole: no remnant pods keep their places "
      "(a remnant holds nodes no gang can use). A pod's deletion counts from its audited "
-     "time, the cluster's clock, when its watch event came later.", ["evicted_whole"], CONCEPTS)
+     "time, the cluster's clock, when its watch event came later. Where the profile maps a "
+     "group's disruption mode (KEP-5710's spec.disruptionMode: \"Defaults to Single if unset\"), "
+     "it is asked only of a group in mode All; to one in Single, whose pods may be disrupted "
+     "one at a time, it is NOT APPLICABLE.", ["evicted_whole"], CONCEPTS)
 prop("B4", "A pod group that keeps its minimum, its Succeeded pods counted, is never evicted "
      "as stale (KAI-scheduler #1968: its informer dropped Succeeded pods, and gangs that were "
      "completing were evicted). A pod whose deletion the audit log has before the eviction "

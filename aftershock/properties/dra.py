@@ -12,12 +12,15 @@ from typing import Any
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts.dra import (
     Device,
+    admin_access,
     allocated_devices,
     claim_names,
+    consumers,
     held_alone,
+    kubelet_claims,
     kubelet_consumers,
     kubelet_prepared,
-    reserved_for,
+    reserves,
     selects_node,
 )
 from aftershock.concepts.node_reads import SILENT_SECONDS
@@ -57,7 +60,7 @@ def allocated_before_bind(history: Recorded, namespace: str,
             earlier = [c for c in claims.get(claim_name, []) if c.order < binding.change.order]
             judged += 1
             claim = earlier[-1].after if earlier else None
-            problem = _not_ready_for(claim, binding.node, binding.life.uid)
+            problem = _not_ready_for(claim, binding.node, pod, binding.life.uid)
             if problem:
                 witness = ([earlier[-1].entry] if earlier else []) + [binding.change.entry]
                 # With no earlier claim change, a gap up to the binding could have hidden
@@ -74,15 +77,16 @@ def allocated_before_bind(history: Recorded, namespace: str,
     return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
 
 
-def _not_ready_for(claim: dict[str, Any] | None, node: str, pod_uid: str) -> str | None:
+def _not_ready_for(claim: dict[str, Any] | None, node: str, pod: dict[str, Any],
+                   uid: str) -> str | None:
     if claim is None:
         return "did not exist yet"
     if not allocated_devices(claim):
         return "was not allocated"
     if not selects_node(claim, node):
         return f"was allocated for another node than node/{node}"
-    if pod_uid not in reserved_for(claim):
-        return "was not reserved for the pod"
+    if not reserves(claim, pod, uid):
+        return "was not reserved for the pod (nor for its PodGroup)"
     return None
 
 
@@ -133,7 +137,11 @@ def node_side_exclusive(records: list[dict[str, Any]], history: Recorded,
     origin = history.origin
     prepared: dict[tuple[str, str, str], tuple[str, dict[str, Any]]] = {}
     for record in sorted(records, key=lambda r: r["time"]):
-        key = (record["node"], record.get("pool", record["node"]), record["device"])
+        device = record["device"]
+        key = (record["node"], record.get("pool", record["node"]), device)
+        if _admin_uid(history, record.get("claim_uid", ""),
+                      (record.get("driver", ""), key[1], device)):
+            continue  # KEP-5018: admin access shares the device by design
         if record["action"] == "prepare":
             held = prepared.get(key)
             if held and held[0] != record["claim_uid"]:
@@ -154,6 +162,14 @@ def node_side_exclusive(records: list[dict[str, Any]], history: Recorded,
 
 
 NODE_STATE = "the kubelet's DRA checkpoint on each node"
+
+
+def _admin_uid(history: History, uid: str, device: Device) -> bool:
+    """Whether the claim of that uid was recorded holding ``device`` with admin access
+    (KEP-5018: such an allocation "bypasses standard allocation checks"; D2 leaves it out)."""
+    life = history.life(uid) if uid else None
+    return life is not None and any(admin_access(obj, device) for obj in life.objects())
+
 
 
 @dataclass
@@ -233,6 +249,11 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], history: Recorded,
                      if namespace is None or not claim.startswith(f"{namespace}/")}
         for (driver, pool, device), holders in sorted(prepared.items()):
             claims |= holders
+            if len(holders) > 1:
+                uids = {f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}": c.get("ClaimUID", "")
+                        for c in kubelet_claims(snap["text"])}
+                holders = {c for c in holders
+                           if not _admin_uid(history, uids.get(c, ""), (driver, pool, device))}
             if len(holders) < 2:
                 continue
             shown = mark(offset, snap["time"], f"node/{snap['node']} {NODE_STATE}: {driver} "
@@ -317,7 +338,7 @@ def _claim_pods(history: History, claim: str) -> set[str]:
     pods: set[str] = set()
     for life in history.lives_of("resourceclaims", namespace, claim_name):
         for obj in life.objects():
-            pods |= reserved_for(obj) - {""}
+            pods |= consumers(obj) - {""}
     for life in history.lives_of("pods", namespace):
         if life.ever(lambda obj: claim_name in claim_names(obj)) and life.uid:
             pods.add(life.uid)
@@ -477,7 +498,7 @@ def never_deallocated_in_use(history: Recorded,
         for change in life.changes:
             claim = change.object or {}
             devices = [] if change.type == DELETED else allocated_devices(claim)
-            reserved = reserved_for(claim)
+            reserved = consumers(claim)
             if last is not None and last[0]:
                 if devices and devices != last[0]:
                     return Verdict(name, VIOLATED, f"{change.ref} was re-allocated from "
@@ -500,7 +521,7 @@ def _names(devices: list[Device]) -> str:
 
 
 @check("allocated_before_bind", "When a pod is bound, each of its claims already has an "
-       "allocation for that node that lists the pod in reservedFor.")
+       "allocation for that node that lists the pod, or its PodGroup, in reservedFor.")
 def _allocated_before_bind(history: History, p: Params) -> Verdict:
     return allocated_before_bind(history, p["namespace"])
 
@@ -537,17 +558,26 @@ def _nothing_from_gone_slices(history: History, p: Params) -> Verdict:
 
 CONCEPTS = ("device_driver",)
 prop("D1", "Allocate before bind: when a pod is bound, each of its claims is allocated for "
-     "that node and lists the pod in reservedFor.", ["allocated_before_bind"], CONCEPTS)
+     "that node and lists the pod in reservedFor, or the PodGroup the pod is scheduled in "
+     "(KEP-5729: a PodGroup's claim is reserved for the group, {apiGroup: scheduling.k8s.io, "
+     "resource: podgroups}).", ["allocated_before_bind"], CONCEPTS)
 prop("D2", "Exclusive devices: a device is in at most one claim's allocation at any time.",
      ["exclusive_devices"], CONCEPTS)
 prop("D3", "No deallocation while in use: an allocation never changes to another, and is never "
      "cleared while reserved.", ["never_deallocated_in_use"], CONCEPTS)
 prop("D4", "Release: a consumer that departed or finished (Succeeded or Failed) leaves "
      "reservedFor, and an unused generated claim is deleted, within T (a finished pod's device "
-     "is free for another; before issue 46 only deleted pods were counted).", ["eventually"],
+     "is free for another; before issue 46 only deleted pods were counted). A PodGroup in "
+     "reservedFor (KEP-5729) is no pod: the group holds its claim until the group goes, and "
+     "that release is not judged here.", ["eventually"],
      CONCEPTS)
 prop("D5", "Node-side exclusivity: on a node a device is never prepared for two claims at "
-     "once.", ["node_side_exclusive", "node_state_exclusive"], CONCEPTS)
+     "once. A claim that holds it with admin access is no second claim (KEP-5018: \"the "
+     "scheduler bypasses standard allocation checks and allows administrators to access "
+     "devices already in use\"), and on the kubelet's checkpoint a share of a device that "
+     "allows multiple allocations (KEP-5075: each with its own ShareID) is held on its own, "
+     "as D2 counts them.",
+     ["node_side_exclusive", "node_state_exclusive"], CONCEPTS)
 prop("D6", "Node loss: ResourceSlices of a deleted node disappear; nothing new is allocated "
      "from them.", ["eventually", "nothing_from_gone_slices"], CONCEPTS, ("node_delete",))
 prop("D7", "D2-D4 hold across kube-controller-manager / kube-scheduler restarts and watch "

@@ -5,7 +5,9 @@ saved judgements: ``conformance/junit.xml`` (one test case per property per scen
 shape is ``results.schema.json`` beside this module).
 
 A property's status in a scenario is its matrix outcome: a violation's witness is the failure
-text, UNKNOWN is a skipped test case with its reason, a set-up or harness failure an error."""
+text; NOT APPLICABLE (a KEP's or the profile's word) and a scenario skipped for a concept or
+capability the run lacks are skipped test cases with their reason; UNKNOWN (not proven either
+way) and a set-up or harness failure are errors, never a skip."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from aftershock.report.matrix import (
     CAUGHT,
     ERROR,
     MISSED,
+    NOT_APPLICABLE,
     PASS,
     RANK,
     SKIPPED,
@@ -37,11 +40,11 @@ JUNIT, LOG, RESULTS = "junit.xml", "e2e.log", "results.json"
 SCHEMA = Path(__file__).with_name("results.schema.json")
 VERDICTS = "verdicts.txt"
 # verdicts.txt's blocks begin at a verdict line: a witness may hold blank lines
-BLOCK = re.compile(r"\n\n(?=[^\n:]+: (?:PASS|VIOLATED|UNKNOWN): )")
+BLOCK = re.compile(r"\n\n(?=[^\n:]+: (?:PASS|VIOLATED|UNKNOWN|NOT APPLICABLE): )")
 # A matrix outcome as a test's result: a caught expected violation is the suite passing
 FAILED = {VIOLATED, MISSED}
-RESULT = {PASS: "PASS", CAUGHT: "PASS", VIOLATED: "FAIL", MISSED: "FAIL", UNKNOWN: "SKIP",
-          SKIPPED: "SKIP", ERROR: "ERROR"}
+RESULT = {PASS: "PASS", CAUGHT: "PASS", VIOLATED: "FAIL", MISSED: "FAIL", UNKNOWN: "ERROR",
+          SKIPPED: "SKIP", NOT_APPLICABLE: "SKIP", ERROR: "ERROR"}
 
 
 @dataclass
@@ -103,13 +106,13 @@ def _blocks(directory: Path) -> dict[str, list[str]]:
     return found
 
 
-WORD = {PASS: "PASS", VIOLATED: "VIOLATED", UNKNOWN: "UNKNOWN"}
+WORD = {PASS: "PASS", VIOLATED: "VIOLATED", UNKNOWN: "UNKNOWN", NOT_APPLICABLE: "NOT APPLICABLE"}
 
 
 def _details(blocks: list[str], outcome: str) -> list[str]:
     """The blocks that decided ``outcome`` first (a violation's witness before the passes)."""
-    wanted = {VIOLATED: VIOLATED, CAUGHT: VIOLATED, MISSED: PASS, UNKNOWN: UNKNOWN}.get(
-        outcome, PASS)
+    wanted = {VIOLATED: VIOLATED, CAUGHT: VIOLATED, MISSED: PASS, UNKNOWN: UNKNOWN,
+              NOT_APPLICABLE: NOT_APPLICABLE}.get(outcome, PASS)
     word = f": {WORD[wanted]}"
     first = [block for block in blocks if word in block.split("\n", 1)[0]]
     return first + [block for block in blocks if block not in first]
@@ -143,9 +146,10 @@ def junit(found: list[Case]) -> ET.Element:
         if case.outcome in FAILED:
             ET.SubElement(element, "failure", message=case.reason[:1000],
                           type=case.outcome).text = text
-        elif case.outcome == ERROR:
-            ET.SubElement(element, "error", message=case.reason[:1000], type=ERROR).text = text
-        elif case.outcome in (UNKNOWN, SKIPPED):
+        elif case.outcome in (ERROR, UNKNOWN):  # not judged, or not proven either way
+            ET.SubElement(element, "error", message=case.reason[:1000],
+                          type=case.outcome).text = text
+        elif case.outcome in (NOT_APPLICABLE, SKIPPED):
             ET.SubElement(element, "skipped", message=case.reason[:1000]).text = text
         elif text:
             ET.SubElement(element, "system-out").text = text
@@ -178,7 +182,8 @@ def e2e_log(found: list[Case]) -> str:
     count = {word: sum(RESULT[c.outcome] == word for c in found)
              for word in ("PASS", "FAIL", "SKIP", "ERROR")}
     lines.append(f"{len(found)} test cases: {count['PASS']} passed, {count['FAIL']} failed, "
-                 f"{count['SKIP']} skipped (unknown or not applicable), {count['ERROR']} errors")
+                 f"{count['SKIP']} skipped (not applicable, or not run here), "
+                 f"{count['ERROR']} errors (unknown, or not judged)")
     lines.append("FAIL" if count["FAIL"] or count["ERROR"] else "PASS")
     return "\n".join(lines) + "\n"
 

@@ -13,7 +13,7 @@ from typing import Any
 from kubernetes import client
 
 import aftershock
-from aftershock.checks.verdict import PASS, Verdict, describe
+from aftershock.checks.verdict import NOT_APPLICABLE, PASS, Verdict, describe
 from aftershock.report import picture as picturing
 from aftershock.report import plot
 from aftershock.report.redact import Redactor
@@ -30,11 +30,12 @@ class Evidence:
 
 
 def witness_entries(verdicts: list[Verdict]) -> list[Entry]:
-    return [entry for verdict in verdicts if verdict.status != PASS for entry in verdict.witness]
+    return [entry for verdict in verdicts if verdict.status not in (PASS, NOT_APPLICABLE)
+            for entry in verdict.witness]
 
 
 def witness_text(verdicts: list[Verdict]) -> str:
-    failing = [v for v in verdicts if v.status != PASS]
+    failing = [v for v in verdicts if v.status not in (PASS, NOT_APPLICABLE)]
     return "\n\n".join(v.explain() for v in failing)
 
 

@@ -47,6 +47,8 @@ CATEGORIES = [
     _category("Implementation crashed", ["failed", "broken"], verdict="implementation crashed"),
     _category("Harness error (a bug or problem in aftershock or the machine)",
               ["failed", "broken"], verdict="harness error"),
+    _category("Not applicable (a KEP's or the profile's word: each says which)", ["passed"],
+              verdict="not applicable"),
     _category("Skipped for a missing capability or concept", ["skipped"]),
 ]
 

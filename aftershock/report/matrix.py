@@ -11,20 +11,23 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PASS, VIOLATED, CAUGHT, MISSED, UNKNOWN, ERROR, SKIPPED = (
-    "pass", "violated", "caught", "missed", "unknown", "error", "skipped")
-RANK = {SKIPPED: 0, PASS: 1, CAUGHT: 2, UNKNOWN: 3, ERROR: 4, MISSED: 5, VIOLATED: 6}
+PASS, VIOLATED, CAUGHT, MISSED, UNKNOWN, ERROR, SKIPPED, NOT_APPLICABLE = (
+    "pass", "violated", "caught", "missed", "unknown", "error", "skipped", "not applicable")
+RANK = {SKIPPED: 0, NOT_APPLICABLE: 1, PASS: 2, CAUGHT: 3, UNKNOWN: 4, ERROR: 5, MISSED: 6,
+        VIOLATED: 7}
 LEGEND = {
     PASS: "held in every scenario",
     VIOLATED: "violated (the implementation broke the contract)",
     CAUGHT: "expected violation caught (the suite proved it catches the bug)",
     MISSED: "expected violation NOT caught (the suite failed to show the bug)",
     UNKNOWN: "not judged: the history could not earn a verdict (each says why)",
+    NOT_APPLICABLE: "does not apply to this implementation (a KEP's or the profile's word, "
+                    "each says which)",
     ERROR: "not judged: the scenario's set-up or the harness failed (its cause is listed)",
     SKIPPED: "skipped (the implementation lacks a concept or the cluster a capability)",
 }
 COLOURS = {PASS: "#c8e6c9", VIOLATED: "#ef9a9a", CAUGHT: "#b3e5fc", MISSED: "#ffcc80",
-           UNKNOWN: "#eeeeee", ERROR: "#ce93d8", SKIPPED: "#fafafa"}
+           UNKNOWN: "#eeeeee", ERROR: "#ce93d8", SKIPPED: "#fafafa", NOT_APPLICABLE: "#e0e0e0"}
 LABEL = re.compile(r"^[A-Z]+[0-9]+$")
 NO_PROFILE = "(harness)"
 UNRECORDED = "-"  # a row saved before rows named their Kubernetes version
@@ -88,7 +91,7 @@ def scenario_outcomes(verdicts: Iterable[tuple[str, str]], expected: set[str],
             if status == "violated":
                 outcome = CAUGHT if label in expected else VIOLATED
             else:
-                outcome = PASS if status == "pass" else UNKNOWN
+                outcome = {"pass": PASS, NOT_APPLICABLE: NOT_APPLICABLE}.get(status, UNKNOWN)
             outcomes[label] = _worse(outcomes.get(label), outcome)
     for label in named:
         outcomes.setdefault(label, ERROR if error else UNKNOWN)
@@ -176,11 +179,12 @@ def text(rows: Iterable[Row]) -> list[str]:
     for family in families:
         columns = [p for p in properties if _natural(p)[0] == family]
         judged = [line for line in lines_ if any((line, c) in grid for c in columns)]
+        cell = max(8, *(len(grid.get((line, c), "")) for line in judged for c in columns))
         out.append(f"{'':<{width}}  {'kubernetes':<{version}}  "
-                   + " ".join(f"{c:<8}" for c in columns))
+                   + " ".join(f"{c:<{cell}}" for c in columns))
         for line in judged:
             out.append(f"{line[0]:<{width}}  {line[1]:<{version}}  "
-                       + " ".join(f"{grid.get((line, c), '-'):<8}" for c in columns))
+                       + " ".join(f"{grid.get((line, c), '-'):<{cell}}" for c in columns))
         out.append("")
     failed = errors(rows)
     if failed:

@@ -23,6 +23,8 @@ VERDICTS = {
               "D4: UNKNOWN: the history has a gap on resourceclaims from 2.0s to 3.0s",
     "correct": "D5: PASS: 3 preparations on node/n1, no device in two claims\n\n"
                "D4: PASS: claim/ns/a left reservedFor after 0.2s",
+    "kube": "B4: NOT APPLICABLE: B4 does not apply to kube (its profile: KEP-4671: minCount is "
+            "enforced at scheduling only, not at runtime)",
 }
 
 
@@ -56,17 +58,25 @@ def test_one_test_case_per_property_per_scenario_with_its_verdict(tmp_path):
     _run(tmp_path, "faulty", {"D4": "unknown", "D5": "violated"})
     _run(tmp_path, "correct", {"D4": "pass", "D5": "pass"})
     _run(tmp_path, "broken", {"D5": "error"}, error="RuntimeError: the plugin never registered")
+    _run(tmp_path, "kube", {"B4": "not applicable"})
     assert len(conformance.write(tmp_path)) == 3
     xml, log, results = _outputs(tmp_path)
     cases = _cases(xml)
     suite = "faulty on kind on Kubernetes v1.36.3"
     name = "D5 A device is prepared once [faulty]"
-    assert len(cases) == 5 and xml.tests == 5 and xml.failures == 1 and xml.errors == 1
+    assert len(cases) == 6 and xml.tests == 6 and xml.failures == 1 and xml.errors == 2
+    assert xml.skipped == 1
     failure = cases[(suite, name)].result[0]
     assert isinstance(failure, Failure) and failure.message.startswith("D5: VIOLATED: device")
     assert "+   1.500s  prepare claim/ns/b" in failure.text  # the witness, blank line and all
-    skipped = cases[(suite, "D4 A device is prepared once [faulty]")].result[0]
-    assert isinstance(skipped, Skipped) and "a gap on resourceclaims" in skipped.message
+    # UNKNOWN is not proven either way: an error, never a skip ("not applicable")
+    unknown = cases[(suite, "D4 A device is prepared once [faulty]")].result[0]
+    assert isinstance(unknown, Error) and "a gap on resourceclaims" in unknown.message
+    assert unknown.type == "unknown"
+    skipped = cases[("kube on kind on Kubernetes v1.36.3", "B4 A device is prepared once [kube]")]
+    assert isinstance(skipped.result[0], Skipped)
+    assert skipped.result[0].message.startswith("B4: NOT APPLICABLE: ") and "KEP-4671" in \
+        skipped.result[0].message
     error = cases[("broken on kind on Kubernetes v1.36.3",
                    "D5 A device is prepared once [broken]")].result[0]
     assert isinstance(error, Error) and "never registered" in error.message
@@ -80,7 +90,9 @@ def test_one_test_case_per_property_per_scenario_with_its_verdict(tmp_path):
     assert by[("faulty on kind", "D5")]["description"].startswith("Node-side exclusivity")
     assert by[("faulty on kind", "D4")]["notes"].startswith("D4: UNKNOWN: the history has a gap")
     assert "--- FAIL: faulty on kind/features/driver/dra.feature/" + name in log
-    assert "--- SKIP: faulty on kind/" in log and "--- ERROR: broken on kind/" in log
+    assert "--- ERROR: faulty on kind/" in log and "--- ERROR: broken on kind/" in log
+    assert "--- SKIP: kube on kind/" in log
+    assert by[("kube on kind", "B4")]["status"] == "not applicable"
     assert log.rstrip().endswith("FAIL")
 
 

@@ -127,6 +127,20 @@ def test_node_side_prepare_over_a_stale_claim_is_caught():
     assert len(verdict.witness) == 2
 
 
+def test_node_side_an_admin_access_preparation_is_not_a_second_claim():
+    """KEP-5018: the driver prepares a device for an admin-access claim beside the claim that
+    holds it; its log shows both, and D5 read that as a double preparation."""
+    history = History()
+    history.add("resourceclaims", "monitor", {"status": {"allocation": {"devices": {"results": [
+        {"driver": "gpu", "pool": "node-1", "device": "dev-0", "request": "r",
+         "adminAccess": True}]}}}})
+    both = [_log(1, "prepare", "a"), _log(2, "prepare", "monitor")]
+    assert node_side_exclusive(both, history.entries).status == PASS
+    fresh = History()  # the same claim without admin access: two holders
+    fresh.claim("monitor", "dev-0")
+    assert node_side_exclusive(both, fresh.entries).status == VIOLATED
+
+
 def _slice(history: History, node: str, pool: str) -> None:
     history.add("resourceslices", f"{node}-gpu", {"spec": {
         "driver": "gpu", "nodeName": node, "pool": {"name": pool}}}, "ADDED", namespace="")
@@ -202,6 +216,46 @@ def test_claims_of_departed_pods_must_be_released():
     assert not departed_released(state, NS), "a generated claim outliving its pod"
     state.put(("resourceclaims", NS, "c"), None)
     assert departed_released(state, NS)
+
+
+GROUP_REF = {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "workers",
+             "uid": "uid-workers"}
+
+
+def test_a_claim_reserved_for_the_pods_podgroup_reserves_the_pod():
+    """KEP-5729 (beta in 1.37): a PodGroup's claim is reserved for the PodGroup, not for each
+    pod, until the PodGroup goes. D1 asked for the pod in reservedFor: a false VIOLATED, "was
+    not reserved for the pod"; D4 took the PodGroup for a pod that had departed."""
+    from aftershock.concepts.dra import departed_released
+    from aftershock.timeline.state import State
+
+    history = History()
+    history.add("resourceclaims", "shared", {"status": {
+        "allocation": {"devices": {"results": [{"driver": "gpu", "pool": "node-1",
+                                                "device": "dev-0", "request": "r"}]},
+                       "nodeSelector": SELECTOR},
+        "reservedFor": [GROUP_REF]}})
+    history.add("pods", "w-0", {"spec": {"nodeName": "node-1",
+                                         "schedulingGroup": {"podGroupName": "workers"}},
+                                "status": {"resourceClaimStatuses": [
+                                    {"name": "device", "resourceClaimName": "shared"}]}})
+    verdict = allocated_before_bind(history.entries, NS)
+    assert verdict.status == PASS, verdict.explain()
+    keep("d1-a-claim-reserved-for-the-pods-podgroup", history.entries,
+         Judgement("allocated_before_bind", {"namespace": NS}), ["D1"], {"D1": "pass"},
+         "D1: VIOLATED: pod/ns/w-0 was bound to node/node-1 while resourceclaim/ns/shared was "
+         "not reserved for the pod", "issue 65: KEP-5729's claims for PodGroups, read against D1")
+    other = History()  # the same claim, the pod in another group: not reserved for it
+    other.entries = [history.entries[0]]
+    other.add("pods", "w-0", {"spec": {"nodeName": "node-1",
+                                       "schedulingGroup": {"podGroupName": "others"}},
+                              "status": {"resourceClaimStatuses": [
+                                  {"name": "device", "resourceClaimName": "shared"}]}})
+    assert allocated_before_bind(other.entries, NS).status == VIOLATED
+    state = State()
+    state.put(("resourceclaims", NS, "shared"), {"metadata": {"name": "shared"},
+                                                 "status": {"reservedFor": [GROUP_REF]}})
+    assert departed_released(state, NS), "a PodGroup is no departed pod"
 
 
 def test_a_finished_pods_claim_must_be_released_too():

@@ -99,3 +99,64 @@ def test_a_device_two_earlier_scenarios_claims_hold_is_not_judged_here():
                "empty sequence')",
          found="issue 46, the faulty reference plugin on kind at 1.37.2 (2026-11-28): its "
                "plugin-down scenario came after two that left claims prepared on one device")
+
+
+def _claim(seq: int, name: str, device: str, admin: bool = False, share: str = "") -> Entry:
+    result = {"request": "gpu", "driver": DRIVER, "pool": "worker-1", "device": device}
+    if admin:
+        result["adminAccess"] = True
+    if share:
+        result["shareID"] = share
+    return Entry(seq=seq, mono=100.0 + seq, wall=1e9 + seq, kind=WATCH, resource="resourceclaims",
+                 namespace="ns", name=name, uid=f"uid-{name}", rv=str(seq + 1), type="ADDED",
+                 object={"metadata": {"name": name, "namespace": "ns", "uid": f"uid-{name}"},
+                         "status": {"allocation": {"devices": {"results": [result]}}}})
+
+
+def _shared(*claims: tuple[str, str, str]) -> str:
+    """A checkpoint whose claims hold shares of one device: (claim, device, shareID)."""
+    entries = [{"ClaimUID": f"uid-{name}", "ClaimName": name, "Namespace": "ns",
+                "PodUIDs": {f"pod-{name}": {}}, "DriverState": {DRIVER: {"Devices": [
+                    {"PoolName": "worker-1", "DeviceName": device, "ShareID": share,
+                     "RequestNames": ["gpu"]}]}}} for name, device, share in claims]
+    data = json.dumps({"kind": "DRACheckpoint", "apiVersion": "checkpoint.dra.kubelet.k8s.io/v1",
+                       "ClaimInfoStateList": entries})
+    return json.dumps({"Data": data, "Checksum": zlib.crc32(data.encode())})
+
+
+def _judge_on(timeline: list[Entry], *texts: str):
+    snaps = [{"time": 1e9 + i, "node": "worker-1", "text": text} for i, text in enumerate(texts)]
+    judgement = Judgement("node_state_exclusive", {"node_state": snaps, "namespace": "ns"})
+    return properties.judge(["D5"], judgement, timeline), judgement
+
+
+def test_an_admin_access_claim_beside_another_on_its_device_is_no_double_preparation():
+    """KEP-5018: an admin-access allocation (a monitoring DaemonSet's) shares the device by
+    design, and D2 already left it out; D5 counted it as a second claim: VIOLATED."""
+    timeline = [*TIMELINE, _claim(1, "monitor", "gpu-0", admin=True), _claim(2, "a", "gpu-0")]
+    both = checkpoint(("monitor", ["gpu-0"]), ("a", ["gpu-0"]))
+    verdict, judgement = _judge_on(timeline, checkpoint(("monitor", ["gpu-0"])), both)
+    assert verdict.status == PASS, verdict.explain()
+    keep("d5-an-admin-access-claim-beside-another", timeline, judgement, ["D5"],
+         {"D5": "pass"}, "D5: VIOLATED: device worker-1/gpu-0 of gpu.example.com on "
+         "node/worker-1 was prepared for 2 claims at once: ns/a, ns/monitor",
+         "issue 65: KEP-5018's admin access, read against D5")
+    # without admin access, the same two are a violation
+    plain = [*TIMELINE, _claim(1, "monitor", "gpu-0"), _claim(2, "a", "gpu-0")]
+    assert _judge_on(plain, both)[0].status == VIOLATED
+
+
+def test_two_shares_of_one_device_are_two_holdings_and_one_share_twice_is_not():
+    """KEP-5075: a device that allows multiple allocations is held share by share (each
+    result, and the kubelet's entry, with its own shareID); D5 keyed the device alone."""
+    timeline = [*TIMELINE, _claim(1, "a", "gpu-0", share="s1"), _claim(2, "b", "gpu-0",
+                                                                        share="s2")]
+    verdict, judgement = _judge_on(timeline, _shared(("a", "gpu-0", "s1")),
+                                   _shared(("a", "gpu-0", "s1"), ("b", "gpu-0", "s2")))
+    assert verdict.status == PASS, verdict.explain()
+    keep("d5-two-shares-of-one-device", timeline, judgement, ["D5"], {"D5": "pass"},
+         "D5: VIOLATED: device worker-1/gpu-0 of gpu.example.com on node/worker-1 was "
+         "prepared for 2 claims at once: ns/a, ns/b",
+         "issue 65: KEP-5075's consumable capacity, read against D5")
+    same = _judge_on(timeline, _shared(("a", "gpu-0", "s1"), ("b", "gpu-0", "s1")))[0]
+    assert same.status == VIOLATED and "gpu-0#share-s1" in same.summary, same.explain()

@@ -51,6 +51,10 @@ def test_a_good_profile_loads(tmp_path):
      "    node_selector: tier in (gpu)\n", 15,
      "field 'concepts.node_records.node_selector': cannot read 'tier in (gpu)' as a label "
      "requirement"),
+    ("concepts:\n", "not_applicable:\n  b4: the KEP\nconcepts:\n", 7,
+     "field 'not_applicable.b4': a property id like B4 was expected"),
+    ("concepts:\n", "not_applicable:\n  B4: ' '\nconcepts:\n", 7,
+     "field 'not_applicable.B4': say why it does not apply"),
 ])
 def test_profile_errors_name_file_line_field_and_expectation(tmp_path, old, new, line,
                                                              fragment):
@@ -389,3 +393,19 @@ def test_a_replica_group_that_cannot_be_scaled_skips_the_scaling_step():
         scale_group(scenario, "web", 5)
     assert "scalable" not in load_profile(REPO / "profiles" / "thirdparty" /
                                           "lws.yaml").concept("replica_group")
+
+
+def test_a_profile_may_only_say_a_property_of_the_catalogue_does_not_apply(tmp_path):
+    """Checked before anything starts, as the run's options are: a typo would otherwise leave
+    the property judged, silently."""
+    from aftershock.pytest_plugin import _known_properties
+
+    good = load_profile(_write(tmp_path, GOOD.replace(
+        "concepts:\n", "not_applicable:\n  B4: the KEP says so\nconcepts:\n")))
+    assert good.not_applicable == {"B4": "the KEP says so"}
+    _known_properties(good)
+    typo = load_profile(_write(tmp_path, GOOD.replace(
+        "concepts:\n", "not_applicable:\n  B44: the KEP says so\nconcepts:\n")))
+    with pytest.raises(UserError) as caught:
+        _known_properties(typo)
+    assert "names B44, no property of the catalogue; known: B1, B2" in str(caught.value)

@@ -9,6 +9,7 @@ from aftershock.bdd.reporting import (
     CRASHED,
     HARNESS,
     MISSED,
+    NOT_APPLICABLE,
     PASSED,
     SKIPPED,
     VIOLATED,
@@ -18,9 +19,10 @@ from aftershock.bdd.reporting import (
 from aftershock.report import html
 
 
-def _scenario(violations=(), expected=(), caught=(), crashed=False):
+def _scenario(violations=(), expected=(), caught=(), crashed=False, judged=()):
     process = SimpleNamespace(poll=lambda: 1 if crashed else None)
     return SimpleNamespace(violations=list(violations), expected_violations=set(expected),
+                           judged=[SimpleNamespace(status=s) for s in judged],
                            missed_expectations=lambda: sorted(set(expected) - set(caught)),
                            facts={"implementation": SimpleNamespace(process=process)})
 
@@ -34,6 +36,9 @@ def test_a_scenario_is_labelled_so_a_reader_tells_whose_bug_it_is():
     assert classify(_scenario(), "skipped") == SKIPPED
     assert classify(_scenario(expected=["G1"], caught=["G1"]), None) == CAUGHT
     assert classify(_scenario(expected=["G1"]), None) == MISSED
+    # every judged property NOT APPLICABLE: its own label, not a pass
+    assert classify(_scenario(judged=["not applicable"] * 2), None) == NOT_APPLICABLE
+    assert classify(_scenario(judged=["not applicable", "pass"]), None) == PASSED
 
 
 def test_a_progress_line_names_where_and_what_is_active():
@@ -47,7 +52,7 @@ def test_the_allure_config_is_one_offline_page_with_a_category_per_verdict():
     config = html.config("aftershock run-1")
     assert config["plugins"]["awesome"]["options"]["singleFile"] is True
     verdicts = {c["matchers"].get("labels", {}).get("verdict") for c in config["categories"]}
-    assert {VIOLATED, CAUGHT, MISSED, CRASHED, HARNESS} <= verdicts
+    assert {VIOLATED, CAUGHT, MISSED, CRASHED, HARNESS, NOT_APPLICABLE} <= verdicts
     assert any(c["matchers"]["statuses"] == ["skipped"] for c in config["categories"])
 
 
