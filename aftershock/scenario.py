@@ -106,9 +106,12 @@ class Scenario:
         if because:
             params[properties.NOT_APPLICABLE_BECAUSE] = because
         verdict = properties.judge(ids, Judgement(judgement.check, params), entries)
+        began = self.begun[-1][1] if self.begun else self.now
         self.judgements.append({"ids": ids, "check": judgement.check, "params": params,
                                 "upto": len(entries), "step": self.step,
-                                "status": verdict.status, "summary": verdict.summary})
+                                "status": verdict.status, "summary": verdict.summary,
+                                # the step's own time, its wait included: the property's time
+                                "seconds": round(max(0.0, self.now - began), 3)})
         self.verdicts.append(verdict)
         if self.property_label:
             self.judged.append(verdict)

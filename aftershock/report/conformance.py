@@ -39,6 +39,7 @@ DIR = "conformance"
 JUNIT, LOG, RESULTS = "junit.xml", "e2e.log", "results.json"
 SCHEMA = Path(__file__).with_name("results.schema.json")
 VERDICTS = "verdicts.txt"
+JUDGEMENTS = "judgements.jsonl"  # each judgement, its ids and its step's own time
 # verdicts.txt's blocks begin at a verdict line: a witness may hold blank lines
 BLOCK = re.compile(r"\n\n(?=[^\n:]+: (?:PASS|VIOLATED|UNKNOWN|NOT APPLICABLE): )")
 # A matrix outcome as a test's result: a caught expected violation is the suite passing
@@ -55,6 +56,13 @@ class Case:
     row: Row
     outcome: str
     details: list[str] = field(default_factory=list)  # each judgement's verdict and witness
+    own: float | None = None  # the time of the steps that judged it (None: not saved)
+
+    @property
+    def seconds(self) -> float:
+        """The property's own time: the steps that judged it, their waits included; a run
+        saved before judgements kept their time gives the scenario's."""
+        return self.own if self.own is not None else (self.row.seconds or 0.0)
 
     @property
     def scenario(self) -> str:
@@ -118,12 +126,30 @@ def _details(blocks: list[str], outcome: str) -> list[str]:
     return first + [block for block in blocks if block not in first]
 
 
+def _own_times(directory: Path) -> dict[str, float]:
+    """Each property's time in a scenario: the sum of the judging steps' own times
+    (judgements.jsonl's ``seconds``), for the labels every saved judgement names."""
+    path = directory / JUDGEMENTS
+    if not path.is_file():
+        return {}
+    times: dict[str, float] = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line) if line.strip() else {}
+        if "seconds" not in record:
+            return {}  # saved before judgements kept their time
+        for label in record.get("ids") or ():
+            times[label] = times.get(label, 0.0) + float(record["seconds"])
+    return times
+
+
 def cases(run_dir: Path, rows: Iterable[Row] | None = None) -> list[Case]:
     found = []
     for row in matrix.load(run_dir) if rows is None else rows:
         blocks = _blocks(run_dir / row.dir) if row.dir else {}
+        times = _own_times(run_dir / row.dir) if row.dir else {}
         for label, outcome in sorted(row.outcomes.items(), key=lambda i: matrix._natural(i[0])):
-            found.append(Case(label, row, outcome, _details(blocks.get(label, []), outcome)))
+            found.append(Case(label, row, outcome, _details(blocks.get(label, []), outcome),
+                              times.get(label)))
     return found
 
 
@@ -141,7 +167,7 @@ def junit(found: list[Case]) -> ET.Element:
         if name not in suites:
             suites[name] = ET.SubElement(top, "testsuite", name=name)
         element = ET.SubElement(suites[name], "testcase", classname=case.feature,
-                                name=case.name, time=f"{case.row.seconds or 0:.3f}")
+                                name=case.name, time=f"{case.seconds:.3f}")
         text = "\n\n".join(case.details)
         if case.outcome in FAILED:
             ET.SubElement(element, "failure", message=case.reason[:1000],
@@ -167,7 +193,7 @@ def junit(found: list[Case]) -> ET.Element:
 
 def e2e_log(found: list[Case]) -> str:
     """A plain log, one block per test case: `=== RUN`, each judgement with its witness, then
-    `--- PASS|FAIL|SKIP|ERROR` with the time of the scenario, as `go test -v` writes."""
+    `--- PASS|FAIL|SKIP|ERROR` with the property's own time, as `go test -v` writes."""
     lines = [f"aftershock {aftershock.__version__} conformance run, "
              f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"]
     for case in found:
@@ -177,7 +203,7 @@ def e2e_log(found: list[Case]) -> str:
                      f"evidence {case.evidence or '-'}")
         for detail in case.details or [case.reason]:
             lines += [f"    {line}" for line in detail.splitlines()]
-        lines.append(f"--- {RESULT[case.outcome]}: {test} ({case.row.seconds or 0:.2f}s): "
+        lines.append(f"--- {RESULT[case.outcome]}: {test} ({case.seconds:.2f}s): "
                      f"{case.outcome}")
     count = {word: sum(RESULT[c.outcome] == word for c in found)
              for word in ("PASS", "FAIL", "SKIP", "ERROR")}
@@ -211,7 +237,7 @@ def results(found: list[Case]) -> dict:
             "notes": next((c.reason for c in group if c.outcome == status), ""),
             "scenarios": [{"feature": c.feature, "name": c.scenario, "status": c.outcome,
                            "reason": c.reason, "evidence": c.evidence,
-                           "seconds": round(c.row.seconds or 0, 3)} for c in group],
+                           "seconds": round(c.seconds, 3)} for c in group],
         })
     return {"apiVersion": "aftershock.io/v1", "kind": "ConformanceResults",
             "metadata": {"generator": f"aftershock {aftershock.__version__}",

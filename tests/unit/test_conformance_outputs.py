@@ -142,3 +142,21 @@ def test_merge_keeps_all_three_for_the_joined_run(tmp_path):
     _validate(results)
     assert {r["implementation"] for r in results["results"]} == {"faulty on kind",
                                                                  "correct on kind"}
+
+
+def test_each_property_takes_its_own_time_not_the_scenarios(tmp_path):
+    """A 60 s scenario judging five properties reported 300 s: each test case carried the
+    scenario's time. A property's time is its judging steps' own (their waits included)."""
+    _run(tmp_path, "faulty", {"D4": "unknown", "D5": "violated"})
+    (tmp_path / "scenario_faulty_" / "judgements.jsonl").write_text("".join(
+        json.dumps(record) + "\n" for record in [
+            {"ids": ["D4"], "check": "eventually", "seconds": 3.0},
+            {"ids": ["D5"], "check": "node_state_exclusive", "seconds": 0.25},
+            {"ids": ["D4"], "check": "eventually", "seconds": 2.0}]))
+    conformance.write(tmp_path)
+    xml, log, results = _outputs(tmp_path)
+    times = {case.name.split()[0]: case.time for suite in xml for case in suite}
+    assert times == {"D4": 5.0, "D5": 0.25}
+    assert "(5.00s): unknown" in log and "(0.25s): violated" in log
+    seconds = {r["id"]: r["scenarios"][0]["seconds"] for r in results["results"]}
+    assert seconds == {"D4": 5.0, "D5": 0.25}
