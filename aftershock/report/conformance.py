@@ -5,7 +5,8 @@ saved judgements: ``conformance/junit.xml`` (one test case per property per scen
 shape is ``results.schema.json`` beside this module).
 
 A property's status in a scenario is its matrix outcome: a violation's witness is the failure
-text; NOT APPLICABLE (a KEP's or the profile's word) and a scenario skipped for a concept or
+text, an expected one's too (the implementation failed the property; the failure's type says it
+was caught); NOT APPLICABLE (a KEP's or the profile's word) and a scenario skipped for a concept or
 capability the run lacks are skipped test cases with their reason; UNKNOWN (not proven either
 way) and a set-up or harness failure are errors, never a skip."""
 
@@ -42,9 +43,11 @@ VERDICTS = "verdicts.txt"
 JUDGEMENTS = "judgements.jsonl"  # each judgement, its ids and its step's own time
 # verdicts.txt's blocks begin at a verdict line: a witness may hold blank lines
 BLOCK = re.compile(r"\n\n(?=[^\n:]+: (?:PASS|VIOLATED|UNKNOWN|NOT APPLICABLE): )")
-# A matrix outcome as a test's result: a caught expected violation is the suite passing
-FAILED = {VIOLATED, MISSED}
-RESULT = {PASS: "PASS", CAUGHT: "PASS", VIOLATED: "FAIL", MISSED: "FAIL", UNKNOWN: "ERROR",
+# A matrix outcome as a test's result, of the implementation: one that broke a property fails
+# it, whether or not the scenario expected it to (a caught expected violation is the suite
+# working, and the implementation failing: its failure's type says "caught")
+FAILED = {VIOLATED, MISSED, CAUGHT}
+RESULT = {PASS: "PASS", CAUGHT: "FAIL", VIOLATED: "FAIL", MISSED: "FAIL", UNKNOWN: "ERROR",
           SKIPPED: "SKIP", NOT_APPLICABLE: "SKIP", ERROR: "ERROR"}
 
 

@@ -104,12 +104,17 @@ def test_a_run_that_held_everywhere_ends_its_log_in_pass(tmp_path):
     _validate(results)
 
 
-def test_an_expected_violation_caught_passes_and_one_missed_fails(tmp_path):
+def test_an_expected_violation_caught_fails_the_implementation_and_one_missed_fails(tmp_path):
+    """A caught expected violation is the suite working and the implementation failing the
+    property: it was written as a passing test, so a faulty implementation's results read as
+    conformant."""
     _run(tmp_path, "faulty", {"D5": "caught", "D4": "missed"})
     conformance.write(tmp_path)
-    xml, _, results = _outputs(tmp_path)
+    xml, log, results = _outputs(tmp_path)
     cases = {case.name.split()[0]: case for suite in xml for case in suite}
-    assert cases["D5"].is_passed
+    caught = cases["D5"].result[0]
+    assert isinstance(caught, Failure) and caught.type == "caught"
+    assert "--- FAIL: " in log and log.rstrip().endswith("FAIL")
     assert isinstance(cases["D4"].result[0], Failure)
     assert "expected to be violated and was not" in cases["D4"].result[0].message
     _validate(results)
