@@ -11,7 +11,6 @@ from aftershock.history.witness import lines as witness_lines
 
 PASS, VIOLATED, UNKNOWN = "pass", "violated", "unknown"
 NOT_APPLICABLE = "not applicable"
-STATUSES = (PASS, VIOLATED, UNKNOWN, NOT_APPLICABLE)
 
 
 @dataclass
@@ -49,4 +48,4 @@ class Verdict:
 
 
 
-__all__ = ["NOT_APPLICABLE", "PASS", "STATUSES", "UNKNOWN", "VIOLATED", "Verdict", "describe"]
+__all__ = ["NOT_APPLICABLE", "PASS", "UNKNOWN", "VIOLATED", "Verdict", "describe"]

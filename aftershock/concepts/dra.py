@@ -48,16 +48,20 @@ def held_alone(claim: dict[str, Any]) -> list[Device]:
             for r in results if not r.get("adminAccess")]
 
 
+def _reserved(claim: dict[str, Any]) -> list[dict[str, Any]]:
+    return (claim.get("status") or {}).get("reservedFor") or []
+
+
 def consumers(claim: dict[str, Any]) -> set[str]:
     """The uids of every consumer the claim is reserved for: pods, and a PodGroup (KEP-5729)
     or any other resource that holds it."""
-    return {ref.get("uid", "") for ref in (claim.get("status") or {}).get("reservedFor") or []}
+    return {ref.get("uid", "") for ref in _reserved(claim)}
 
 
 def reserved_for(claim: dict[str, Any]) -> set[str]:
     """The pods (uids) the claim is reserved for. A consumer of another resource (KEP-5729: a
     PodGroup's claim is reserved for the group) is no pod, and not among them."""
-    return {ref.get("uid", "") for ref in (claim.get("status") or {}).get("reservedFor") or []
+    return {ref.get("uid", "") for ref in _reserved(claim)
             if ref.get("resource", "pods") == "pods" and not ref.get("apiGroup")}
 
 
@@ -70,8 +74,7 @@ def reserves(claim: dict[str, Any], pod: dict[str, Any], uid: str) -> bool:
     group = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
     return bool(group) and any(
         ref.get("apiGroup") == "scheduling.k8s.io" and ref.get("resource") == "podgroups"
-        and ref.get("name") == group
-        for ref in (claim.get("status") or {}).get("reservedFor") or [])
+        and ref.get("name") == group for ref in _reserved(claim))
 
 
 def selects_node(claim: dict[str, Any], node: str) -> bool:

@@ -164,6 +164,12 @@ def node_side_exclusive(records: list[dict[str, Any]], history: Recorded,
 NODE_STATE = "the kubelet's DRA checkpoint on each node"
 
 
+def _claim_uids(text: str) -> dict[str, str]:
+    """Each claim (``ns/name``) of a kubelet DRA checkpoint, and its uid."""
+    return {f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}": c.get("ClaimUID", "")
+            for c in kubelet_claims(text)}
+
+
 def _admin_uid(history: History, uid: str, device: Device) -> bool:
     """Whether the claim of that uid was recorded holding ``device`` with admin access
     (KEP-5018: such an allocation "bypasses standard allocation checks"; D2 leaves it out)."""
@@ -247,11 +253,11 @@ def node_state_exclusive(snapshots: list[dict[str, Any]], history: Recorded,
             continue
         inherited = {claim for holders in (node.first or {}).values() for claim in holders
                      if namespace is None or not claim.startswith(f"{namespace}/")}
+        uids: dict[str, str] | None = None  # each claim's uid, read once a device has two
         for (driver, pool, device), holders in sorted(prepared.items()):
             claims |= holders
             if len(holders) > 1:
-                uids = {f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}": c.get("ClaimUID", "")
-                        for c in kubelet_claims(snap["text"])}
+                uids = uids if uids is not None else _claim_uids(snap["text"])
                 holders = {c for c in holders
                            if not _admin_uid(history, uids.get(c, ""), (driver, pool, device))}
             if len(holders) < 2:

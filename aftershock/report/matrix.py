@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PASS, VIOLATED, CAUGHT, MISSED, UNKNOWN, ERROR, SKIPPED, NOT_APPLICABLE = (
-    "pass", "violated", "caught", "missed", "unknown", "error", "skipped", "not applicable")
+PASS, VIOLATED, CAUGHT, MISSED, UNKNOWN, ERROR, SKIPPED = (
+    "pass", "violated", "caught", "missed", "unknown", "error", "skipped")
+NOT_APPLICABLE = "not applicable"  # a verdict's status (checks.verdict), kept as the outcome
 RANK = {SKIPPED: 0, NOT_APPLICABLE: 1, PASS: 2, CAUGHT: 3, UNKNOWN: 4, ERROR: 5, MISSED: 6,
         VIOLATED: 7}
 LEGEND = {
