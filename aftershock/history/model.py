@@ -350,12 +350,24 @@ class History:
     def replay(self, resources: Iterable[str] | str | None = None,
                state: State | None = None) -> Iterator[tuple[Change, State]]:
         """Each change (of ``resources``) with the state just after it (one State, updated in
-        place), in the cluster's order."""
+        place), in the cluster's order. A re-list's changes are one snapshot: each is yielded
+        with all of them applied (in their list order, an object's listed state beside another's
+        older one would be a state the cluster never had)."""
         state = state if state is not None else State()
         put = state.put
-        for change in self.changes_of(resources):
-            put(change.key, change.after, change)
-            yield change, state
+        changes = self.changes_of(resources)
+        i, n = 0, len(changes)
+        while i < n:
+            change = changes[i]
+            j = i + 1
+            if not change.seen:
+                while j < n and changes[j].entry is change.entry and not changes[j].seen:
+                    j += 1
+            for listed in changes[i:j]:
+                put(listed.key, listed.after, listed)
+            for listed in changes[i:j]:
+                yield listed, state
+            i = j
 
     def state_by(self, moment: float, resources: Iterable[str] | str | None = None
                  ) -> tuple[State, list[Change]]:

@@ -4,6 +4,7 @@ built-in controllers pass. (`-k` keeps CI short; benchmarks/ and `make demo` run
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -56,7 +57,9 @@ def test_the_faulty_replicagroup_violates_r1_with_a_witness_and_the_correct_pass
     assert result.returncode == 1, result.stdout[-3000:]
     assert "R1: VIOLATED" in result.stdout
     assert "live pods of replica group web at once, more than 5" in result.stdout
-    assert "witness (6 events" in result.stdout
+    # the 6 live pods' arrivals, and the change that made them too many when it is not the
+    # last of those (a pod of the 6 stopped being excused): 6 or 7, as the race fell
+    assert re.search(r"witness \([67] events", result.stdout), result.stdout[-3000:]
     for also in ("R2", "R3", "R4", "R6"):
         assert f"{also}: VIOLATED" in result.stdout, also
     assert _failed(result) == {"replicagroup-faulty"}, result.stdout[-3000:]
