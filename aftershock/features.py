@@ -64,6 +64,15 @@ def check_steps(path: Path) -> None:
                     raise UserError(block[0], path=_shown(path), line=line)
 
 
+def expected_violations(path: Path) -> list[tuple[int, str]]:
+    """Each scenario's @expect-violation tags (its own and its feature's), with its line."""
+    feature = parse_feature(path)
+    return [(template.line_number, tag)
+            for template in feature.scenarios.values()
+            for tag in sorted({*feature.tags, *template.tags})
+            if tag.startswith("expect-violation:")]
+
+
 def _check_expectations(path: Path, line: int, tags: set[str]) -> None:
     """@expect-violation:<id> must name a registered property."""
     for tag in sorted(tags):

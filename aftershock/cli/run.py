@@ -25,12 +25,51 @@ def cmd_run(args: argparse.Namespace, unknown: list[str]) -> int:
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
         versions.refuse_existing(option_value([*extra, *args.paths], "--cluster") or "local")
     check_inputs(run_options.with_defaults(args), before_pytest=True)
+    if args.submission:
+        check_submission(args)
     if versions.listed(option_value(extra, versions.OPTION)) is not None:
-        return run_versions(args, extra)
-    if args.workers != 1:
-        return run_workers(args, extra)
-    progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
-    return int(pytest.main([*progress, *extra, *args.paths]))
+        code = run_versions(args, extra)
+    elif args.workers != 1:
+        code = run_workers(args, extra)
+    else:
+        progress = [] if "--progress" in extra or "-q" in extra else ["--progress"]
+        code = int(pytest.main([*progress, *extra, *args.paths]))
+    if args.submission:
+        write_submission(Path(option_value(extra, "--run-dir") or ""), Path(args.submission),
+                         args.evidence_url)
+    return code
+
+
+def check_submission(args: argparse.Namespace) -> None:
+    """Before anything starts: --submission is refused in one line for a run that expects a
+    violation, or an evidence URL that is none."""
+    from aftershock.features import expected_violations
+    from aftershock.report import product
+
+    product.check_urls(args.evidence_url)
+    for path in _feature_files(args.paths):
+        for line, tag in expected_violations(path):
+            raise UserError(f"--submission: this scenario expects a violation (@{tag}); a "
+                            "submission is made of runs that expect none: run the features "
+                            "without it", path=str(path), line=line)
+
+
+def _feature_files(paths: list[str]) -> list[Path]:
+    found = []
+    for given in paths:
+        path = Path(given.split("::")[0])
+        found += sorted(path.rglob("*.feature")) if path.is_dir() else [path]
+    return [path for path in found if path.suffix == ".feature" and path.is_file()]
+
+
+def write_submission(run: Path, out: Path, urls: list[str]) -> None:
+    from aftershock.report import submission
+
+    if not (run / "matrix.jsonl").is_file():
+        say(f"aftershock: no submission: the run in {run} judged nothing")
+        return
+    for line in submission.write(run, out, urls):
+        print(line)
 
 
 def _kept_with_the_caller(given: list[str]) -> list[str]:
@@ -125,4 +164,16 @@ def add_parser(sub) -> None:
     run.add_argument("paths", nargs="*", default=["features"],
                      help="features or folders of them (default: features)")
     add_to_argparse(run)
+    add_submission_options(run)
     run.set_defaults(func=cmd_run, takes_extra=True)
+
+
+def add_submission_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("submission: what a conformance submission takes")
+    group.add_argument("--submission", metavar="DIR", default=None,
+                       help="write the run's Kubernetes AI Conformance items (PRODUCT.yaml "
+                       "with evidence/), junit_01.xml and e2e.log as Ginkgo writes them, and "
+                       "results.json as `go test -json` does, into DIR")
+    group.add_argument("--evidence-url", metavar="URL", action="append", default=[],
+                       help="the public URL of the published run, an item's evidence (more "
+                       "than once for more)")

@@ -13,14 +13,15 @@ from dataclasses import asdict
 from pathlib import Path
 
 from aftershock.errors import UserError
-from aftershock.report import matrix, page
+from aftershock.report import conformance, matrix, page
 
 RESULTS = "allure-results"
 UNPERTURBED = "flaky without a fault"  # explore.explorer.UNPERTURBED (merge imports no explorer)
 NOT_FIRED = "its fault never fired"  # explore.explorer.NOT_FIRED
 SUMMARY = "summary.json"
+# What a run writes about all its scenarios, which the merged run writes again for all of them
 INDEX_FILES = {matrix.FILE, "matrix.md", "matrix.html", "junit.xml", SUMMARY, "plans.jsonl",
-               "reference.json"}
+               "reference.json", conformance.DIR}
 
 
 def kind_of(run: Path) -> str:

@@ -138,6 +138,8 @@ def test_nothing_judged_writes_nothing(tmp_path):
 def test_merge_keeps_all_three_for_the_joined_run(tmp_path):
     _run(tmp_path / "a", "faulty", {"D5": "violated"})
     _run(tmp_path / "b", "correct", {"D5": "pass"})
+    for run in ("a", "b"):  # each run wrote its own, as a run does at its end
+        conformance.write(tmp_path / run)
     merge.merge([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
     xml, log, results = _outputs(tmp_path / "m")
     assert xml.tests == 2 and xml.failures == 1
