@@ -34,7 +34,11 @@ NOTES = {
          "D6, D7 and D11 are Kubernetes' (the scheduler, the claim controller, the kubelet's "
          "DRA manager), whatever the driver: each check is shown failing on the recorded "
          "history of the Kubernetes bug behind it (`tests/unit`), and D9 and D11 on the "
-         "Kubernetes versions that have the bug (1.35.4, 1.36.3).",
+         "Kubernetes versions that have the bug (1.35.4, 1.36.3). D13 is the driver's (the "
+         "environment and device nodes its CDI spec gives a claim's container) and the "
+         "container runtime's (it gives a container only the devices of the claims it names); "
+         "the reference plugin's leaky and bare variants "
+         "(`profiles/incluster/drakubelet-{leaky,bare}.yaml`) break it.",
 }
 
 

@@ -12,6 +12,7 @@ import sys
 
 
 def cmd_build_image(args: argparse.Namespace) -> int:
+    import aftershock.providers  # noqa: F401  (the managed engine, found when it runs)
     from aftershock.containers.images import node
 
     tag = node.build(args.kubernetes_version, force=args.force)
@@ -20,6 +21,7 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_build_chaos_mesh(args: argparse.Namespace) -> int:
+    import aftershock.providers  # noqa: F401  (the managed engine, found when it runs)
     from aftershock.containers.images import chaosmesh
 
     print(chaosmesh.build(lambda line: print(line, file=sys.stderr, flush=True),

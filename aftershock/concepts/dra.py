@@ -4,11 +4,13 @@ ResourceClaims and pods from the recorder, the driver's prepare log joined by wa
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from pathlib import Path
 from typing import Any
 
 from aftershock.history.state import State
+from aftershock.profile.schema import SEEN_IDENTITIES
 
 Device = tuple[str, str, str]  # driver, pool, device
 
@@ -192,3 +194,56 @@ def departed_released(state: State, namespace: str) -> bool:
         if owners and all(o.get("uid") not in pods for o in owners):
             return False
     return True
+
+
+# What a container shows of a device (the listener's log: aftershock-sees env/dev lines)
+SEES = "aftershock-sees "
+
+
+def container_claims(pod: dict[str, Any], container: str) -> list[str]:
+    """The ResourceClaims a container of a pod uses: those its resources.claims name, through
+    the pod's resourceClaims (a claim named directly, or the one generated from a template,
+    by the pod's status)."""
+    spec = pod.get("spec") or {}
+    wanted = next(({c.get("name") for c in (x.get("resources") or {}).get("claims") or []}
+                   for x in spec.get("containers") or [] if x.get("name") == container), set())
+    generated = {s.get("name"): s.get("resourceClaimName")
+                 for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []}
+    found = []
+    for claim in spec.get("resourceClaims") or []:
+        if claim.get("name") not in wanted:
+            continue
+        name = claim.get("resourceClaimName") or generated.get(claim.get("name"))
+        found.append(name or f"<not generated yet: {claim.get('name')}>")
+    return found
+
+
+def env_name(text: str) -> str:
+    """A name as the Kubernetes e2e test driver writes it into an environment variable's."""
+    return re.sub(r"[^a-zA-Z0-9]", "_", text)
+
+
+def seen_lines(log: str) -> tuple[list[str], bool]:
+    """What a container's log says it sees, and whether it said all of it (its end line)."""
+    lines = [line[len(SEES):] for line in log.splitlines() if line.startswith(SEES)]
+    return [line for line in lines if line != "end"], "end" in lines
+
+
+def seen_identities(lines: list[str], patterns: list[dict[str, str]]) -> set[tuple[str, str]]:
+    """The devices (or claims) a container's environment and /dev show, by the profile's
+    patterns: each {env: REGEX, device|claim|claim_uid: TEMPLATE}, the template's {value} the
+    variable's value and {1}.. its groups; or {dev: REGEX, device: TEMPLATE} for /dev."""
+    found = set()
+    for line in lines:
+        where, _, text = line.partition(" ")
+        name, _, value = text.partition("=") if where == "env" else (text, "", "")
+        for pattern in patterns:
+            regex = pattern.get(where)
+            match = re.fullmatch(regex, name) if regex else None
+            if not match:
+                continue
+            for identity in SEEN_IDENTITIES:
+                if identity in pattern:
+                    found.add((identity, pattern[identity].format(
+                        "", *match.groups(), value=value)))
+    return found

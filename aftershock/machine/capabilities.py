@@ -17,6 +17,7 @@ class Capability(StrEnum):
     CHAOS_MESH = "chaos_mesh"  # Chaos Mesh's controller can be installed (pod-kill)
     NODE_FILES = "node_files"  # a node's own files can be read (a real kubelet's state)
     NODE_AGENT = "node_agent"  # a node can reboot and its real kubelet restart
+    CONTAINERS = "containers"  # a pod's containers run, and what they print can be read
 
 
 class MissingCapability(Exception):

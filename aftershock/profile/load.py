@@ -25,6 +25,7 @@ from aftershock.profile import files as profile_paths
 from aftershock.profile.schema import (  # noqa: F401 (re-exported)
     CONCEPTS,
     SCHEMA,
+    SEEN_IDENTITIES,
     known_concept,
 )
 from aftershock.timeline.resources import written_by
@@ -266,6 +267,7 @@ def load_profile(path: str | Path) -> Profile:
     _check_gang(doc, raw["concepts"].get("gang"))
     _check_not_applicable(doc, raw.get("not_applicable") or {})
     _check_driver(doc, raw["concepts"].get("device_driver"))
+    _check_seen(doc, raw["concepts"].get("device_driver"))
     in_cluster = _in_cluster(doc, raw.get("install_in_cluster"), raw.get("build"))
     start = raw.get("start")
     ready = (start or {}).get("ready") or {}
@@ -337,6 +339,30 @@ def _check_driver(doc: Located, driver: dict[str, Any] | None) -> None:
     if count is not None and (isinstance(count, bool) or count < 1):
         raise doc.error("field 'concepts.device_driver.devices_per_node' must be a whole "
                         "number of at least 1", "concepts", "device_driver", "devices_per_node")
+
+
+def _check_seen(doc: Located, driver: dict[str, Any] | None) -> None:
+    """Each of seen_in_container's patterns: env or dev, a regular expression, and one thing it
+    shows, a template of what the expression has."""
+    where = ("concepts", "device_driver", "seen_in_container", "patterns")
+    for index, pattern in enumerate(((driver or {}).get("seen_in_container") or {}).get(
+            "patterns") or []):
+        field = f"field 'concepts.device_driver.seen_in_container.patterns[{index}]'"
+        sources = [k for k in ("env", "dev") if k in pattern]
+        shown = [k for k in SEEN_IDENTITIES if k in pattern]
+        if len(sources) != 1 or len(shown) != 1:
+            raise doc.error(f"{field} needs env or dev (exactly one), and device, claim or "
+                            "claim_uid (exactly one)", *where, index)
+        try:
+            groups = re.compile(pattern[sources[0]]).groups
+            pattern[shown[0]].format(*[""] * (groups + 1), value="")
+        except re.error as exc:
+            raise doc.error(f"{field}.{sources[0]}: not a regular expression ({exc})",
+                            *where, index, sources[0]) from None
+        except (IndexError, KeyError, ValueError):
+            raise doc.error(f"{field}.{shown[0]}: a template of {{value}} and the expression's "
+                            f"{groups} groups ({{1}}..) was expected", *where, index,
+                            shown[0]) from None
 
 
 def _check_node_selector(doc: Located, records: dict[str, Any] | None) -> None:

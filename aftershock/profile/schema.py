@@ -12,6 +12,9 @@ RESOURCE = Field("map", required=True, schema={
     "plural": Field(str, required=True), "kind": Field(str, required=True),
 }, expected="group, version, plural and kind")
 
+# What a pattern of device_driver.seen_in_container says a container shows (D13)
+SEEN_IDENTITIES = ("device", "claim", "claim_uid")
+
 CONCEPTS = {
     "replica_group": Field("map", schema={
         "resource": RESOURCE,
@@ -116,6 +119,13 @@ CONCEPTS = {
                                       "mode (KEP-5710's spec.disruptionMode: {all: {}} evicts "
                                       "it whole; Single, the default, one pod at a time, and B3 "
                                       "does not apply)"),
+        "preemption": Field("map", schema={
+            "pod_manifest": Field(str, required=True,
+                                  expected="a YAML file for a pod that may preempt ({pod}, "
+                                           "{namespace}, {scheduler_name}, "
+                                           "{priority_class})"),
+        }, expected="that it preempts a group for a pod of higher priority (B3 on "
+                    "preemption; @concept:gang_scheduler.preemption)"),
         "queue": Field("map", schema={
             "resource": RESOURCE,
             "manifest": Field(str, required=True,
@@ -141,6 +151,20 @@ CONCEPTS = {
                                      "DRA checkpoint)"),
         "devices_per_node": Field(int, expected="how many devices a node has (D12: its "
                                                 "ResourceSlices list no more)"),
+        "seen_in_container": Field("map", schema={
+            "patterns": Field("list", required=True, items=Field("map", schema={
+                "env": Field(str, expected="a regular expression an environment variable's "
+                                          "name matches whole"),
+                "dev": Field(str, expected="a regular expression a /dev entry's name matches "
+                                          "whole"),
+                "device": Field(str, expected="the device it shows: {value} the variable's "
+                                             "value, {1} the expression's first group"),
+                "claim": Field(str, expected="the claim it shows, by name (its characters "
+                                            "other than letters and digits as _)"),
+                "claim_uid": Field(str, expected="the claim it shows, by uid"),
+            }), expected="a list of {env or dev, and device, claim or claim_uid}"),
+        }, expected="how a container shows a device the driver gave it (D13; "
+                    "@concept:device_driver.seen_in_container)"),
     }),
     "node_records": Field("map", schema={
         "resource": RESOURCE,
@@ -220,7 +244,7 @@ SCHEMA = {
         "ports": Field("list", items=Field(str),
                        expected="names of free ports it is given on 127.0.0.1, each filled in "
                                 "as {port_<name>}"),
-        "serving_certificate": Field(bool, expected="true: a key pair for 127.0.0.1 in "
+        "serving_certificate": Field(bool, expected="true: a key pair for {host} in "
                                                     "{tls_dir} (tls.crt, tls.key, ca.crt) and "
                                                     "its CA as {ca_bundle}"),
         "files": Field("map", items=Field(str),

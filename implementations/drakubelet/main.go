@@ -14,6 +14,10 @@
 //     the claim is gone); prepares a device still prepared for another claim (D5); publishes
 //     one device more than the node has, and once: a slice the kubelet deletes (when it
 //     starts, or when the plugin unregisters) is never published again (D12).
+//
+// Two more are correct but for what a container sees (D13): leaky gives each claim's
+// container the environment of every device of the node, other claims' too; bare gives it
+// none of its devices' (only a variable saying it was prepared).
 package main
 
 import (
@@ -51,6 +55,8 @@ type driver struct {
 	name     string
 	node     string
 	faulty   bool
+	variant  string
+	count    int
 	stateDir string
 	cdiDir   string
 
@@ -108,9 +114,20 @@ func (d *driver) writeSpec(uid types.UID, devices []string) error {
 		Devices []cdiDevice `json:"devices"`
 	}{Version: "0.6.0", Kind: "aftershock.io/" + d.name}
 	for _, device := range devices {
+		env := []string{"AFTERSHOCK_DEVICE_" + device + "=" + device}
+		switch d.variant {
+		case "leaky": // every device of the node, whoever holds it
+			env = nil
+			for i := 0; i < d.count; i++ {
+				other := fmt.Sprintf("dev-%d", i)
+				env = append(env, "AFTERSHOCK_DEVICE_"+other+"="+other)
+			}
+		case "bare": // prepared, and nothing of the device said
+			env = []string{"AFTERSHOCK_PREPARED=true"}
+		}
 		spec.Devices = append(spec.Devices, cdiDevice{
 			Name:           fmt.Sprintf("%s-%s", uid, device),
-			ContainerEdits: edits{Env: []string{"AFTERSHOCK_DEVICE_" + device + "=" + device}},
+			ContainerEdits: edits{Env: env},
 		})
 	}
 	data, err := json.Marshal(spec)
@@ -301,17 +318,20 @@ func main() {
 		}
 		os.Exit(0)
 	}
-	variant := flag.String("variant", "correct", "correct or faulty")
+	variant := flag.String("variant", "correct", "correct, faulty, leaky or bare")
 	name := flag.String("driver", "gpu.aftershock.io", "the driver's name")
 	node := flag.String("node", os.Getenv("NODE_NAME"), "the node it runs on")
 	count := flag.Int("devices", 4, "how many devices the node has")
 	cdiDir := flag.String("cdi-dir", "/var/run/cdi", "where CDI spec files go")
 	klog.InitFlags(nil)
 	flag.Parse()
-	if *variant != "correct" && *variant != "faulty" {
-		klog.Fatalf("--variant must be correct or faulty, not %q", *variant)
+	switch *variant {
+	case "correct", "faulty", "leaky", "bare":
+	default:
+		klog.Fatalf("--variant must be correct, faulty, leaky or bare, not %q", *variant)
 	}
-	d := &driver{name: *name, node: *node, faulty: *variant == "faulty", cdiDir: *cdiDir,
+	d := &driver{name: *name, node: *node, faulty: *variant == "faulty", variant: *variant,
+		count: *count, cdiDir: *cdiDir,
 		stateDir: filepath.Join(kubeletplugin.KubeletPluginsDir, *name)}
 	if err := os.MkdirAll(d.stateDir, 0o750); err != nil {
 		klog.Fatal(err)

@@ -200,7 +200,7 @@ def test_a_chaos_mesh_build_without_the_daemon_is_not_taken_as_built(tmp_path):
     assert chaosmesh.built(tmp_path)
 
 
-def test_the_listener_answers_on_its_port_and_ends_on_sigterm(tmp_path):
+def test_the_listener_says_what_it_sees_answers_on_its_port_and_ends_on_sigterm(tmp_path):
     import signal
     import socket
     import subprocess
@@ -212,9 +212,17 @@ def test_the_listener_answers_on_its_port_and_ends_on_sigterm(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([str(binary), str(port)], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([str(binary), str(port)], stdout=subprocess.PIPE, text=True,
+                              env={"GPU_DEVICE_0": "gpu-0", "PATH": "/usr/bin"})
     try:
-        assert server.stdout.readline().strip() == f"listening on port {port}"
+        said = [server.stdout.readline().strip() for _ in range(3)]
+        assert said[:2] == ["aftershock-sees env GPU_DEVICE_0=gpu-0",
+                            "aftershock-sees env PATH=/usr/bin"]
+        lines = [said[2]]
+        while not lines[-1].startswith("listening"):
+            lines.append(server.stdout.readline().strip())
+        assert lines[-2:] == ["aftershock-sees end", f"listening on port {port}"]
+        assert "aftershock-sees dev null" in lines  # /dev, entry by entry
         with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
             assert client.recv(16) == b"ok\n"
         server.send_signal(signal.SIGTERM)

@@ -11,6 +11,7 @@ from aftershock.concepts import concept, dra
 from aftershock.faults.node_agent import AGENT_TAINT
 from aftershock.kube import api as kube
 from aftershock.kube import door, workloads, writes
+from aftershock.machine.capabilities import Capability
 from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
@@ -138,3 +139,76 @@ def never_deallocated_in_use(scenario: Scenario) -> None:
 def nothing_from_deleted_node(scenario: Scenario) -> None:
     scenario.judge(Judgement("nothing_from_gone_slices",
                              {"node": scenario.recall("deleted node")}))
+
+
+def _listening(name: str, port: int) -> dict:
+    """A listener container (it writes what it sees to its log as it starts, D13)."""
+    container = workloads.listening(port)
+    container["name"] = name
+    return container
+
+
+@given("a pod {name:Name} whose container {first:Name} uses a claimed device and whose "
+       "container {second:Name} does not")
+def pod_with_a_container_that_asks(scenario: Scenario, name: str, first: str,
+                                   second: str) -> None:
+    """The second container shares the pod, and with it the pod's claim, but its resources
+    name no claim: it must see none of the devices (secure accelerator access)."""
+    template = device_claim(scenario, "ResourceClaimTemplate", f"{name}-device")
+    spec = claiming_pod_spec({"resourceClaimTemplateName": template},
+                             {"containers": [_listening(first, 8080),
+                                             _listening(second, 8081)]})
+    create_pod(scenario, name, spec)
+
+
+@given("a pod {name:Name} that uses no claim")
+def pod_without_a_claim(scenario: Scenario, name: str) -> None:
+    create_pod(scenario, name, {"containers": [_listening("main", 8080)],
+                                "terminationGracePeriodSeconds": CLAIMING_GRACE_SECONDS})
+
+
+def container_views(scenario: Scenario) -> list[dict]:
+    """What each listener container of the scenario's pods wrote it sees (its log, read
+    through the API server from its node's kubelet), with its pod, uid and node; one not
+    running has no view, and says why. Only a listener says what it sees: the
+    implementation's own pods in the namespace are not read."""
+    corev1 = kube.core(scenario.api)
+    views = []
+    for pod in corev1.list_namespaced_pod(scenario.namespace).items:
+        listeners = {c.name for c in pod.spec.containers if c.image == workloads.LISTENER_IMAGE}
+        statuses = {s.name: s for s in pod.status.container_statuses or []}
+        for name in sorted(listeners):
+            status = statuses.get(name)
+            view = {"pod": pod.metadata.name, "uid": pod.metadata.uid,
+                    "container": name, "node": pod.spec.node_name}
+            if status is None or status.state is None or status.state.running is None:
+                waiting = status.state.waiting if status and status.state else None
+                why = f" ({waiting.reason})" if waiting and waiting.reason else ""
+                views.append({**view, "lines": [], "complete": False,
+                              "error": f"it was not running{why}"})
+                continue
+            try:
+                log = corev1.read_namespaced_pod_log(pod.metadata.name, scenario.namespace,
+                                                     container=name)
+            except kube.ApiException as exc:
+                views.append({**view, "lines": [], "complete": False,
+                              "error": f"its log could not be read ({exc.status} {exc.reason})"})
+                continue
+            lines, complete = dra.seen_lines(log)
+            views.append({**view, "lines": lines, "complete": complete})
+    return views
+
+
+@then("every container of the scenario's pods sees exactly the devices of the claims it uses",
+      check="sees_own_devices")
+def sees_own_devices(scenario: Scenario) -> None:
+    scenario.require(Capability.CONTAINERS)
+    driver = concept(scenario, "device_driver")
+    patterns = (driver.get("seen_in_container") or {}).get("patterns")
+    if not patterns:
+        raise StepFailed("judged from what a container sees: the profile's device_driver "
+                         "concept needs seen_in_container (how a device shows in a container)")
+    views = scenario.observe("container views", lambda: container_views(scenario))
+    scenario.judge(Judgement("sees_own_devices", {
+        "views": views, "driver": driver["driver"], "patterns": patterns,
+        "namespace": scenario.namespace}))
