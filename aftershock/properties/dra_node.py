@@ -19,6 +19,13 @@ from aftershock.properties.dra import CONCEPTS, NODE_STATE, NodeReads, unseen_st
 Recorded = History | Iterable
 
 DONE = ("Succeeded", "Failed")
+# D10's shortest bound. The kubelet unprepares the claims of a pod it no longer runs from its
+# DRA manager's reconcile loop, every 60 s (pkg/kubelet/cm/dra/manager.go,
+# defaultReconcilePeriod), and a call to a plugin may take 45 s (plugin/dra_plugin.go,
+# defaultClientCallTimeout); Kubernetes' own node e2e allows a retry 120 s
+# (test/e2e_node/dra_test.go: kubeletRetryPeriod 90 s + 30 s). A shorter bound would fail a
+# driver for the kubelet's period.
+KUBELET_RETRY = 120.0
 
 
 def _live_on(obj: dict[str, Any] | None, node: str) -> bool:
@@ -230,32 +237,42 @@ def _gone_pods(history: History, before: float) -> set[str]:
 
 def unprepared_once_back(snapshots: list[dict[str, Any]], history: Recorded, node: str,
                          back: float, within: float, namespace: str | None = None,
-                         name: str = "unprepared_once_back") -> Verdict:
+                         name: str = "unprepared_once_back",
+                         returning: float | None = None) -> Verdict:
     """D10: a claim node/<node>'s checkpoint still held when the driver's plugin came back (at
     ``back``, the recorder's clock), every pod it was prepared for recorded gone by then, is
     unprepared there (leaves the checkpoint) within ``within`` seconds (the NVIDIA GPU
-    driver's #1278: a claim deleted while its plugin was down stayed prepared)."""
+    driver's #1278: a claim deleted while its plugin was down stayed prepared). ``returning``:
+    when the plugin was started again (by default ``back``, when its pod was Ready): the claims
+    are those held then, since a kubelet that retries every second or two (its pod worker, for
+    a pod it still tracks) unprepares them before the pod is seen Ready."""
     history = History.of(history)
+    returning = back if returning is None else min(returning, back)
     origin, offset = history.origin, history.offset
     reads, copies = _read(snapshots, namespace)
     mine = [copy for copy in copies if copy.node == node]
-    before = [copy for copy in mine if copy.time + offset <= back]
+    before = [copy for copy in mine if copy.time + offset <= returning]
     if not before:
         return Verdict(name, UNKNOWN, f"{NODE_STATE} of node/{node} was not read before the "
-                       f"driver's plugin came back (+{back - origin:.1f}s)", [], origin,
+                       f"driver's plugin was started again (+{returning - origin:.1f}s)", [],
+                       origin,
                        subjects=0, reads=frozenset(), external=NODE_STATE)
-    gone = _gone_pods(history, back)
+    gone = _gone_pods(history, returning)
     held = {claim: pods for claim, pods in before[-1].claims.items() if pods and pods <= gone}
     if not held:
         return Verdict(name, UNKNOWN, f"the precondition never held: when the driver's plugin "
-                       f"came back to node/{node} (+{back - origin:.1f}s), its checkpoint "
-                       "held no claim whose pods were all gone", [], origin, subjects=0,
+                       f"was started again on node/{node} (+{returning - origin:.1f}s), its "
+                       "checkpoint held no claim whose pods were all gone", [], origin,
+                       subjects=0,
                        reads=frozenset(), external=NODE_STATE)
+    asked, within = within, max(within, KUBELET_RETRY)
     bound = back + within
-    later = [copy for copy in mine if back < copy.time + offset <= bound]
+    later = [copy for copy in mine if returning < copy.time + offset <= bound]
+    took: list[float] = []
     for claim in sorted(held):
         left = next((copy for copy in later if claim not in copy.claims), None)
         if left is not None:
+            took.append(left.time + offset - returning)
             continue
         after = [copy for copy in mine if copy.time + offset > bound]
         if not after and not [t for t in reads[node].taken if t + offset > bound]:
@@ -276,10 +293,28 @@ def unprepared_once_back(snapshots: list[dict[str, Any]], history: Recorded, nod
     blind = _not_seen(reads, history, name, len(held), node)
     if blind is not None:
         return blind
+    raised = (f" (the {asked:g}s asked for is shorter than the kubelet's retry)"
+              if asked < within else "")
     return Verdict(name, PASS, f"{len(held)} claims left prepared on node/{node} while the "
                    f"driver's plugin was down were unprepared within {within:g}s of its "
-                   "return", [], origin, subjects=len(held), reads=frozenset({"nodes"}),
+                   f"return{raised}: seen gone {_spread(took)} after it was started again",
+                   [], origin, subjects=len(held), reads=frozenset({"nodes"}),
                    external=NODE_STATE)
+
+
+def _spread(times: list[float]) -> str:
+    low, high = min(times), max(times)
+    return f"{low:.1f}s" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f}s"
+
+
+def unprepared_all(snapshots: list[dict[str, Any]], history: Recorded, node: str,
+                   back: float, namespace: str | None = None,
+                   returning: float | None = None) -> bool:
+    """Whether every claim D10 would judge is already read unprepared (its step waits no
+    longer than that)."""
+    verdict = unprepared_once_back(snapshots, history, node, back, KUBELET_RETRY, namespace,
+                                   returning=returning)
+    return verdict.status == PASS
 
 
 def _using(claim: str, node: str) -> Callable[[dict[str, Any] | None], bool]:
@@ -366,7 +401,7 @@ def _no_duplicate_devices(history: History, p: Params) -> Verdict:
        "driver's plugin came back, its pods gone, leaves that node's checkpoint within a bound.")
 def _unprepared_once_back(history: History, p: Params) -> Verdict:
     return unprepared_once_back(p["node_state"], history, p["node"], p["back"],
-                                p["within"], p.get("namespace"))
+                                p["within"], p.get("namespace"), returning=p.get("returning"))
 
 
 @check("kept_while_used", "A claim leaves a node's kubelet DRA checkpoint only when no pod "
@@ -384,6 +419,9 @@ prop("D9", "No duplicates after a kubelet restart: a claim's re-preparation neve
      ["no_duplicate_devices"], CONCEPTS)
 prop("D10", "Unprepare after the plugin returns: a claim whose pods left while the driver's "
      "plugin was down is unprepared on its node within T of the plugin's return (the NVIDIA "
-     "GPU driver's #1278).", ["unprepared_once_back"], CONCEPTS, ("node_agent",))
+     "GPU driver's #1278). T is never shorter than the kubelet's retry, 120 s: its DRA manager "
+     "unprepares a pod it no longer runs every 60 s, a call may take 45 s, and Kubernetes' own "
+     "node e2e allows a retry 90 s + 30 s.", ["unprepared_once_back"], CONCEPTS,
+     ("node_agent",))
 prop("D11", "No unprepare in use: deleting one pod never unprepares a claim another pod on the "
      "node still uses (kubernetes PR #140212).", ["kept_while_used"], CONCEPTS)

@@ -47,9 +47,9 @@ Feature: D - the driver contract on the node, under node faults
     And 10 seconds pass
     And the driver's plugin starts again
     And a pod third that claims a device is placed on the node the driver's plugin left
-    Then within 60 seconds of the plugin's return every claim whose pods left is unprepared on its node (D10)
-    And within 60 seconds 2 pods of web are Running
-    And within 60 seconds pod/third matches:
+    Then within 120 seconds of the plugin's return every claim whose pods left is unprepared on its node (D10)
+    And within 120 seconds 2 pods of web are Running
+    And within 120 seconds pod/third matches:
       """
       status: {phase: Running}
       """

@@ -45,6 +45,19 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
     And 12 seconds pass
     Then once the gang scheduler evicted a pod of the pod group g, the whole group was gone within 5 seconds (B3)
 
+  @concept:gang_scheduler.preemption
+  Scenario: A group preempted for a pod of higher priority goes whole
+    Given a pod group g of 3 pods with minMember 3
+    And within 30 seconds the pod group g has 3 bound pods
+    When I cordon every node no pod of the pod group g is bound to
+    And a pod urgent of a higher priority than the pod group g is created
+    And 6 seconds pass
+    Then within 30 seconds pod/urgent matches:
+      """
+      status: {phase: Running}
+      """
+    And once the gang scheduler evicted a pod of the pod group g, the whole group was gone within 5 seconds (B3)
+
   Scenario: A group whose pods are completing is not evicted as stale
     Given a pod group g of 3 pods with minMember 3, 2 of which succeed 3 seconds after they run
     And within 30 seconds the pod group g has 2 Succeeded pods

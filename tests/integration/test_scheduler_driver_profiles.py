@@ -102,3 +102,24 @@ def test_the_correct_driver_passes_with_the_real_scheduler_and_claim_controller(
     result = _run("features/driver", "dradriver-correct", "-k", "force or binding")
     assert result.returncode == 0, result.stdout[-3000:]
     assert "2 passed" in result.stdout
+
+
+def test_kube_scheduler_preempts_a_group_in_disruption_mode_all_whole():
+    """KEP-5710: a PodGroup in disruptionMode All is preempted whole (B3 judged, and it holds
+    on kube-scheduler 1.37); one that sets none is in Single, the default, where B3 does not
+    apply and says why."""
+    result = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", "features/scheduler",
+         "-p", "no:cacheprovider", "-k", "preempted", "-v",
+         "--profile", "profiles/kube-scheduler-gang.yaml",
+         "--profile", "profiles/kube-scheduler-gang-all.yaml"],
+        capture_output=True, text=True, cwd=REPO, timeout=900)
+    out = result.stdout
+    assert result.returncode == 0, out[-3000:] + result.stderr[-2000:]
+    run = REPO / re.search(r"aftershock: reports in (\S+)", out).group(1)
+    verdicts = {path.parent.name: path.read_text() for path in run.glob("*/verdicts.txt")}
+    (whole,) = [text for name, text in verdicts.items() if name.endswith("gang-all_")]
+    (single,) = [text for name, text in verdicts.items() if name.endswith("gang_")]
+    assert re.search(r"B3: PASS: .*podgroup/\S+/g", whole), whole
+    assert "B3: NOT APPLICABLE" in single and "disruptionMode is Single (KEP-5710" in single, \
+        single

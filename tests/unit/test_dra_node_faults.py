@@ -12,9 +12,11 @@ from datetime import UTC, datetime
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.concepts.dra import kubelet_duplicates
+from aftershock.history import History, Span
 from aftershock.properties import Judgement
 from aftershock.timeline.entry import WATCH, Entry
-from tests.verdict_corpus import keep
+from aftershock.timeline.store import load
+from tests.verdict_corpus import CORPUS, SCENARIO, keep
 
 DRIVER = "gpu.example.com"
 WALL = 1.9e9  # the nodes' clock (this machine's, on kind) at recorder time 100
@@ -223,10 +225,44 @@ def test_a_claim_left_prepared_while_the_plugin_was_down_goes_once_it_is_back():
 def test_a_claim_still_prepared_past_the_bound_is_a_violation():
     """The NVIDIA GPU driver's #1278: a plugin that forgot the claim never unprepares it."""
     held = checkpoint(("a", ["gpu-0"], ["uid-p"]))
-    verdict = back([held] * 20, GONE)
+    verdict = back([held] * 130, GONE)
     assert verdict.status == VIOLATED, verdict.explain()
-    assert "claim ns/a, whose pods were all gone, was still prepared on node/node-1 10s after" \
+    assert "claim ns/a, whose pods were all gone, was still prepared on node/node-1 120s after" \
            in verdict.summary
+
+
+def test_a_claim_unprepared_by_the_kubelets_next_retry_is_no_violation():
+    """The kubelet retries an unprepare every 60 s (its DRA manager's reconcile loop), and
+    Kubernetes' node e2e allows 120 s: a claim unprepared 70 s after the plugin came back was
+    VIOLATED under the 60 s the feature asked. The bound is never shorter than the kubelet's
+    retry, and the verdict says when the claim was seen gone."""
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    texts = [held] * 74 + [empty] * 60  # read from +100 s, the plugin back at +103.5 s
+    verdict = back(texts, GONE, within=60)
+    assert verdict.status == PASS, verdict.explain()
+    assert "within 120s of its return (the 60s asked for is shorter than the kubelet's " \
+           "retry): seen gone 70.5s after it was started again" in verdict.summary
+    keep("d10-unprepared-by-the-kubelets-next-retry", GONE, Judgement("unprepared_once_back", {
+        "node_state": reads(*texts), "node": "node-1", "back": 103.5, "within": 60}),
+        ["D10"], {"D10": PASS}, VIOLATED, "the kubelet's retry read from its source (issue 65)")
+
+
+def test_a_claim_unprepared_before_the_plugins_pod_was_seen_ready_is_judged():
+    """On kind at 1.37.2 the kubelet's pod worker, retrying every second or two, unprepared
+    dra-example-driver's claim 1.7 s after the plugin's pod started, before the pod was seen
+    Ready, when the step took the plugin for back: the checkpoint then held nothing, and D10
+    said its precondition never held. The claims are those held when the plugin was started
+    again."""
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    texts = [held] * 5 + [empty] * 130  # read from +100 s: gone at +105 s
+    params = {"node_state": reads(*texts), "node": "node-1", "back": 106.0, "within": 120,
+              "returning": 103.3}
+    verdict = judge("D10", "unprepared_once_back", params, GONE)
+    assert verdict.status == PASS, verdict.explain()
+    assert "seen gone 1.7s after it was started again" in verdict.summary
+    keep("d10-unprepared-before-the-plugins-pod-was-ready", GONE,
+         Judgement("unprepared_once_back", params), ["D10"], {"D10": PASS}, UNKNOWN,
+         "dra-example-driver v0.2.1 on kind at 1.37.2 (issue 65)")
 
 
 def test_a_claim_whose_pod_still_runs_is_not_judged_by_d10():
@@ -262,3 +298,26 @@ def test_a_shared_claim_unprepared_after_its_last_pod_left_passes():
     verdict = judge("D11", "kept_while_used", {"node_state": reads(
         SHARED, SHARED, SHARED, empty, empty, empty, empty)}, timeline)
     assert verdict.status == PASS, verdict.explain()
+
+
+def test_a_force_deletion_is_dated_by_its_request_to_its_removal():
+    """On kind at 1.37.2 (dra-example-driver v0.2.1) the scenario force-deleted a pod: one
+    request marked it (no grace, no finalizer) and removed it, two watch events. The history
+    dated the mark by the request but left the removal open to the end of the record, so the
+    pod was not certainly gone when the plugin was started again, and D10 said its
+    precondition never held. A mark with no grace and nothing to wait for is removed by the
+    request that made it."""
+    slug = "d10-a-force-deletion-dated-by-its-request"
+    history = load(CORPUS / slug / SCENARIO)
+    record = json.loads((CORPUS / slug / SCENARIO / "judgements.jsonl").read_text())
+    (life,) = [life for life in History.of(history).lives_of("pods")
+               if life.name.endswith("5wmh9")]
+    mark, removal = life.changes[-2:]
+    assert removal.type == "DELETED" and (removal.lo, removal.hi) == (mark.lo, mark.hi)
+    assert life.holds(Span.at(record["params"]["returning"]), lambda obj: obj is None) is True
+    verdict = judge("D10", "unprepared_once_back", record["params"], history)
+    assert verdict.status == PASS, verdict.explain()
+    assert "seen gone 2.1s after it was started again" in verdict.summary
+    keep(slug, history, Judgement("unprepared_once_back", record["params"]), ["D10"],
+         {"D10": PASS}, UNKNOWN,
+         "dra-example-driver v0.2.1 on kind at 1.37.2, its pods and node-2's reads (issue 65)")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 from decimal import Decimal
 
+import yaml
+from kubernetes.dynamic.exceptions import ForbiddenError
 from kubernetes.utils import parse_quantity
 
 from aftershock.bdd.steps.implementation import dynamic_resource, implementation_actor
@@ -20,6 +23,8 @@ from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.timeline.state import node_of
+
+ADMITTED_WITHIN = 10.0  # seconds for a PriorityClass just made to be known to admission
 
 
 def _manifest(scenario: Scenario, key: str, values: dict[str, object],
@@ -112,6 +117,51 @@ def delete_bound(scenario: Scenario, count: int, name: str) -> None:
     for pod in bound[:count]:
         scenario.timeline.mark(f"delete pod/{scenario.namespace}/{pod['metadata']['name']}")
         door.delete(corev1.delete_namespaced_pod, pod["metadata"]["name"], scenario.namespace)
+
+
+@when("I cordon every node no pod of the pod group {name:Name} is bound to")
+def withhold_free_nodes(scenario: Scenario, name: str) -> None:
+    """Uncordoned when the scenario ends: only the group's nodes take a new pod."""
+    scenario.require(Capability.DESTRUCTIVE)
+    group = PodGroup.of(scenario, name)
+    used = {node_of(p) for p in group.bound(scenario.timeline.state())}
+    for node in sorted(n.metadata.name for n in kube.core(scenario.api).list_node().items):
+        if node not in used and f"node/{node} cordoned" not in scenario.active_faults():
+            scenario.inject(nodes.Cordon(scenario.api, node))
+
+
+@when("a pod {pod:Name} of a higher priority than the pod group {name:Name} is created")
+def a_preemptor(scenario: Scenario, pod: str, name: str) -> None:
+    """From the profile's gang_scheduler.preemption.pod_manifest, in a PriorityClass of value
+    1000000 made for it (the group's pods have none: 0), removed when the scenario ends."""
+    mapping = concept(scenario, "gang_scheduler")
+    part = mapping.get("preemption")
+    if part is None:
+        raise StepFailed(f"profile {scenario.facts['profile'].name} maps no preemption (the "
+                         "concept part gang_scheduler.preemption)")
+    PodGroup.of(scenario, name)
+    priority_class = f"aftershock-higher-{scenario.namespace}"[:63]
+    apply_manifests(scenario, yaml.safe_dump({
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+        "metadata": {"name": priority_class}, "value": 1000000,
+        "description": f"a pod of {scenario.namespace} that may preempt"}), "the step")
+    body = _manifest(scenario, "pod_manifest", {
+        "pod": pod, "scheduler_name": mapping["scheduler_name"],
+        "priority_class": priority_class}, part)
+    scenario.timeline.mark(f"create pod/{scenario.namespace}/{pod} in priority class "
+                           f"{priority_class}")
+    pods = dynamic_resource(scenario, {"group": "", "version": "v1", "kind": "Pod"})
+    deadline = time.monotonic() + ADMITTED_WITHIN
+    while True:
+        try:
+            writes.apply(pods, body, scenario.namespace)
+            return
+        except ForbiddenError as exc:
+            # the API server's priority admission reads classes from its informer, which
+            # may not have the one just made: it says so, and the same request passes later
+            if "no PriorityClass" not in str(exc) or time.monotonic() > deadline:
+                raise
+        scenario.wait_until(lambda state: False, 0.2)
 
 
 @when("a node no pod of the pod group {name:Name} is bound to fails")
