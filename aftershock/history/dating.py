@@ -109,7 +109,18 @@ def _going(life: Life, mine: list[Action], maybe: list[Action]) -> int:
     if len(going) == 2 and len(deletes) == 2 and not others:
         dated += int(narrow(going[1], Span(max(a.lo for a in deletes),
                                            max(a.hi for a in deletes))))
+    elif len(going) == 2 and len(deletes) == 1 and not others and _at_once(going[0]):
+        # marked with no grace and nothing to wait for: the same request removed it (the
+        # API server writes the mark, then deletes the object, as one call answers)
+        dated += int(narrow(going[1], Span(deletes[0].lo, deletes[0].hi)))
     return dated
+
+
+def _at_once(mark: Change) -> bool:
+    """A deletion mark whose object the deletion that made it removes itself: no grace left
+    and no finalizer (a force deletion, `--grace-period=0 --force`)."""
+    meta = (mark.after or {}).get("metadata") or {}
+    return meta.get("deletionGracePeriodSeconds") == 0 and not meta.get("finalizers")
 
 
 def _deleting(change: Change) -> bool:

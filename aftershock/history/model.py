@@ -30,6 +30,7 @@ from aftershock.history.coverage import Trouble
 from aftershock.history.dating import date
 from aftershock.history.lives import Life, lives_of
 from aftershock.history.witness import Mark
+from aftershock.timeline.audit import UNAUDITED
 from aftershock.timeline.collector import keep_out
 from aftershock.timeline.entry import (
     ANOMALY,
@@ -52,6 +53,10 @@ from aftershock.timeline.state import State
 
 MISSED = "the watch did not deliver the deletion"  # how the recorder names such a gap
 DATING_ROUNDS = 4
+# The audit log's moments are the API server's wall clock put on the recorder's scale (the
+# same machine's clock: the local processes, kind's containers): a write this close to a gap
+# is taken to be in it.
+VOUCH_SLACK = 0.25
 KEEP_OUT_AT = 100_000  # changes: a model this long is kept out of the cyclic collector
 
 
@@ -193,9 +198,28 @@ class History:
         self._built  # noqa: B018
         found = [t for t in self._moments if t.resource in reads]
         found += [Trouble(began.resource, began.mono, ended.mono if ended else INF,
-                          began.detail) for began, _, ended, _ in self._gaps
-                  if began.resource in reads]
+                          began.detail) for began, last, ended, listed in self._gaps
+                  if began.resource in reads and not self._vouched(began, last, ended, listed)]
         return found
+
+    def _vouched(self, began: Entry, last: Change | None, ended: Entry | None,
+                 listed: list[Change]) -> bool:
+        """A gap the audit log vouches hid nothing: its re-list found no difference, and the
+        log, read whole up to the judgement, has no write of the resource from the last change
+        the watch delivered to the re-list (an object made and gone inside it, or changed and
+        changed back, leaves the same list; it cannot leave no request)."""
+        resource = began.resource
+        if ended is None or listed or resource in UNAUDITED or resource in (AUDIT_LOG,
+                                                                           APP_STATES):
+            return False
+        if not self._facts["audited"] or not self.audit_caught_up or any(
+                t.resource == AUDIT_LOG for t in self._moments) or any(
+                g[0].resource == AUDIT_LOG for g in self._gaps):
+            return False
+        start = min(last.lo if last is not None else self.origin, began.mono) - VOUCH_SLACK
+        end = ended.mono + VOUCH_SLACK
+        return not any(a.resource == resource and a.lo <= end and a.hi >= start
+                       for a in self._actions)
 
     def _place_gaps(self, changes: list[Change]) -> None:
         """Each gap as a trouble from the last change of its resource the recorder had (or,
@@ -203,6 +227,8 @@ class History:
         found dated from then."""
         troubles = []
         for began, last, ended, found in self._gaps:
+            if self._vouched(began, last, ended, found):
+                continue
             placed = [c for c in found if c.placed]
             if began.detail.startswith(MISSED) and placed:
                 start = min((c.previous.lo if c.previous else -INF) for c in placed)

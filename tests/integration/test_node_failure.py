@@ -75,7 +75,9 @@ def test_pods_of_a_failed_node_are_evicted_after_their_toleration(fast_eviction_
         assert evicted, "the pod of the failed node was never evicted"
         assert entry.mono - failed_at >= TOLERATION, "evicted before its toleration expired"
         # A loaded machine's API server may write its audit log seconds late (a CI run found
-        # no delete here after the 3 s a judgement waits, which would have made it UNKNOWN)
+        # no delete here after the 3 s a judgement waits, which would have made it UNKNOWN),
+        # and a request's line after a later one's (one found none after reading past now,
+        # before the read waited for the line of every deletion a watch delivered)
         assert recorder.sync_audit(timeout=30), "the audit log never caught up"
         deleters = {e.actor for e in timeline.entries if e.kind == AUDIT and
                     e.verb == "delete" and e.name == victim_pod and e.code == 200}

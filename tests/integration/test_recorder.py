@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -138,6 +140,82 @@ def proxied_recorder(aftershock_scenario, tmp_path):
     yield proxy, recorder, timeline
     recorder.stop()
     proxy.stop()
+
+
+def _first_watch_gone(scenario, tmp_path, while_held=lambda: None):
+    """A recorder of pod templates (a kind nothing else here writes) whose first watch is
+    answered 410 before it delivered anything, ``while_held`` done between its list and then;
+    returns its timeline, once it re-listed and watches again."""
+    from aftershock.faults.watchdelay import Upstream, WatchDelay
+    from aftershock.timeline import Recorder, Timeline
+    from aftershock.timeline.resources import Resource
+
+    upstream = Upstream.from_kubeconfig(scenario.cluster.info.kubeconfig)
+    proxy = WatchDelay(upstream, tmp_path / "proxy.jsonl", "recorder").start()
+    proxy.pause()
+    timeline = Timeline()
+    recorder = Recorder(timeline, proxy.write_kubeconfig(tmp_path / "recorder.kubeconfig"),
+                        resources=[Resource("podtemplates", "v1")]).start()
+    try:
+        deadline = time.monotonic() + 30
+        while proxy.watching == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the proxy has no event for a stream that opened
+        assert proxy.watching == 1, "the recorder's watch never reached the proxy"
+        while_held()
+        proxy.expire_streams()
+        while _watches_after_expiry(tmp_path / "proxy.jsonl") == 0:
+            assert time.monotonic() < deadline, "the recorder never watched again"
+            time.sleep(0.05)
+        proxy.resume()
+        corev1 = kube.core(scenario.api)
+        corev1.create_namespaced_pod_template(scenario.namespace, {
+            "metadata": {"name": "after"},
+            "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}})
+        assert timeline.wait_until(
+            lambda s: s.get("podtemplates", scenario.namespace, "after"), 30)[0], \
+            "the recorder must keep watching after the 410"
+    finally:
+        recorder.stop()
+        proxy.stop()
+    return timeline
+
+
+def _watches_after_expiry(log: Path) -> int:
+    """How many watches the proxy was asked for after it expired the open ones."""
+    import json
+
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    expired = next((i for i, e in enumerate(events) if e["event"] == "expire-streams"), None)
+    return 0 if expired is None else sum(
+        e["event"] == "request" and e.get("watch") for e in events[expired:])
+
+
+def test_a_first_watch_gone_before_any_event_is_a_gap_its_re_list_finds_empty(
+        aftershock_scenario, tmp_path):
+    """The API server's watch cache of a kind just installed can start after the version the
+    recorder's first list was served at: its first watch is gone (410) before any event. That
+    is a gap (an object made and gone in it would be missed), closed by a re-list that finds
+    no difference; the audit log, where it is read, says whether anything was written in it
+    (tests/unit/test_one_history.py)."""
+    from aftershock.timeline.entry import GAP_END, GAP_START
+
+    timeline = _first_watch_gone(aftershock_scenario, tmp_path)
+    began, ended = [e for e in timeline.entries if e.kind in (GAP_START, GAP_END)]
+    assert began.kind == GAP_START and "410" in began.detail
+    assert ended.extra["changes"] == []
+
+
+def test_a_first_watch_gone_after_a_change_it_missed_is_a_gap(aftershock_scenario, tmp_path):
+    from aftershock.timeline.entry import GAP_END, GAP_START
+
+    def made_while_held() -> None:
+        kube.core(aftershock_scenario.api).create_namespaced_pod_template(
+            aftershock_scenario.namespace, {"metadata": {"name": "unseen"}, "template": {
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}})
+    timeline = _first_watch_gone(aftershock_scenario, tmp_path, made_while_held)
+    began, ended = [e for e in timeline.entries if e.kind in (GAP_START, GAP_END)]
+    assert began.kind == GAP_START and "410" in began.detail
+    assert [c["object"]["metadata"]["name"] for c in ended.extra["changes"]] == ["unseen"]
 
 
 def _seen(timeline, namespace: str, name: str, present: bool = True) -> bool:

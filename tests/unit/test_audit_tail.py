@@ -4,10 +4,11 @@ file); a line that cannot be read is a recorder error on the audit log, never a 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from aftershock.history import History
-from aftershock.timeline.audit import AuditTail
+from aftershock.timeline.audit import AuditTail, parse_time
 from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR
 from aftershock.timeline.store import Timeline
 
@@ -161,3 +162,66 @@ def test_a_log_cut_short_in_place_is_an_error_and_read_again(tmp_path: Path) -> 
     tail.read_available()
     assert names(timeline) == ["a", "b", "c"]
     assert len(tail.errors) == 1 and "cut short" in tail.errors[0]
+
+
+def deleted(name: str, second: int, verb: str = "delete", subresource: str = "") -> bytes:
+    stamp = f"2026-11-24T10:00:{second:02d}.000000Z"
+    ref = {"resource": "pods", "namespace": "ns", "name": name,
+           **({"subresource": subresource} if subresource else {})}
+    return (json.dumps({
+        "verb": verb, "user": {"username": "system:serviceaccount:kube-system:tainter"},
+        "objectRef": ref, "responseStatus": {"code": 200}, "stageTimestamp": stamp,
+        "requestReceivedTimestamp": stamp}) + "\n").encode()
+
+
+def going(timeline: Timeline, name: str, uid: str, kind: str = "MODIFIED") -> None:
+    timeline.append("watch", resource="pods", namespace="ns", name=name, uid=uid, type=kind,
+                    object={"metadata": {"name": name, "namespace": "ns", "uid": uid,
+                                         "deletionTimestamp": "2026-11-24T10:00:01Z"}})
+
+
+WALL = parse_time("2026-11-24T10:00:05Z")
+
+
+def test_a_deletion_logged_after_a_later_request_is_waited_for(tmp_path: Path) -> None:
+    """The bug this guards: a watch delivered a pod's deletion, the log was then read past a
+    request made later, and the judgement ran without the deletion's own line (its handler
+    wrote it last): who deleted the pod was missing (a CI run of test_node_failure)."""
+    log, timeline, tail = follow(tmp_path)
+    going(timeline, "victim", "u1")
+    with log.open("ab") as out:
+        out.write(event("later", 6))  # stamped after the moment read to
+
+    def the_deletion_logged_late() -> None:
+        with log.open("ab") as out:
+            out.write(deleted("victim", 7))
+    writer = threading.Timer(0.3, the_deletion_logged_late)
+    writer.start()
+    try:
+        assert tail.read_until(WALL, timeout=5)
+    finally:
+        writer.join()
+    assert names(timeline) == ["later", "victim"]
+
+
+def test_deletions_already_logged_or_never_logged_cost_one_wait_at_most(tmp_path: Path) -> None:
+    log, timeline, tail = follow(tmp_path)
+    going(timeline, "graceful", "u1")  # the client's delete, then the kubelet's final one
+    going(timeline, "graceful", "u1", "DELETED")
+    going(timeline, "evicted", "u2")
+    going(timeline, "collected", "u3")
+    going(timeline, "old", "u4", "SYNC")  # was going when the recording began
+    with log.open("ab") as out:
+        out.write(deleted("graceful", 2) + deleted("graceful", 3) +
+                  deleted("evicted", 3, "create", "eviction") +
+                  deleted("", 4, "deletecollection") + event("later", 6))
+    assert tail.read_until(WALL, timeout=5)
+    assert not tail.deletions.unheard
+    timeline.append("watch", resource="events", namespace="ns", name="e", uid="u6",
+                    type="DELETED", object={"metadata": {"name": "e", "uid": "u6"}})
+    tail.deletions.read(timeline.since(tail.deletions.scanned))
+    assert not tail.deletions.unheard  # events are not audited: nothing to wait for
+    going(timeline, "crd-object", "u5", "DELETED")  # the API server deleted it itself
+    assert tail.read_until(WALL, timeout=0.2)  # read past the moment: the wait was spent
+    assert not tail.deletions.unheard
+    assert tail.read_until(WALL, timeout=0)

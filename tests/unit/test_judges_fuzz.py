@@ -138,16 +138,19 @@ def _audit(draw) -> dict:
 def _blind_spans(entries: list[Entry]) -> list[tuple[str, int, int]]:
     """(resource, first, last): fillers go after the entries at positions first..last (last
     may be the end) in every stretch the recorder did not see:
-    a gap from its start to its re-list (or past the end), a resource or the audit log it does
-    not record (the whole history), the audit log after its last caught-up reading when a later
-    reading had not caught up."""
+    a gap from its start to its re-list (or past the end) the audit log does not vouch for, a
+    resource or the audit log it does not record (the whole history), the audit log after its
+    last caught-up reading when a later reading had not caught up."""
     spans, opened = [], {}
     recording = next((e for e in entries if e.kind == MARK and "recording" in e.extra), None)
+    vouched = _vouched(entries)  # the audit log says nothing was written in those
     for pos, entry in enumerate(entries):
         if entry.kind == GAP_START:
             opened.setdefault(entry.resource, pos)
         elif entry.kind == GAP_END and entry.resource in opened:
-            spans.append((entry.resource, opened.pop(entry.resource), pos - 1))
+            first = opened.pop(entry.resource)
+            if entry.seq not in vouched:
+                spans.append((entry.resource, first, pos - 1))
     spans += [(resource, pos, len(entries)) for resource, pos in opened.items()]
     if recording is not None:
         spans += [(r, 0, len(entries)) for r in NAMES if r not in recording.extra["recording"]]
@@ -361,19 +364,24 @@ def _window(check: str, params: dict, verdict, entries: list[Entry]) -> tuple[fl
         return verdict.window
     if check == "published_again":
         return (entries[0].mono if entries else 0.0), params["back"] + params["within"]
+    if check == "ran_again" and verdict.witness:
+        # settled once the last of them ran again: what follows cannot undo it
+        return (entries[0].mono if entries else 0.0), max(e.mono for e in verdict.witness)
     return (entries[0].mono if entries else 0.0), end
 
 
 def _troubled(entries: list[Entry], reads: set[str], start: float, end: float) -> bool:
     """A gap (until its re-list, or for ever) or an error on ``reads`` touching the window."""
     opened: dict[str, float] = {}
+    vouched = _vouched(entries)
     for entry in entries:
         if entry.resource not in reads:
             continue
         if entry.kind == GAP_START:
             opened.setdefault(entry.resource, entry.mono)
         elif entry.kind == GAP_END and entry.resource in opened:
-            if opened.pop(entry.resource) <= end and entry.mono > start:
+            began = opened.pop(entry.resource)
+            if began <= end and entry.mono > start and entry.seq not in vouched:
                 return True
         elif entry.kind in (ERROR, ANOMALY) and start <= entry.mono <= end:
             return True
@@ -384,6 +392,31 @@ def _troubled(entries: list[Entry], reads: set[str], start: float, end: float) -
         if syncs and not syncs[-1].extra["caught_up"]:
             return True
     return False
+
+
+def _vouched(entries: list[Entry]) -> set[int]:
+    """The re-lists (their seq) that close a gap the audit log vouches hid nothing: it found
+    no difference, and the log, read whole (audited, its last reading caught up), has no write
+    of the resource from a quarter second before the gap to one after it."""
+    mark = next((e for e in entries if e.kind == MARK and "recording" in e.extra), None)
+    if mark is not None and "audit" in mark.extra:
+        audited = bool(mark.extra["audit"])
+    else:
+        audited = any(e.kind == AUDIT for e in entries)
+    syncs = [e for e in entries if e.kind == AUDIT_SYNC]
+    if not audited or (syncs and not syncs[-1].extra["caught_up"]):
+        return set()
+    found, opened = set(), {}
+    for entry in entries:
+        if entry.kind == GAP_START:
+            opened.setdefault(entry.resource, entry.mono)
+        elif entry.kind == GAP_END and entry.resource in opened:
+            began = opened.pop(entry.resource)
+            if not entry.extra.get("changes") and not any(
+                    e.kind == AUDIT and e.resource == entry.resource and
+                    began - 0.25 <= e.mono <= entry.mono + 0.25 for e in entries):
+                found.add(entry.seq)
+    return found
 
 
 def _nothing(reads: set[str], entries: list[Entry], params: dict) -> bool:
