@@ -97,7 +97,9 @@ def shards(plans: int) -> None:
                     "--workers", "2", "--from", planned)
     for name, s in (("whole", whole), ("2 shards", split)):
         print(f"{name:>9}: {s['plans_run']} plans, {s['findings']} findings "
-              f"({s['bugs']} bugs), {s['wall']:.0f}s wall ({s['out']})")
+              f"({s['bugs']} bugs, {s.get('as_with_no_fault', 0)} as with no fault, "
+              f"{s.get('unfired_replays', 0)} unfired replays), {s['wall']:.0f}s wall "
+              f"({s['out']})")
         for plan, properties in sorted(broke(s).items()):
             print(f"{'':>11}{', '.join(properties)} under: {plan}")
     same = found(whole) == found(split)
@@ -148,7 +150,9 @@ def pairs_table(pairs: list[tuple[str, str, bool]], budget: str, seconds: float)
         print(f"{Path(profile).stem:<24} {s['plans_run']:>5} {s['plans_per_minute'] or 0:>8} "
               f"{per['mean'] or 0:>7} {per['p50'] or 0:>6} {per['max'] or 0:>6} "
               f"{s['findings']:>8} {s['bugs']:>5} {first_bug(s):>10} {ratio:>9}   "
-              f"({kind}; {s['out']})")
+              f"({kind}; {s.get('as_with_no_fault', 0)} as with no fault, "
+              f"{s.get('flaky', 0)} flaky, {s.get('unfired_replays', 0)} unfired replays; "
+              f"{s['out']})")
     print(f"Sieve: about {SIEVE_SECONDS_PER_PLAN}s per plan; goal here: <= 30s per plan")
 
 

@@ -199,20 +199,25 @@ def table(summary: dict) -> list[str]:
         f"plans: {summary['plans_run']} run of {summary['plans_generated']}, "
         f"{summary['pruned']} pruned; findings: {summary['findings']} "
         f"({summary['bugs']} bugs, {summary['flaky']} flaky, {summary.get('unperturbed', 0)} "
-        f"flaky without a fault; {summary.get('no_fault', 0)} broken with no fault); "
+        f"flaky without a fault, {summary.get('as_with_no_fault', 0)} broken as with no "
+        f"fault; {summary.get('no_fault', 0)} broken with no fault); "
+        f"{summary.get('unfired_replays', 0)} replays whose fault never fired not counted; "
         f"errors: {summary['errors']}"
         + (f"; first bug after {summary['first_bug_after']}s" if summary["first_bug_after"]
            else ""),
         (f"time per plan: mean {per['mean']}s, p50 {per['p50']}s, max {per['max']}s; "
          f"{summary['plans_per_minute']} plans per minute" if per["mean"] is not None
          else "time per plan: no plan run") + f"; {summary['elapsed']}s in all",
-        f"{'KIND':<14}{'RUN':>5}{'FINDINGS':>10}{'ERRORS':>8}",
+        f"{'KIND':<14}{'RUN':>5}{'FINDINGS':>10}{'BUGS':>6}{'ERRORS':>8}",
     ]
     for kind, row in summary["by_kind"].items():
-        lines.append(f"{kind:<14}{row['run']:>5}{row['findings']:>10}{row['errors']:>8}")
+        lines.append(f"{kind:<14}{row['run']:>5}{row['findings']:>10}{row.get('bugs', 0):>6}"
+                     f"{row['errors']:>8}")
     for finding in summary["list"]:
         controlled = (f", {finding['controlled']}/{finding['controls']} with no fault"
                       if finding.get("controls") else "")
+        if finding.get("unfired"):
+            controlled += f", {finding['unfired']} whose fault never fired not counted"
         where = (" (broken with no fault)" if finding["plan"] is None else
                  f" ({finding['kind']})" if finding.get("kind") == "its fault never fired"
                  else "")

@@ -88,6 +88,8 @@ class Finding:
     # replayed, and how many of them broke what it broke.
     controls: int = 0
     controlled: int = 0
+    # Replays whose own anchored fault never fired: runs with no fault, counted for nothing.
+    unfired: int = 0
 
     @property
     def kind(self) -> str:
@@ -111,12 +113,14 @@ class Finding:
 
     @property
     def verdict(self) -> str:
+        """A bug only when its replays reproduce it and its control runs (the workload with
+        no fault) do not break the same."""
         if not self.replayed:
             return "not replayed"
         if self.replayed < max(self.wanted, MIN_REPLAYS):
             return "not enough replays"  # the budget ran out first: 1 of 1 is no bug
         if self.reproduced >= REPRODUCED * self.replayed:
-            return "bug"
+            return AS_WITH_NO_FAULT if self.controlled else "bug"
         return UNPERTURBED if self.controlled else "flaky"
 
 
@@ -125,6 +129,9 @@ class Finding:
 # as such; a later plan breaking the same is a finding of its own, replayed (it may be a bug
 # on that property that no race explains).
 UNPERTURBED = "flaky without a fault"
+# A finding its replays reproduce, whose control runs break the same with no fault: what the
+# workload does anyway (a property the reference runs break too), never the fault's bug.
+AS_WITH_NO_FAULT = "broken as with no fault"
 # The kind of the finding the reference runs make when one of them breaks a property: no plan,
 # reported in its own right and replayed, and no later plan is folded into it.
 NO_FAULT = "broken with no fault"
@@ -376,20 +383,28 @@ class Explorer:
         plan's kind), not when it breaks one of them."""
         lines = scenario_lines(finding.feature)
         finding.wanted = self.settings.replays
+        anchored = finding.plan is not None and finding.plan.kind != "node"
         for index in range(1, self.settings.replays + 1):
             if self.left() <= 0 and index > 1:
                 break
             outcome = self.play(f"finding-{finding.number}-replay-{index}", lines,
                                 finding.feature)
+            if anchored and not outcome.fired:  # a run with no fault shows nothing of it
+                finding.unfired += 1
+                continue
             finding.replayed += 1
             if counted(finding.plan, outcome) == set(finding.outcome.violated):
                 finding.reproduced += 1
+        if finding.plan is not None and (
+                finding.verdict == "flaky" or (finding.verdict == "bug" and set(
+                    finding.outcome.violated) & self.broken_with_no_fault())):
+            self.control(finding)
         if finding.verdict == "bug" and self.first_bug_after is None:
             self.first_bug_after = _round(time.monotonic() - self.began)
-        if finding.verdict == "flaky" and finding.plan is not None:
-            self.control(finding)
         controlled = (f"; with no fault {finding.controlled}/{finding.controls}"
                       if finding.controls else "")
+        if finding.unfired:
+            controlled += f"; {finding.unfired} replays whose fault never fired not counted"
         where = f" ({NO_FAULT})" if finding.plan is None else ""
         self.say(f"finding {finding.number}{where}: "
                  f"{', '.join(sorted(finding.outcome.violated))} reproduced "
@@ -415,6 +430,13 @@ class Explorer:
 
     def bugs(self) -> int:
         return sum(1 for f in self.findings if f.verdict == "bug")
+
+    def broken_with_no_fault(self) -> set[str]:
+        """The properties a run with no fault broke: a reference run, or the reference runs'
+        own finding's replays."""
+        return set(self.reference_violations) | {
+            p for f in self.findings if f.plan is None and f.reproduced
+            for p in f.outcome.violated}
 
     def labelled(self, plan: Plan | None) -> list[str]:
         said = [s.text for s in self.workload.steps]
@@ -449,6 +471,8 @@ class Explorer:
             ran = [o for p, o in self.outcomes if p.kind == kind]
             kinds[kind] = {"run": len(ran),
                            "findings": sum(1 for f in self.findings if f.kind == kind),
+                           "bugs": sum(1 for f in self.findings
+                                       if f.kind == kind and f.verdict == "bug"),
                            "errors": sum(1 for o in ran if o.failed)}
         generated = self.generated
         return {
@@ -461,6 +485,8 @@ class Explorer:
             "first_bug_after": self.first_bug_after,
             "flaky": sum(1 for f in self.findings if f.verdict == "flaky"),
             "unperturbed": sum(1 for f in self.findings if f.verdict == UNPERTURBED),
+            "as_with_no_fault": sum(1 for f in self.findings if f.verdict == AS_WITH_NO_FAULT),
+            "unfired_replays": sum(f.unfired for f in self.findings),
             "no_fault": sum(1 for f in self.findings if f.plan is None),
             "not_fired": sum(1 for f in self.findings if f.kind == NOT_FIRED),
             "not_enough_replays": sum(1 for f in self.findings
@@ -483,6 +509,7 @@ class Explorer:
                       "verdict": f.verdict,
                       "reproduced": f.reproduced, "replayed": f.replayed,
                       "controlled": f.controlled, "controls": f.controls,
+                      "unfired": f.unfired,
                       "feature": str(f.feature) if f.feature else None,
                       "same": f.same} for f in self.findings],
         }

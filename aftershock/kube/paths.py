@@ -69,8 +69,21 @@ def _element(items: list, step: Index | Match) -> int | None:
 
 def get(obj: Any, path: str) -> Any:
     """The value at ``path``, or None where any part is missing."""
+    return _follow(obj, parse(path))
+
+
+def remove(obj: dict, path: str) -> dict:
+    """``obj`` with the map key at ``path`` taken out; as it was where any part is missing."""
+    *above, last = parse(path)
+    holder = _follow(obj, above)
+    if isinstance(last, Key) and isinstance(holder, dict):
+        holder.pop(last.name, None)
+    return obj
+
+
+def _follow(obj: Any, steps: list[Step]) -> Any:
     node = obj
-    for step in parse(path):
+    for step in steps:
         if isinstance(step, Key):
             if not isinstance(node, dict):
                 return None

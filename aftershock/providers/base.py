@@ -110,6 +110,20 @@ class Cluster(Protocol):
     def down(self) -> None: ...
 
 
+@runtime_checkable
+class CallsBackElsewhere(Protocol):
+    """A cluster whose API server reaches this machine at another address than 127.0.0.1 (kind:
+    the nodes' default route); a webhook a local process serves listens and is called there."""
+
+    @property
+    def host(self) -> str: ...
+
+
+def host_of(cluster: Cluster) -> str:
+    """``{host}`` in a profile: this machine as the cluster's API server reaches it."""
+    return cluster.host if isinstance(cluster, CallsBackElsewhere) else "127.0.0.1"
+
+
 def kube_scheduler(version: str, provider: str, gang: bool = False) -> list[dict[str, Any]]:
     """What a provider that starts the cluster's one scheduler itself knows of it: kube-scheduler
     with its default profile, as the user its certificate names; it binds pod by pod unless the

@@ -90,8 +90,8 @@ class ExistingCluster:
     @property
     def capabilities(self) -> frozenset[Capability]:
         if self.context in self.allow_faults_on:
-            return frozenset({Capability.DESTRUCTIVE})
-        return frozenset()
+            return frozenset({Capability.DESTRUCTIVE, Capability.CONTAINERS})
+        return frozenset({Capability.CONTAINERS})
 
     @property
     def shape(self) -> Shape | None:
@@ -171,7 +171,8 @@ def _check(request: ClusterRequest) -> None:
     open_existing(request.kubeconfig, request.context, request.allow_faults_on or [])
 
 
-@register("existing", capabilities=frozenset({Capability.DESTRUCTIVE}), as_found=True,
+@register("existing", capabilities=frozenset({Capability.DESTRUCTIVE, Capability.CONTAINERS}),
+          as_found=True,
           check=_check)
 def open_cluster(request: ClusterRequest, shape: Shape | None) -> ExistingCluster:
     return open_existing(request.kubeconfig, request.context, request.allow_faults_on or [])

@@ -12,6 +12,7 @@ gets a watch-delay sidecar instead (aftershock.faults.watchdelay.sidecar).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import sys
@@ -92,7 +93,7 @@ class KindCluster:
     capabilities = frozenset({
         Capability.NODE_FAILURE, Capability.NODE_DELETE, Capability.COMPONENT_RESTART,
         Capability.LOAD_IMAGE, Capability.DESTRUCTIVE, Capability.CHAOS_MESH,
-        Capability.NODE_FILES, Capability.NODE_AGENT,
+        Capability.NODE_FILES, Capability.NODE_AGENT, Capability.CONTAINERS,
     })
 
     def __init__(self, shape: Shape, name: str | None = None, *, kubernetes_version: str,
@@ -122,6 +123,12 @@ class KindCluster:
     def info(self) -> ClusterInfo:
         return ClusterInfo(self.name, "kind", self.paths.kubeconfig, self.state.server,
                            f"kind-{self.name}")
+
+    @functools.cached_property
+    def host(self) -> str:
+        """This machine as the nodes see it (their default route): the API server in the
+        control-plane container calls a local process's webhook there, not at 127.0.0.1."""
+        return self._gateway()
 
     @property
     def audit_log(self) -> Path:

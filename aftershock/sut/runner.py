@@ -37,6 +37,8 @@ class Implementation:
     # The cluster's recorded state: its process is adopted there (so `cluster gc` ends it after
     # a SIGKILL of the run) and its credentials go to the cluster's private dir, not workdir.
     state: processes.ClusterState | None = None
+    # {host}: this machine as the cluster reaches it (its webhooks listen and are called there)
+    host: str = "127.0.0.1"
     kubeconfig: Path | None = None
     token: str = ""
     process: subprocess.Popen | None = None
@@ -123,7 +125,8 @@ class Implementation:
         start = self.profile.start
         values = {"kubeconfig": str(kubeconfig or self.kubeconfig), "namespace": self.namespace,
                   "python": sys.executable, "workdir": str(self.workdir),
-                  "node_data": str(self.node_data), **self.profile.module_values()}
+                  "node_data": str(self.node_data), "host": self.host,
+                  **self.profile.module_values()}
         if self.profile.build is not None:
             values["binary"] = str(ensure(self.profile.build))
         for name, build in self.profile.more_builds.items():
@@ -162,7 +165,8 @@ class Implementation:
             private = self._private()
             if start.serving_certificate:
                 tls = private / f"{self.profile.name}-tls"
-                self.given["ca_bundle"] = pki.serving_pair(tls)
+                self.given["ca_bundle"] = pki.serving_pair(
+                    tls, tuple(dict.fromkeys((self.host, "127.0.0.1", "localhost"))))
                 self.given["tls_dir"] = str(tls)
             if start.files:
                 folder = private / f"{self.profile.name}-files"

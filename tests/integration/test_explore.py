@@ -39,18 +39,30 @@ def test_explore_finds_the_stale_cache_bug_and_its_scenario_replays():
     text = feature.read_text()
     assert "of the implementation" in text and ("(R1)" in text or "(E2)" in text), text
 
-    # Both variants in one run, on one cluster, as a user compares them: one row each.
-    replay = _aftershock("run", str(feature), "--profile", "profiles/replicagroup-faulty.yaml",
-                         "--profile", "profiles/replicagroup-correct.yaml",
-                         "-p", "no:cacheprovider", "--run-dir", str(out / "replay"))
-    shown = replay.stdout[-3000:] + replay.stderr[-2000:]
-    assert replay.returncode == 1, shown
-    rows = [json.loads(line)
-            for line in (out / "replay" / "matrix.jsonl").read_text().splitlines()]
-    outcomes = {row["profile"]: set(row["outcomes"].values()) for row in rows}
+    # Both variants in one run, on one cluster, as a user compares them: one row each. A stale
+    # view is a race (here: whether a new pod's ADDED reaches the implementation before the
+    # stalled event), so explore's 3 of 3 is no promise for a 4th run: the faulty variant gets
+    # two more tries alone, the correct one must never break.
+    outcomes: dict[str, set[str]] = {}
+    for attempt in range(3):
+        profiles = ["--profile", "profiles/replicagroup-faulty.yaml"]
+        if attempt == 0:
+            profiles += ["--profile", "profiles/replicagroup-correct.yaml"]
+        run_dir = out / f"replay-{attempt}"
+        replay = _aftershock("run", str(feature), *profiles, "-p", "no:cacheprovider",
+                             "--run-dir", str(run_dir))
+        shown = replay.stdout[-3000:] + replay.stderr[-2000:]
+        assert replay.returncode in (0, 1), shown
+        for line in (run_dir / "matrix.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            outcomes.setdefault(row["profile"], set()).update(row["outcomes"].values())
+        if "violated" in outcomes["replicagroup-faulty"]:
+            assert replay.returncode == 1, shown
+            break
     assert "violated" in outcomes["replicagroup-faulty"], (outcomes, shown)
     assert "pass" in outcomes["replicagroup-correct"], (outcomes, shown)
     assert not outcomes["replicagroup-correct"] & {"violated", "error"}, (outcomes, shown)
+
 
 def test_a_bad_workload_is_one_line_with_file_and_line_and_nothing_starts(tmp_path):
     bad = tmp_path / "w.steps"

@@ -841,25 +841,30 @@ def _race_then_bug(run: str, stalled: int | None, index: int) -> dict:
     return r1 if run == "plan" or index == 1 else {}
 
 
-def test_a_plan_breaking_what_a_race_breaks_with_no_fault_is_replayed_and_can_be_a_bug(
+def test_a_plan_breaking_what_a_race_breaks_with_no_fault_is_replayed_and_controlled(
         tmp_path, monkeypatch):
     """A reference run broke R1 once; a plan broke it in 1 of 3 replays and its control runs
     with no fault in 2 of 3 ("flaky without a fault"). A later plan that broke R1 every time
-    was folded into that finding, never replayed: a deterministic bug reported as 0 bugs."""
+    was folded into that finding, never replayed. It is replayed in its own right; and since
+    R1 breaks with no fault, it gets control runs too, which break it 2 of 3 times: what the
+    workload does anyway, never the fault's bug (issue 66)."""
     explorer, session = _explore(tmp_path, monkeypatch, _race_then_bug, [3, 4])
     found = [(f.plan.anchor if f.plan else None, f.verdict, f.reproduced, f.replayed, f.same)
              for f in explorer.findings]
     assert found == [(None, "flaky", 1, 3, []),
                      ("pods-ADDED#3", "flaky without a fault", 1, 3, []),
-                     ("pods-ADDED#4", "bug", 3, 3, [])], found
+                     ("pods-ADDED#4", "broken as with no fault", 3, 3, [])], found
     assert [n for n in session.played if n.startswith("finding-3-")] == [
-        "finding-3-replay-1", "finding-3-replay-2", "finding-3-replay-3"]
+        "finding-3-replay-1", "finding-3-replay-2", "finding-3-replay-3",
+        "finding-3-control-1", "finding-3-control-2", "finding-3-control-3"]
     summary = explorer.summary()
-    assert (summary["bugs"], summary["unperturbed"], summary.get("no_fault")) == (1, 1, 1)
+    assert (summary["bugs"], summary["unperturbed"], summary.get("no_fault"),
+            summary["as_with_no_fault"]) == (0, 1, 1, 1)
     assert summary["list"][0]["kind"] == "broken with no fault"
     assert "finding 1 (broken with no fault): R1 flaky (1/3 replays) " in "\n".join(
         table(summary))
-    assert "1 flaky without a fault; 1 broken with no fault)" in table(summary)[0]
+    assert "1 flaky without a fault, 1 broken as with no fault; 1 broken with no fault)" \
+        in table(summary)[0]
 
 
 def _one_of_two(run: str, stalled: int | None, index: int) -> dict:
@@ -966,3 +971,83 @@ def test_a_kind_no_step_names_is_planned_on_by_the_word_the_cluster_serves_it_as
     steps = [p.step for p in made.plans]
     assert "Given the certificaterequest watch of the implementation stalls at its 1st ADDED " \
            "event for 10 seconds" in steps, steps
+
+
+def _replaying(tmp_path, findings, outcomes, references=frozenset()):
+    """An Explorer whose runs are ``outcomes(name, lines)``: no session, no cluster."""
+    import time as clock
+
+    from aftershock.explore.explorer import Settings
+
+    explorer = _explorer_with(findings)
+    explorer.settings = Settings(replays=3)
+    explorer.play, explorer.left, explorer.say = outcomes, lambda: 60.0, lambda _: None
+    explorer.outcomes, explorer.generated, explorer.began = [], None, clock.monotonic()
+    explorer.first_bug_after, explorer.reference_violations = None, set(references)
+    return explorer
+
+
+def _stall_finding(tmp_path, number=1):
+    from aftershock.explore.explorer import Finding, Outcome
+    from aftershock.explore.plans import Plan
+
+    plan = Plan("stale", "Given the pod watch of the implementation stalls at its 3rd ADDED "
+                "event for 4 seconds", 1, "pods-ADDED#3")
+    feature = tmp_path / f"f{number}.feature"
+    feature.write_text("Feature: f\n  Scenario: s\n    Given a cluster with 3 nodes\n"
+                       "    And the implementation under test is running\n"
+                       f"    And {plan.step.split(' ', 1)[1]}\n"
+                       "    When 5 seconds pass\n")
+    return Finding(number, plan, Outcome("a", [], 1.0, violated={"R1": "4 live pods"},
+                                         fired=True), feature=feature)
+
+
+def test_replays_whose_fault_never_fired_count_for_nothing(tmp_path):
+    """Issue 66: a plan whose fault fired once, and whose replays ran with no fault at all
+    (the event the stall waited for never came), was a bug of that fault kind: each replay
+    broke the property anyway."""
+    from aftershock.explore.explorer import Outcome
+
+    finding = _stall_finding(tmp_path)
+
+    def play(name, lines, feature=None):
+        return Outcome(name, lines, 1.0, violated={"R1": "4 live pods"}, fired=False)
+    explorer = _replaying(tmp_path, [finding], play)
+    explorer.replay(finding)
+    assert (finding.replayed, finding.unfired, finding.reproduced) == (0, 3, 0)
+    assert finding.verdict == "not replayed"
+    summary = explorer.summary()
+    assert summary["bugs"] == 0 and summary["by_kind"]["stale"]["bugs"] == 0
+    assert summary["unfired_replays"] == 3 and summary["list"][0]["unfired"] == 3
+
+
+def test_a_property_every_reference_run_breaks_is_no_bug_of_a_fault_kind(tmp_path):
+    """Issue 66: the references broke R1 every time; each fault kind's first plan that broke
+    it reproduced 3 of 3 with no fault needed and was a bug, counted once per fault kind and
+    once for the references' own finding. Its control runs break it too: "broken as with no
+    fault"."""
+    from aftershock.explore import explorer as exploring
+    from aftershock.explore.explorer import Finding, Outcome
+
+    own = Finding(1, None, Outcome("reference-1", [], 1.0, violated={"R1": "4 live pods"}),
+                  reproduced=3, replayed=3, wanted=3)
+    stall = _stall_finding(tmp_path, 2)
+    played = []
+
+    def play(name, lines, feature=None):
+        played.append(name)
+        return Outcome(name, lines, 1.0, violated={"R1": "4 live pods"}, fired=True)
+    explorer = _replaying(tmp_path, [own, stall], play, references={"R1"})
+    explorer.replay(stall)
+    assert stall.reproduced == stall.replayed == 3
+    assert stall.controls == stall.controlled == 3
+    assert stall.verdict == exploring.AS_WITH_NO_FAULT
+    assert [n for n in played if "control" in n] == [
+        "finding-2-control-1", "finding-2-control-2", "finding-2-control-3"]
+    summary = explorer.summary()
+    assert all(row["bugs"] == 0 for row in summary["by_kind"].values()), summary["by_kind"]
+    assert summary["bugs"] == 1 and summary["as_with_no_fault"] == 1  # the references' own
+    later = stall.plan  # and it takes in no later plan of its kind
+    assert not explorer.same_bug(later, {"R1": "x"}, [])
+    stall.controlled = 0  # had its controls held, the fault would have made it
+    assert stall.verdict == "bug"

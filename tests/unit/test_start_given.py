@@ -68,3 +68,36 @@ def _handshake(given: dict[str, str]) -> str:
             tls.send(b"x")
         thread.join(5)
     return done["subject"]
+
+
+def test_a_cluster_that_reaches_this_machine_elsewhere_gets_its_webhooks_there(tmp_path):
+    """On kind the API server runs in a container: a webhook served here is called at the
+    nodes' default route, so {host} is that address and the key pair names it too."""
+    from cryptography import x509
+
+    (tmp_path / "config.tmpl").write_text("host: {host}\n")
+    (tmp_path / "p.yaml").write_text(PROFILE)
+    implementation = Implementation(load_profile(tmp_path / "p.yaml"), api=None, namespace="ns",
+                                    workdir=tmp_path, server="", ca_data="", host="10.89.0.1")
+    given = implementation._given({"kubeconfig": "/k", "host": implementation.host})
+    assert (tmp_path / given["files"] / "config.yaml").read_text() == "host: 10.89.0.1\n"
+    certificate = x509.load_pem_x509_certificate(
+        (tmp_path / given["tls_dir"] / "tls.crt").read_bytes())
+    names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert [str(ip) for ip in names.get_values_for_type(x509.IPAddress)] == \
+        ["10.89.0.1", "127.0.0.1"]
+
+
+def test_host_is_127_0_0_1_unless_the_cluster_calls_back_elsewhere():
+    from aftershock.providers.base import host_of
+    from aftershock.providers.kind import KindCluster
+
+    class Local:  # no host of its own: its API server runs on this machine
+        pass
+
+    class Kind:
+        host = "10.89.0.1"
+
+    assert host_of(Local()) == "127.0.0.1"
+    assert host_of(Kind()) == "10.89.0.1"
+    assert "host" in vars(KindCluster)  # the kind provider says where its nodes reach us

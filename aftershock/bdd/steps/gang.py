@@ -14,7 +14,7 @@ from aftershock.concepts import concept
 from aftershock.concepts.gang import Gang
 from aftershock.faults import nodes
 from aftershock.kube import api as kube
-from aftershock.kube import door, writes
+from aftershock.kube import door, paths, writes
 from aftershock.machine.capabilities import Capability
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, StepFailed, given, then, when
@@ -35,6 +35,25 @@ def a_gang(scenario: Scenario, name: str, groups: int, size: int, minimum: int,
     writes.create(dynamic_resource(scenario, resource), concept_body(scenario, mapping, name),
                   scenario.namespace, fields=wanted)
     scenario.remember(f"gang {name} termination delay", delay)
+
+
+@given("a gang {name:Name} of {groups:d} groups of {size:d} pods with minAvailable {minimum:d} "
+       "and the implementation's default termination delay")
+def a_gang_as_documented(scenario: Scenario, name: str, groups: int, size: int,
+                         minimum: int) -> None:
+    """The gang with no termination delay of its own: the implementation's default (its
+    webhook's or its controller's) holds, as a user who sets none gets it; judges read the
+    delay from the stored object."""
+    mapping = concept(scenario, "gang")
+    resource = mapping["resource"]
+    wanted = {mapping["groups_path"]: groups, mapping["replicas_path"]: size,
+              mapping["min_available_path"]: minimum}
+    body = concept_body(scenario, mapping, name)
+    if mapping.get("termination_delay_path"):
+        paths.remove(body, mapping["termination_delay_path"])
+    scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
+                           f"{groups}x{size} pods, minAvailable {minimum}, default delay")
+    writes.create(dynamic_resource(scenario, resource), body, scenario.namespace, fields=wanted)
 
 
 def _cordon(scenario: Scenario, node: str) -> None:

@@ -16,6 +16,7 @@ from aftershock.machine import yamlsrc
 from aftershock.machine.capabilities import Capability, MissingCapability
 from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
+from aftershock.providers.base import host_of
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 from aftershock.sut.in_cluster import InClusterImplementation
 from aftershock.sut.node_state import NodeStateWatch
@@ -50,7 +51,8 @@ def implementation_running(scenario: Scenario) -> None:
         return
     server, ca = ca_data(scenario.cluster.info.kubeconfig)
     implementation = Implementation(profile, scenario.api, scenario.namespace, workdir,
-                                    server, ca, getattr(scenario.cluster, "state", None))
+                                    server, ca, getattr(scenario.cluster, "state", None),
+                                    host_of(scenario.cluster))
     scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
     implementation.install()
     scenario.redactor.add(implementation.token)
