@@ -125,18 +125,38 @@ class State:
         self._indexes: dict[tuple, Index] = {}
         self._indexes_of: dict[str, list[Index]] = {}
         self._asked: dict[int, tuple[Query, Index]] = {}  # by id; the query is kept alive
+        # The version a list found each object at (or found it gone), after a gap or a
+        # catch-up: a watch that was behind still delivers its older events, which must not
+        # bring back what the list superseded.
+        self._listed_at: dict[Key, int] = {}
 
     def apply(self, entry: Entry) -> None:
         self.last = entry
         if entry.kind == WATCH and entry.object is not None:
-            self.put((entry.resource, entry.namespace, entry.name),
-                     None if entry.type == "DELETED" else entry.object, entry)
+            key = (entry.resource, entry.namespace, entry.name)
+            if self._superseded(key, entry.rv):
+                return
+            self.put(key, None if entry.type == "DELETED" else entry.object, entry)
         elif entry.kind == GAP_START:
             self.gaps.add(entry.resource)
         elif entry.kind == GAP_END:
+            listed = int(entry.rv) if entry.rv.isdigit() else 0
             for key, obj in changes_of(entry):
                 self.put(key, obj, entry)
+                if listed:
+                    self._listed_at[key] = listed
             self.gaps.discard(entry.resource)
+
+    def _superseded(self, key: Key, rv: str) -> bool:
+        """An event from before the list that last found the object: older than what the
+        state has."""
+        listed = self._listed_at.get(key)
+        if listed is None:
+            return False
+        if rv.isdigit() and int(rv) <= listed:
+            return True
+        del self._listed_at[key]  # a later change: the watch is past the list
+        return False
 
     def put(self, key: Key, obj: dict[str, Any] | None, entry: Entry | None = None) -> None:
         """Set (or, with None, remove) one object, keeping the indexes up to date."""
@@ -233,6 +253,7 @@ class State:
         fresh = State()
         fresh._by_resource = {resource: dict(of) for resource, of in self._by_resource.items()}
         fresh.gaps = set(self.gaps)
+        fresh._listed_at = dict(self._listed_at)
         return fresh
 
 

@@ -368,3 +368,22 @@ def test_deleted_count_wants_exactly_that_many_deletions_by_that_actor():
     # one pod: it used to count requests, "2 of the 2 pods"
     h.audit(5, "delete", "p1", chaos)
     assert count(1).status == PASS and "1 of the 2 pods" in count(1).summary
+
+
+def test_a_watch_behind_a_catch_up_does_not_bring_back_what_the_list_found_gone():
+    """A catch-up's list found pod/ns/gone deleted while the pod watch was held back; the
+    watch then delivers its older events. They must not bring the pod back into the state a
+    wait asks (CI: a wait's record showed a pod the cluster had not had for seconds); a later
+    life of the name, past the list, is applied."""
+    pod = {"metadata": {"name": "gone", "namespace": "ns"}}
+    state = State()
+    state.apply(Entry(0, 0.0, 0.0, WATCH, resource="pods", namespace="ns", name="gone",
+                      rv="10", type="ADDED", object=pod))
+    state.apply(Entry(1, 1.0, 1.0, GAP_END, resource="pods", rv="20",
+                      extra={"changes": [{"type": "DELETED", "object": pod}]}))
+    state.apply(Entry(2, 2.0, 2.0, WATCH, resource="pods", namespace="ns", name="gone",
+                      rv="12", type="MODIFIED", object=pod))
+    assert state.get("pods", "ns", "gone") is None
+    state.apply(Entry(3, 3.0, 3.0, WATCH, resource="pods", namespace="ns", name="gone",
+                      rv="25", type="ADDED", object=pod))
+    assert state.get("pods", "ns", "gone") is not None
