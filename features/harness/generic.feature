@@ -147,6 +147,29 @@ Feature: Steps for any resource
       """
     And at no point did job/long have status.succeeded > 0
 
+  # As kubectl deletes: its dependents in the background (the API's own default for a batch/v1
+  # Job orphans its pods, which would keep running).
+  Scenario: A Job deleted takes its pod with it
+    Given a cluster with 3 nodes
+    And I apply:
+      """
+      apiVersion: batch/v1
+      kind: Job
+      metadata: {name: long}
+      spec:
+        backoffLimit: 0
+        template:
+          metadata:
+            labels: {app.kubernetes.io/name: long}
+            annotations: {aftershock.io/keep-running: "true"}
+          spec:
+            restartPolicy: Never
+            containers: [{name: main, image: registry.k8s.io/pause:3.10}]
+      """
+    And within 30 seconds 1 pods of long are Running
+    When I delete job/long
+    Then within 30 seconds 0 pods of long are Running
+
   @expect-violation:never_had
   Scenario: A Job's pod not marked to keep running completes
     Given a cluster with 3 nodes

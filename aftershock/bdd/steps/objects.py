@@ -27,6 +27,7 @@ from aftershock.scenario import Scenario, given, then, when
 
 CATALOG = "kinds served"  # the scenario's discovery of kinds (not plain data: not judged)
 FEATURE_DIR = "feature dir"  # where the feature file is: manifests are named relative to it
+CASCADE = {"propagationPolicy": "Background"}  # kubectl delete's default cascade
 
 
 def catalog(scenario: Scenario) -> Catalog:
@@ -268,11 +269,13 @@ def patch(scenario: Scenario, ref: str, docstring: str) -> None:
 
 @when("I delete {ref:Ref}")
 def delete(scenario: Scenario, ref: str) -> None:
-    """Delete it (kubectl delete --wait=false): finalizers may hold it; judge it gone later."""
+    """Delete it (kubectl delete --wait=false): finalizers may hold it; judge it gone later.
+    Its dependents go in the background, as kubectl's default cascade has it (the API's own
+    default for a batch/v1 Job orphans its pods)."""
     kind, name, _ = _ref(scenario, ref)
     scenario.timeline.mark(f"delete {ref}")
     writes.delete(_resource(scenario, kind), name,
-                  scenario.namespace if kind.namespaced else None)
+                  scenario.namespace if kind.namespaced else None, body=CASCADE)
 
 
 @then("within {seconds:d} seconds {ref:Ref} matches:", check="matches_within")
