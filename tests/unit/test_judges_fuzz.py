@@ -108,9 +108,11 @@ def histories(draw, only: frozenset[str] | None = None) -> list[Entry]:
         elif what == "gap" and resource not in gaps:
             add(GAP_START, resource=resource, detail="410 Gone")
             gaps.add(resource)
-        elif what == "missed" and resource not in gaps and entries:
+        elif what == "missed" and resource not in gaps and entries and \
+                _recorded(entries, resource, name):
             # a deletion the watch never delivered, closed by a catch-up's list: a gap from
-            # a moment before (its last change) whose changes delete it
+            # a moment before (its last change) whose changes delete it (a catch-up names
+            # only an object the record has: one it never had cannot be missing from a list)
             since = draw(st.sampled_from([e.mono for e in entries]))
             add(GAP_START, resource=resource, detail="the watch missed a deletion",
                 extra={"since": since})
@@ -123,6 +125,15 @@ def histories(draw, only: frozenset[str] | None = None) -> list[Entry]:
         elif what == "sync":
             add(AUDIT_SYNC, extra={"caught_up": draw(st.booleans())})
     return entries
+
+
+def _recorded(entries: list[Entry], resource: str, name: str) -> bool:
+    """Whether the record has that object now (its last change, a watch's or a list's, left
+    it there)."""
+    state = State()
+    for entry in entries:
+        state.apply(entry)
+    return any(key[2] == name for key in state.of(resource))
 
 
 def _audit(draw) -> dict:
