@@ -212,14 +212,25 @@ class History:
         if ended is None or listed or resource in UNAUDITED or resource in (AUDIT_LOG,
                                                                            APP_STATES):
             return False
-        if not self._facts["audited"] or not self.audit_caught_up or any(
-                t.resource == AUDIT_LOG for t in self._moments) or any(
-                g[0].resource == AUDIT_LOG for g in self._gaps):
+        writes = self._writes
+        if writes is None:
             return False
         start = min(last.lo if last is not None else self.origin, began.mono) - VOUCH_SLACK
         end = ended.mono + VOUCH_SLACK
-        return not any(a.resource == resource and a.lo <= end and a.hi >= start
-                       for a in self._actions)
+        return not any(lo <= end and hi >= start for lo, hi in writes.get(resource, ()))
+
+    @cached_property
+    def _writes(self) -> dict[str, list[tuple[float, float]]] | None:
+        """Each resource's audited requests (when each was received and completed), when the
+        log can vouch it has every one: read whole to the judgement, with no trouble of its
+        own (None otherwise)."""
+        if not self._facts["audited"] or not self.audit_caught_up or \
+                self.troubles_of({AUDIT_LOG}):
+            return None
+        found: dict[str, list[tuple[float, float]]] = {}
+        for action in self._actions:
+            found.setdefault(action.resource, []).append((action.lo, action.hi))
+        return found
 
     def _place_gaps(self, changes: list[Change]) -> None:
         """Each gap as a trouble from the last change of its resource the recorder had (or,
@@ -385,15 +396,19 @@ class History:
         i, n = 0, len(changes)
         while i < n:
             change = changes[i]
-            j = i + 1
-            if not change.seen:
-                while j < n and changes[j].entry is change.entry and not changes[j].seen:
-                    j += 1
-            for listed in changes[i:j]:
+            i += 1
+            if change.seen:  # a watch's change: its own moment
+                put(change.key, change.after, change)
+                yield change, state
+                continue
+            first = i - 1
+            while i < n and changes[i].entry is change.entry and not changes[i].seen:
+                i += 1
+            snapshot = changes[first:i]
+            for listed in snapshot:
                 put(listed.key, listed.after, listed)
-            for listed in changes[i:j]:
+            for listed in snapshot:
                 yield listed, state
-            i = j
 
     def state_by(self, moment: float, resources: Iterable[str] | str | None = None
                  ) -> tuple[State, list[Change]]:
