@@ -50,3 +50,17 @@ def test_a_chart_that_does_not_render_is_one_line(tmp_path):
         charts.rules(chart)
     assert f"rbac_from {chart}: helm template could not render it" in str(refused.value)
     assert "a name" in str(refused.value)
+
+
+def test_a_chart_whose_subchart_is_not_there_still_grants_its_own_rules(tmp_path):
+    """As a published module holds External Secrets' chart: its Chart.yaml names a subchart
+    from an OCI registry (off by default), which helm refuses to render without."""
+    chart = _chart(tmp_path / "chart")
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: op\nversion: 0.1.0\ndependencies:\n"
+        "- {name: sdk-server, version: v0.3.1, repository: oci://ghcr.io/x/charts, "
+        "condition: sdk-server.enabled}\n")
+    assert charts.rules(chart) == [{"apiGroups": ["example.com"],
+                                    "resources": ["widgets", "widgets/status"],
+                                    "verbs": ["get", "list", "watch", "patch"]}]
+    assert "sdk-server" in (chart / "Chart.yaml").read_text()
