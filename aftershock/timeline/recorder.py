@@ -144,6 +144,12 @@ def _trimmed(obj: dict[str, Any], resource: str = "") -> dict[str, Any]:
     return obj
 
 
+def recorded_form(obj: dict[str, Any], resource: str) -> dict[str, Any]:
+    """The object as the history holds it: what a step compares with the history (a partial
+    manifest of a Secret's values) is put in the same form, digests with digests."""
+    return _trimmed(obj, resource)
+
+
 def _deletions(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"type": "DELETED", "object": obj} for obj in objects]
 

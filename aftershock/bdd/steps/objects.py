@@ -24,6 +24,7 @@ from aftershock.machine import limits, yamlsrc
 from aftershock.profile.placeholders import fill
 from aftershock.properties import Judgement
 from aftershock.scenario import Scenario, given, then, when
+from aftershock.timeline.recorder import recorded_form
 
 CATALOG = "kinds served"  # the scenario's discovery of kinds (not plain data: not judged)
 FEATURE_DIR = "feature dir"  # where the feature file is: manifests are named relative to it
@@ -278,23 +279,30 @@ def delete(scenario: Scenario, ref: str) -> None:
                   scenario.namespace if kind.namespaced else None, body=CASCADE)
 
 
+def _expected(scenario: Scenario, docstring: str, target: ObjectRef) -> dict[str, Any]:
+    """The block's partial manifest, in the history's form: a Secret's values are recorded as
+    digests, so the values the block names are compared as digests too."""
+    expected = _documents(scenario, docstring, "the block")
+    if len(expected) != 1 or not isinstance(expected[0], dict):
+        raise StepFailed("the part of the object to match is one map")
+    return recorded_form(expected[0], target.resource)
+
+
 @then("within {seconds:d} seconds {ref:Ref} matches:", check="matches_within")
 def matches(scenario: Scenario, seconds: int, ref: str, docstring: str) -> None:
     """It matched the block's partial manifest at some recorded moment (Chainsaw's rules).
 
     A list element is picked by key or index: conditions[type=Ready]: {status: "True"}."""
     _, _, target = _ref(scenario, ref)
-    expected = _documents(scenario, docstring, "the block")
-    if len(expected) != 1:
-        raise StepFailed("the part of the object to match is one map")
+    expected = _expected(scenario, docstring, target)
     start = scenario.now
     try:
-        scenario.wait_until(lambda state: partial.matches(expected[0], target.get(state)),
+        scenario.wait_until(lambda state: partial.matches(expected, target.get(state)),
                             seconds)
     except PartialError as exc:
         raise StepFailed(str(exc)) from None
     scenario.judge(Judgement("matches_within", {
-        "object": _plain(target), "expected": expected[0], "start": start, "within": seconds,
+        "object": _plain(target), "expected": expected, "start": start, "within": seconds,
         "now": scenario.now}))
 
 
@@ -303,18 +311,16 @@ def matches_for(scenario: Scenario, seconds: int, ref: str, docstring: str) -> N
     """It matched the block's partial manifest from this step on, at every recorded change,
     for the whole time: an object that flips away and back between two polls breaks it."""
     _, _, target = _ref(scenario, ref)
-    expected = _documents(scenario, docstring, "the block")
-    if len(expected) != 1:
-        raise StepFailed("the part of the object to match is one map")
+    expected = _expected(scenario, docstring, target)
     start = scenario.now
     end = start + seconds
     try:  # returns early once it breaks: the verdict is then already decided
-        scenario.wait_until(lambda state: not partial.matches(expected[0], target.get(state))
+        scenario.wait_until(lambda state: not partial.matches(expected, target.get(state))
                             or scenario.now >= end, seconds)
     except PartialError as exc:
         raise StepFailed(str(exc)) from None
     scenario.judge(Judgement("matches_for", {
-        "object": _plain(target), "expected": expected[0], "start": start, "duration": seconds,
+        "object": _plain(target), "expected": expected, "start": start, "duration": seconds,
         "now": scenario.now}))
 
 
