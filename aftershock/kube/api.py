@@ -115,13 +115,22 @@ def wait_named(lister: Any, namespace: str, name: str, *, gone: bool, timeout: f
     return False
 
 
-def release_finalizers(api: client.ApiClient, namespace: str, prefix: str = "aftershock.io/"):
-    """Remove the finalizers scenarios put on pods (``aftershock.io/...``). Called once the
-    namespace is terminating, so no controller can create another held pod meanwhile."""
+def _kubernetes_own(finalizer: str) -> bool:
+    """A finalizer Kubernetes' own controllers keep and remove (batch.kubernetes.io/
+    job-tracking, the garbage collector's foregroundDeletion): they still run."""
+    domain, slash, _ = finalizer.partition("/")
+    return not slash or domain == "kubernetes.io" or domain.endswith(".kubernetes.io")
+
+
+def release_finalizers(api: client.ApiClient, namespace: str) -> None:
+    """Remove the finalizers scenarios and implementations put on pods (``aftershock.io/hold``,
+    Kueue's ``kueue.x-k8s.io/managed``). Called once the namespace is terminating, so no
+    controller can create another held pod meanwhile, and after the implementation under test
+    has stopped: no one is left to remove its own. Kubernetes' own are left to it."""
     corev1 = core(api)
     for pod in corev1.list_namespaced_pod(namespace).items:
         held = pod.metadata.finalizers or []
-        remaining = [f for f in held if not f.startswith(prefix)]
+        remaining = [f for f in held if _kubernetes_own(f)]
         if remaining == held:
             continue
         try:

@@ -189,3 +189,50 @@ def test_a_component_started_while_it_runs_replaces_it_and_a_stop_stops_the_only
     finally:
         aftershock_cluster.reset_nodes()
     assert aftershock_cluster.running()[component]
+
+
+def test_a_deleted_pod_a_finalizer_holds_fails_after_its_grace_period_and_then_goes(
+        aftershock_cluster):
+    """As a kubelet since Kubernetes 1.27: a deleted pod held by a controller's finalizer runs
+    on for its grace period, then is put in a terminal phase (what the finalizer's controller,
+    Kueue's for one, waits for), and goes once the finalizer is removed."""
+    if not isinstance(aftershock_cluster, LocalCluster):
+        pytest.skip("needs the local provider")
+    api = kube.api_client(aftershock_cluster.info.kubeconfig)
+    corev1 = kube.core(api)
+    name = f"held-{uuid.uuid4().hex[:6]}"
+    corev1.create_namespaced_pod("default", {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "finalizers": ["example.com/held"]},
+        "spec": {"terminationGracePeriodSeconds": 2, "containers": [
+            {"name": "c", "image": "registry.k8s.io/pause:3.10"}]}})
+    try:
+        _await_pod(corev1, name, lambda pod: pod.status.phase == "Running")
+        corev1.delete_namespaced_pod(name, "default")
+        failed = _await_pod(corev1, name, lambda pod: pod.status.phase == "Failed")
+        states = [status.state.terminated for status in failed.status.container_statuses]
+        assert [state.exit_code for state in states] == [143]
+        # not before its grace period was over: the deletion timestamp is when it ends
+        assert all(state.finished_at >= failed.metadata.deletion_timestamp for state in states)
+    finally:
+        corev1.patch_namespaced_pod(name, "default", {"metadata": {"finalizers": None}})
+    _await_pod(corev1, name, lambda pod: pod is None)
+    api.close()
+
+
+def _await_pod(corev1, name: str, wanted, timeout: int = 30):
+    """The pod once ``wanted`` holds of it (None: gone), watched from a list."""
+    listing = corev1.list_namespaced_pod("default", field_selector=f"metadata.name={name}")
+    pod = listing.items[0] if listing.items else None
+    if wanted(pod):
+        return pod
+    stream = watch.Watch()
+    for event in stream.stream(corev1.list_namespaced_pod, "default",
+                               field_selector=f"metadata.name={name}",
+                               resource_version=listing.metadata.resource_version,
+                               timeout_seconds=timeout):
+        pod = None if event["type"] == "DELETED" else event["object"]
+        if wanted(pod):
+            stream.stop()
+            return pod
+    raise AssertionError(f"pod/default/{name}: not as wanted within {timeout}s")
