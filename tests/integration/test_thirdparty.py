@@ -17,6 +17,7 @@ import pytest
 
 from aftershock.errors import UserError
 from aftershock.go.builds import SourceUnreachable
+from aftershock.profile import charts
 from aftershock.profile.load import load_profile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,8 +32,10 @@ def test_each_thirdparty_profile_loads_against_its_module(path):
     except SourceUnreachable as exc:
         pytest.skip(str(exc))
     assert profile.build is not None, "a third-party profile builds from its published module"
-    for manifest in (*profile.manifests, *profile.rbac_from):
+    for manifest in profile.manifests:
         assert profile.resolve(manifest).is_file()
+    for rules in profile.rbac_from:  # a manifest of roles, or a Helm chart's folder
+        assert profile.resolve(rules).is_file() or charts.is_chart(profile.resolve(rules))
     for concept in profile.concepts.values():
         if "manifest" in concept:  # a driver has none: its workload is the feature's
             assert profile.resolve(concept["manifest"]).is_file()
