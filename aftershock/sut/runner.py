@@ -23,7 +23,7 @@ from aftershock.machine import cache, processes, yamlsrc
 from aftershock.machine import certificates as pki
 from aftershock.profile.load import Profile
 from aftershock.profile.placeholders import fill, fill_all
-from aftershock.sut import grants, readiness
+from aftershock.sut import grants, made, readiness
 
 
 @dataclass
@@ -50,6 +50,10 @@ class Implementation:
     # {ca_bundle}, {files}; and the manifests applied once it was ready.
     given: dict[str, str] = field(default_factory=dict)
     applied: list[dict[str, Any]] = field(default_factory=list)
+    # The API server's audit log, and where it ended when it was installed: what it makes
+    # outside its namespace is found there by its identity, and goes when it is uninstalled.
+    audit_log: Path | None = None
+    audit_from: int = 0
 
     @property
     def actor(self) -> str:
@@ -81,6 +85,7 @@ class Implementation:
         return processes.private_dir(self.state, self.namespace)
 
     def install(self) -> None:
+        self.audit_from = made.audit_size(self.audit_log)
         docs = [doc for manifest in self.profile.manifests
                 for doc in yamlsrc.manifests(self.profile.resolve(manifest))]
         manifests.retire_other_profiles(self.api, self.profile.name, manifests.crd_names(docs))
@@ -114,7 +119,10 @@ class Implementation:
         return self.profile.cluster_rules()
 
     def uninstall(self) -> None:
+        """After it has stopped: what it was given goes, and what it made cluster-wide."""
         self.remove_start_manifests()
+        if self.audit_log is not None and self.audit_log.exists():
+            made.remove(self.api, made.made_by(self.audit_log, self.actor, self.audit_from))
         if self.cluster_rules:
             grants.revoke_cluster_rules(self.api, self.namespace,
                                         self.profile.start.service_account)

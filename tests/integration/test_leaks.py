@@ -134,3 +134,23 @@ def test_gc_undoes_what_a_killed_run_did_to_a_cluster_it_reused(tmp_path):
             run.kill()
         api.close()
         _cli("cluster", "down", name)
+
+
+@pytest.mark.cluster
+def test_what_the_implementation_made_cluster_wide_goes_when_it_is_uninstalled():
+    """An operator's own webhook configuration, an autoscaler's node: made by its identity
+    outside its namespace, they would outlive the scenario (and a webhook whose server is gone
+    refuses what it matches). Found in the audit log, they go with it, finalizers and all."""
+    from kubernetes import client
+
+    from aftershock.notebook import Session
+
+    with Session(shape="clusters/three-nodes.yaml",
+                 profile=str(REPO / "tests/data/maker/maker.yaml")) as session:
+        session.step("Given the implementation under test is running")
+        name = f"made-{session.scenario.namespace}"
+        scheduling = client.SchedulingV1Api(session.scenario.api)
+        made = scheduling.read_priority_class(name)
+        assert made.metadata.finalizers == ["example.com/made"]
+        assert session.end_scenario() == []
+        assert name not in {pc.metadata.name for pc in scheduling.list_priority_class().items}

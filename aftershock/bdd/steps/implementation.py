@@ -52,7 +52,8 @@ def implementation_running(scenario: Scenario) -> None:
     server, ca = ca_data(scenario.cluster.info.kubeconfig)
     implementation = Implementation(profile, scenario.api, scenario.namespace, workdir,
                                     server, ca, getattr(scenario.cluster, "state", None),
-                                    host_of(scenario.cluster))
+                                    host_of(scenario.cluster),
+                                    audit_log=getattr(scenario.cluster, "audit_log", None))
     scenario.on_cleanup(f"uninstall {profile.name}", implementation.uninstall)
     implementation.install()
     scenario.redactor.add(implementation.token)
