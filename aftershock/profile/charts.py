@@ -19,6 +19,7 @@ import yaml
 
 from aftershock.errors import UserError
 from aftershock.go import helm
+from aftershock.go.toolchain import pinned_kubernetes
 
 
 def is_chart(path: Path) -> bool:
@@ -54,8 +55,11 @@ def rendered(chart: Path) -> tuple[dict[str, Any], ...]:
     with tempfile.TemporaryDirectory(prefix="aftershock-chart-") as scratch:
         missing = missing_dependencies(chart)
         source = _without(chart, missing, Path(scratch)) if missing else chart
+        # as for the Kubernetes aftershock runs (helm's own default, 1.20, fails a chart that
+        # requires a newer one, as Kyverno's does)
         done = subprocess.run([str(binary), "template", "aftershock", str(source),
-                               "--namespace", "aftershock"], capture_output=True, text=True,
+                               "--namespace", "aftershock", "--kube-version",
+                               pinned_kubernetes()], capture_output=True, text=True,
                               timeout=300, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
         tail = " ".join(done.stderr.strip().splitlines()[-3:])

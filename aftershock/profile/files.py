@@ -222,15 +222,15 @@ def more_builds(doc: Located, raw: dict[str, Any] | None) -> dict[str, Build]:
     more = (raw or {}).get("more") or {}
     if not more:
         return {}
+    if "go" in (raw or {}):
+        return _more_of_module(doc, raw, more)
     if "git" not in (raw or {}):
-        raise doc.error("field 'build.more' goes with 'git': more programs of one source tree",
-                        "build", "more")
+        raise doc.error("field 'build.more' goes with 'git' or 'go': more programs of one "
+                        "source tree or module", "build", "more")
     main = SourceBuild.parse(raw)
     found = {}
     for name, what in more.items():
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-            raise doc.error(f"field 'build.more': '{name}' is not a name for a placeholder "
-                            "(lower case letters, digits and _)", "build", "more")
+        _placeholder_name(doc, name)
         if isinstance(what, str):
             found[name] = replace(main, package=what, binary=name)
             continue
@@ -244,6 +244,28 @@ def more_builds(doc: Located, raw: dict[str, Any] | None) -> dict[str, Build]:
             field, why = exc.args
             raise doc.error(f"field 'build.more.{name}.{field}': {why}", "build", "more",
                             name) from None
+    return found
+
+
+def _placeholder_name(doc: Located, name: str) -> None:
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise doc.error(f"field 'build.more': '{name}' is not a name for a placeholder "
+                        "(lower case letters, digits and _)", "build", "more")
+
+
+def _more_of_module(doc: Located, raw: dict[str, Any], more: dict[str, Any]
+                    ) -> dict[str, Build]:
+    """More programs of a published module: each a package of it, at the build's version and
+    built as the build is (in the module's own directory when it is)."""
+    main = GoBuild.parse(raw["go"], raw.get("binary"), bool(raw.get("own_module")))
+    found: dict[str, Build] = {}
+    for name, what in more.items():
+        _placeholder_name(doc, name)
+        if not isinstance(what, str) or "@" in what or "/" not in what:
+            raise doc.error(f"field 'build.more.{name}' must be a package of the same module, "
+                            "its import path without a version (the build's is its)", "build",
+                            "more", name)
+        found[name] = replace(main, package=what, binary=name)
     return found
 
 

@@ -207,6 +207,8 @@ class Profile:
         builds from another tree."""
         found = values(self.build)
         for name, build in self.more_builds.items():
+            if not isinstance(build, SourceBuild):  # a package of the build's own module
+                continue
             if build.git != getattr(self.build, "git", None) or \
                     build.commit != getattr(self.build, "commit", None):
                 found[f"source_dir_{name}"] = values(build)["source_dir"]

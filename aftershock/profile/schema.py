@@ -211,7 +211,8 @@ SCHEMA = {
                                   "repository with 'git', before it is built: files relative "
                                   "to the profile"),
         "more": Field("map", items=None,
-                      expected="more programs, name: a package of the same source tree, or "
+                      expected="more programs, name: a package of the same source tree (of the "
+                               "same module, by its import path, for a 'go' build), or "
                                "{git, commit, dir, package} of another (each filled in as "
                                "{binary_<name>}, another tree's as {source_dir_<name>})"),
     }),

@@ -64,3 +64,12 @@ def test_a_chart_whose_subchart_is_not_there_still_grants_its_own_rules(tmp_path
                                     "resources": ["widgets", "widgets/status"],
                                     "verbs": ["get", "list", "watch", "patch"]}]
     assert "sdk-server" in (chart / "Chart.yaml").read_text()
+
+
+def test_a_chart_that_requires_a_newer_kubernetes_than_helms_default_renders(tmp_path):
+    """Kyverno's chart requires Kubernetes 1.25 or later; helm renders for 1.20 unless told:
+    the chart is rendered for the Kubernetes aftershock runs."""
+    chart = _chart(tmp_path / "chart")
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: op\nversion: 0.1.0\nkubeVersion: '>=1.25.0-0'\n")
+    assert [rule["apiGroups"] for rule in charts.rules(chart)] == [["example.com"]]

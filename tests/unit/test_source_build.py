@@ -15,7 +15,7 @@ import pytest
 
 from aftershock.errors import UserError
 from aftershock.go import builds as gobuild
-from aftershock.go.builds import SourceBuild, SourceUnreachable
+from aftershock.go.builds import GoBuild, SourceBuild, SourceUnreachable
 from aftershock.profile.load import load_profile
 
 URL = "https://git.example.invalid/acme/operator"
@@ -124,6 +124,20 @@ def test_more_programs_of_a_source_tree_build_each_beside_the_first(repository, 
     assert subprocess.run([made], capture_output=True, text=True).stdout == "binder\n"
 
 
+def test_more_programs_of_a_published_module_are_its_packages_at_its_version(tmp_path):
+    """Kyverno's admission controller and its background controller: two packages of one
+    module, each built at the build's version, as the build is (in the module's own
+    directory)."""
+    path = tmp_path / "p.yaml"
+    path.write_text("name: k\nbuild:\n  go: x.io/k/cmd/kyverno@v1.19.1\n  own_module: true\n"
+                    "  more: {background: x.io/k/cmd/background-controller}\n" + REST)
+    profile = load_profile(path)
+    [(name, build)] = profile.more_builds.items()
+    assert isinstance(build, GoBuild)
+    assert (name, build.package, build.version, build.binary, build.own_module) == (
+        "background", "x.io/k/cmd/background-controller", "v1.19.1", "background", True)
+
+
 PROFILE = """name: acme
 build:
   git: {url}
@@ -171,8 +185,10 @@ concepts:
      "field 'build.dir': '../up' is not a folder inside the repository"),
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  own_module: true\n", 5,
      "field 'build.own_module' goes with 'go'"),
-    ("  go: x.io/a/cmd@v1.0.0\n  more: {binder: ./cmd/binder}\n", 4,
-     "field 'build.more' goes with 'git'"),
+    ("  path: .\n  more: {binder: ./cmd/binder}\n", 4,
+     "field 'build.more' goes with 'go' or 'git', not 'path'"),
+    ("  go: x.io/a/cmd@v1.0.0\n  more: {binder: x.io/a/cmd/binder@v1.0.0}\n", 4,
+     "field 'build.more.binder' must be a package of the same module"),
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  more: {Binder-2: ./b}\n", 5,
      "field 'build.more': 'Binder-2' is not a name for a placeholder"),
     ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  more: {b: {git: https://y}}\n",
