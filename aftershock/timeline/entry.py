@@ -103,7 +103,9 @@ SINGULAR = {
 
 def singular_of(plural: str) -> str:
     """A custom resource's singular, as kubectl would print it: storageclusters → storagecluster,
-    storageclasses → storageclass."""
+    storageclasses → storageclass, policies → policy."""
     if plural.endswith("sses"):
         return plural[:-2]
+    if plural.endswith("ies"):
+        return plural[:-3] + "y"
     return plural.removesuffix("s")
