@@ -232,7 +232,8 @@ SCHEMA = {
         "cwd": Field(str),
         "ready": Field("map", schema={
             "log": Field(str, expected="a line its log prints once it is ready"),
-            "http": Field(str, expected="a URL that answers 2xx once it is ready"),
+            "http": Field(str, expected="a URL that answers 2xx once it is ready (https: "
+                                        "its certificate not verified, as a kubelet's probe)"),
             "lease": Field(str, expected="a Lease in the scenario's namespace it holds "
                                          "(leader election)"),
             "condition": Field("map", schema={
