@@ -119,10 +119,11 @@ class Implementation:
         return self.profile.cluster_rules()
 
     def uninstall(self) -> None:
-        """After it has stopped: what it was given goes, and what it made cluster-wide."""
-        self.remove_start_manifests()
+        """After it has stopped: what it made cluster-wide goes first (a webhook of its own,
+        its server gone, would refuse the rest), then what it was given."""
         if self.audit_log is not None and self.audit_log.exists():
             made.remove(self.api, made.made_by(self.audit_log, self.actor, self.audit_from))
+        self.remove_start_manifests()
         if self.cluster_rules:
             grants.revoke_cluster_rules(self.api, self.namespace,
                                         self.profile.start.service_account)
