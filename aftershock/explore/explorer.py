@@ -21,7 +21,7 @@ from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
 from aftershock.explore.finding import picture, scenario_lines, write
 from aftershock.explore.plans import Plan
-from aftershock.explore.workload import Workload
+from aftershock.explore.workload import Workload, with_block
 from aftershock.properties import get
 from aftershock.runs.shards import Shard
 from aftershock.sut.observed import PROXY_LOG
@@ -205,7 +205,8 @@ class Explorer:
         outcome = Outcome(name, lines, 0.0, report_dir=scenario.report_dir)
         for line in lines:
             try:
-                result = self.session.step(line, raise_on_failure=False)
+                text, block = with_block(line)
+                result = self.session.step(text, raise_on_failure=False, block=block)
             except UserError:
                 raise
             except Exception as exc:  # one plan's error, not the whole exploration's

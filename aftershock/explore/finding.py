@@ -44,8 +44,8 @@ def write(finding, workload, directory: Path, profile, seed: int,
         f"  Scenario: {workload.title}, {plan.anchor if plan else 'unperturbed'}",
     ]
     kept = [_moved(line, workload.path.resolve().parent, directory.resolve()) for line in kept]
-    body = [f"    {_and(line, kept[index - 1] if index else None)}"
-            for index, line in enumerate(kept)]
+    body = [indented for index, line in enumerate(kept)
+            for indented in _indented(_and(line, kept[index - 1] if index else None))]
     path.write_text("\n".join(head + body) + "\n")
     return path
 
@@ -71,6 +71,12 @@ def _kept(lines: list[str], violated: set[str], workload_steps: int) -> list[str
         if label and set(label_ids(label)) & violated:
             out.append(line)
     return out
+
+
+def _indented(words: str) -> list[str]:
+    """A step under its scenario, and its block (if any) under the step."""
+    line, *block = words.split("\n")
+    return [f"    {line}", *(f"      {part}".rstrip() for part in block)]
 
 
 def _and(line: str, previous: str | None) -> str:

@@ -4,7 +4,8 @@ step is checked against the step registry before anything starts."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import textwrap
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import aftershock.bdd.steps  # noqa: F401  (the step registry)
@@ -16,15 +17,29 @@ from aftershock.timeline.resources import named
 RUNNING = "the implementation under test is running"
 
 
+FENCE = '"""'
+
+
 @dataclass(frozen=True)
 class Step:
     keyword: str  # Given | When | Then (an And takes the keyword before it)
     text: str
     line: int
+    block: str | None = None  # the YAML block under it, between FENCE lines
 
     @property
     def words(self) -> str:
-        return f"{self.keyword} {self.text}"
+        """The step as a line, its block (if any) after it between fences (`with_block`)."""
+        said = f"{self.keyword} {self.text}"
+        return said if self.block is None else f"{said}\n{FENCE}\n{self.block}\n{FENCE}"
+
+
+def with_block(words: str) -> tuple[str, str | None]:
+    """A step's line and the block under it, from `Step.words`."""
+    line, newline, rest = words.partition("\n")
+    if not newline:
+        return words, None
+    return line, rest.removeprefix(FENCE + "\n").removesuffix("\n" + FENCE)
 
 
 @dataclass
@@ -84,24 +99,40 @@ def _feature(path: Path, wanted: str | None) -> Workload:
             raise UserError(f"no scenario '{wanted}' (scenarios: {names})", path=str(path))
     contexts = [c for examples in chosen.examples for c in examples.as_contexts()]
     rendered = chosen.render(contexts[0] if contexts else {})
-    steps = [Step(_keyword(s.keyword), s.name, s.line_number) for s in rendered.steps]
+    steps = [Step(_keyword(s.keyword), s.name, s.line_number, getattr(s, "docstring", None))
+             for s in rendered.steps]
     return Workload(path, rendered.name, _chain(steps), {*feature.tags, *chosen.tags})
 
 
 def _plain(path: Path) -> Workload:
-    """Steps one per line; a line of @tags (as a feature's, e.g. @shape:ten-small-nodes)
-    tags the workload."""
+    """Steps one per line, a YAML block under one between fences (FENCE lines) as in a
+    feature; a line of @tags (as a feature's, e.g. @shape:ten-small-nodes) tags the workload."""
     steps, tags = [], set()
-    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+    lines = iter(enumerate(path.read_text().splitlines(), start=1))
+    for number, raw in lines:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("@"):
             tags |= {word.lstrip("@") for word in line.split()}
             continue
+        if line == FENCE and steps:
+            steps[-1] = replace(steps[-1], block=_block(path, number, lines))
+            continue
         keyword, text = split_keyword(line)
         steps.append(Step(keyword, text, number))
     return Workload(path, path.stem, _chain(steps), tags)
+
+
+def _block(path: Path, opened: int, lines) -> str:
+    """The lines up to the closing fence, dedented as Gherkin dedents a docstring."""
+    held = []
+    for _, raw in lines:
+        if raw.strip() == FENCE:
+            return textwrap.dedent("\n".join(held))
+        held.append(raw)
+    raise UserError(f"the block opened here has no closing {FENCE}", path=str(path),
+                    line=opened)
 
 
 def _keyword(word: str) -> str:
@@ -113,7 +144,7 @@ def _chain(steps: list[Step]) -> list[Step]:
     out, last = [], "Given"
     for step in steps:
         keyword = last if step.keyword in ("And", "But", "*") else step.keyword
-        out.append(Step(keyword, step.text, step.line))
+        out.append(replace(step, keyword=keyword))
         last = keyword
     return out
 

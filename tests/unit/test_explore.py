@@ -16,7 +16,7 @@ from aftershock.checks import differential as diff
 from aftershock.cli.explore import budget_seconds, table
 from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
-from aftershock.explore.workload import RUNNING, load
+from aftershock.explore.workload import RUNNING, load, with_block
 from aftershock.properties import Judgement
 from aftershock.timeline.entry import AUDIT, AUDIT_SYNC, MARK, WATCH, Entry
 from tests.verdict_corpus import keep
@@ -749,7 +749,7 @@ class _Runs:
                                 self.breaks)
         return self.scenario
 
-    def step(self, line: str, raise_on_failure: bool = True):
+    def step(self, line: str, raise_on_failure: bool = True, block: str | None = None):
         self.scenario.lines.append(line)
         return SimpleNamespace(status="passed", seconds=0.1, line=line, message="")
 
@@ -1051,3 +1051,57 @@ def test_a_property_every_reference_run_breaks_is_no_bug_of_a_fault_kind(tmp_pat
     assert not explorer.same_bug(later, {"R1": "x"}, [])
     stall.controlled = 0  # had its controls held, the fault would have made it
     assert stall.verdict == "bug"
+
+
+BLOCKED = """Given a cluster with 3 nodes
+And I apply:
+  \"\"\"
+  apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: settings}
+  data: {mode: a}
+  \"\"\"
+When I patch configmap/settings:
+  \"\"\"
+  data: {mode: b}
+  \"\"\"
+Then within 30 seconds configmap/settings matches:
+  \"\"\"
+  data: {mode: b}
+  \"\"\"
+"""
+
+
+def test_a_workloads_step_takes_the_yaml_block_under_it_as_a_features_does(tmp_path):
+    """A patch or a partial manifest needs its block: a workload of plain steps takes one
+    between fences, and explore runs the step with it."""
+    path = tmp_path / "w.steps"
+    path.write_text(BLOCKED)
+    steps = load(path).steps
+    patch = next(s for s in steps if s.text == "I patch configmap/settings:")
+    assert patch.block == "data: {mode: b}"
+    assert with_block(patch.words) == ("When I patch configmap/settings:", "data: {mode: b}")
+    applied = next(s for s in steps if s.text == "I apply:")
+    assert applied.block.splitlines()[0] == "apiVersion: v1" and applied.keyword == "Given"
+    assert with_block("Given a cluster with 3 nodes") == ("Given a cluster with 3 nodes", None)
+
+
+def test_a_block_with_no_closing_fence_names_file_and_line(tmp_path):
+    path = tmp_path / "w.steps"
+    path.write_text('Given a cluster with 3 nodes\nWhen I patch configmap/settings:\n"""\n'
+                    "data: {mode: b}\n")
+    with pytest.raises(UserError) as refused:
+        load(path)
+    assert f"{path}:3:" in str(refused.value) and "no closing" in str(refused.value)
+
+
+def test_a_finding_written_keeps_each_block_under_its_step_and_reads_back(tmp_path):
+    from aftershock.explore.finding import _indented, scenario_lines
+
+    path = tmp_path / "w.steps"
+    path.write_text(BLOCKED)
+    words = [s.words for s in load(path).steps]
+    feature = tmp_path / "f.feature"
+    feature.write_text("Feature: f\n  Scenario: s\n" + "\n".join(
+        line for w in words for line in _indented(w)) + "\n")
+    assert scenario_lines(feature) == words
