@@ -64,7 +64,10 @@ HELD_OUT = {
     "thirdparty/lws": ["replica_group", "replica_group_scale"],
     "thirdparty/jobset": ["jobset"],  # its group cannot be scaled: a drain instead
     "thirdparty/mpi-operator": ["replica_group", "replica_group_scale"],
-    "thirdparty/kueue": ["kueue_jobs"],  # Jobs admitted by quota: explore's own oracles
+    "thirdparty/kueue": ["kueue_jobs", "kueue_preemption"],  # explore's own oracles
+    "thirdparty/kueue-pods": ["kueue_pod_group"],
+    "thirdparty/external-secrets": ["externalsecrets"],
+    "thirdparty/kyverno": ["kyverno_generate"],
 }
 SAMPLES = (("in", "in sample", CORRECT), ("tuned", "tuned (3rd party)", TUNED),
            ("seen", "seen (3rd party)", SEEN), ("held-out", "held out (new)", HELD_OUT))
