@@ -25,12 +25,15 @@ def _aftershock(*args: str, timeout: float = 900) -> subprocess.CompletedProcess
 @pytest.mark.cluster
 def test_explore_finds_the_stale_cache_bug_and_its_scenario_replays():
     out = Path(tempfile.mkdtemp(prefix="explore-", dir=REPO / "reports"))
+    # Which plans come first depends on the reference runs' traces (39 to 45 plans, shuffled by
+    # the seed), and a pod watch held late, once the group is settled, breaks nothing: up to 9
+    # plans, stopping at the first bug (CI once drew 3 late anchors and found none).
     found = _aftershock("explore", "--profile", "profiles/replicagroup-faulty.yaml",
-                        "--workload", WORKLOAD, "--max-plans", "3", "--replays", "3",
+                        "--workload", WORKLOAD, "--max-plans", "9", "-x", "--replays", "3",
                         "--references", "2", "--budget", "10m", "--out", str(out))
     shown = found.stdout[-3000:] + found.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["plans_run"] == 3, shown
+    assert 1 <= summary["plans_run"] <= 9, shown
     assert "plan 1/" in found.stderr and "KIND" in found.stdout, shown
     # The stale view is a race (below): a plan that breaks R1 or E2 may reproduce in 2 of its 3
     # replays, which explore calls flaky. Found is a fault's finding that reproduced at least
