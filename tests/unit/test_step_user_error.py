@@ -15,10 +15,15 @@ def _refusing(scenario):
     raise UserError("rbac_from chart/: helm template could not render it: a name")
 
 
+def _scenario() -> SimpleNamespace:
+    """What a step's adapter reads of its scenario, and no more."""
+    return SimpleNamespace(property_label=None, violations=[], judged=[],
+                           redactor=SimpleNamespace(text=lambda text: text))
+
+
 def test_a_user_error_in_a_step_is_its_message_without_a_traceback():
     definition = StepDefinition("given", "a step that refuses", _refusing)
-    scenario = SimpleNamespace(property_label=None, violations=[], judged=[],
-                               redactor=SimpleNamespace(text=lambda text: text))
+    scenario = _scenario()
     with pytest.raises(pytest.fail.Exception) as failed:
         _adapter(definition)(scenario, None)
     assert str(failed.value) == "rbac_from chart/: helm template could not render it: a name"
@@ -34,8 +39,7 @@ def test_a_write_the_api_refused_is_one_line_naming_what_refused_it():
         raise ApiException(status=404, reason="Not Found")
 
     definition = StepDefinition("when", "a step whose write is refused", refusing)
-    scenario = SimpleNamespace(property_label=None, violations=[], judged=[],
-                               redactor=SimpleNamespace(text=lambda text: text))
+    scenario = _scenario()
     with pytest.raises(pytest.fail.Exception) as failed:
         _adapter(definition)(scenario, None)
     assert str(failed.value) == "harness error: the API refused it (HTTP 404): Not Found"
