@@ -326,9 +326,19 @@ def _actual(obj: dict[str, Any], comparison: Comparison) -> str:
     return " (it was absent: 0 for a number)" if value is None else f" (it was {value!r})"
 
 
-def _last_by(history: History, ref: ObjectRef, moment: float) -> dict[str, Any] | None:
-    state, _ = history.state_by(moment, ref.resource)
-    return ref.get(state)
+def _why(history: History, ref: ObjectRef, expected: dict[str, Any], moment: float) -> str:
+    """What did not match in ``ref``'s state at ``moment``. A change of it whose moment may
+    be either side of ``moment`` (made in the second a step began) is named too: the
+    object may have been there already, not matching for its own reasons."""
+    state, unsure = history.state_by(moment, ref.resource)
+    last = ref.get(state)
+    if last is not None:
+        return "; ".join(partial.mismatches(expected, last))
+    made = [c.after for c in unsure if c.key == ref.key and c.after is not None]
+    if not made:
+        return f"{ref} was not there"
+    return (f"{ref} was not there, or was just made with "
+            + "; ".join(partial.mismatches(expected, made[-1])))
 
 
 def matches_within(history: Recorded, ref: ObjectRef, expected: dict[str, Any],
@@ -343,9 +353,7 @@ def matches_within(history: Recorded, ref: ObjectRef, expected: dict[str, Any],
                          namespace=ref.namespace)
     if verdict.status != VIOLATED:
         return verdict
-    last = _last_by(history, ref, start + within)
-    why = "; ".join(partial.mismatches(expected, last)) if last is not None else \
-        f"{ref} was not there"
+    why = _why(history, ref, expected, start + within)
     return replace(verdict, summary=f"{ref} did not match within {within:g}s: {why}")
 
 
@@ -361,10 +369,7 @@ def matches_for(history: Recorded, ref: ObjectRef, expected: dict[str, Any],
     if verdict.status != VIOLATED:
         return verdict
     at = verdict.window[1] if verdict.window else start
-    last = _last_by(history, ref, at)
-    why = "; ".join(partial.mismatches(expected, last)) if last is not None else \
-        f"{ref} was not there"
-    return replace(verdict, summary=f"{verdict.summary}: {why}")
+    return replace(verdict, summary=f"{verdict.summary}: {_why(history, ref, expected, at)}")
 
 
 def changed_at_most(history: Recorded, ref: ObjectRef, limit: int, start: float,

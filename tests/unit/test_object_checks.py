@@ -322,3 +322,18 @@ def test_until_a_later_step_must_name_one_the_scenario_has():
     _later_step("patch configmap/job", ["1 seconds pass", "I patch configmap/job:"])
     with pytest.raises(StepFailed, match="no later step of this scenario begins with"):
         _later_step("patch configmap/jbo", ["I patch configmap/job:"])
+
+
+def test_matches_for_names_the_state_of_an_object_made_in_the_second_its_window_began():
+    """An object whose creation may be either side of the window's start (stamped in that
+    second, seen after it) did not match in either case: the summary says both, never only
+    "not there" (opentelemetry-1's pod, made with no sidecar as its Then began, was first
+    reported "not there")."""
+    made = History().at(0.7, resource="rayclusters", namespace=NS, name="web", uid="u-web",
+                        type="ADDED", object=raycluster(3, "failed"),
+                        extra={"written": "2001-09-09T01:46:40Z"})
+    made.at(10, "mark", detail="end")
+    verdict = judge("matches_for", HELD, made)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert verdict.summary.endswith("raycluster/web was not there, or was just made with "
+                                    "status.state: 'failed', expected 'ready'"), verdict.summary
