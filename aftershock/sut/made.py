@@ -14,7 +14,7 @@ from typing import Any
 from kubernetes import client, dynamic
 
 from aftershock.kube import writes
-from aftershock.kube.api import suppress_not_found
+from aftershock.kube.api import dynamic_client, suppress_not_found
 
 
 @dataclass(frozen=True)
@@ -25,11 +25,6 @@ class Made:
     version: str
     resource: str
     name: str
-
-    @property
-    def path(self) -> str:
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        return f"{base}/{self.resource}/{self.name}"
 
     def __str__(self) -> str:
         return f"{self.resource}/{self.name}"
@@ -74,7 +69,7 @@ def _created(event: dict[str, Any], actor: str) -> Made | None:
 def remove(api: client.ApiClient, made: list[Made]) -> list[str]:
     """Delete them, newest first; one a finalizer holds (of the stopped implementation: no one
     else will remove it) is released. Returns what was removed."""
-    resources = dynamic.DynamicClient(api).resources
+    resources = dynamic_client(api).resources
     removed = []
     for item in reversed(made):
         api_version = f"{item.group}/{item.version}" if item.group else item.version
