@@ -3,6 +3,7 @@
 
 from aftershock.checks.attribution import (
     actor_matches,
+    admitted,
     created_by,
     deleted_by,
     deleted_count,
@@ -22,7 +23,7 @@ from aftershock.checks.temporal import (
 )
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict, describe
 
-__all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "always",
+__all__ = ["PASS", "UNKNOWN", "VIOLATED", "Event", "Verdict", "actor_matches", "admitted", "always",
            "became_true", "created_by", "deleted_by", "deleted_count", "describe",
            "eventually", "exactly", "first", "happened_before", "honest_transitions",
            "never_more_than", "no_earlier_than", "occurrences", "pod_names", "stays_for"]

@@ -4,6 +4,7 @@ A request is judged by the life it touched (its uid), never by a name another li
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
@@ -275,3 +276,28 @@ def created_by(history: Recorded, namespace: str, labels: dict[str, str], count:
                    f"exactly {count})", [a.entry for a in made] if status != PASS else [],
                    history.origin, subjects=seen, by_absence=len(made) < count,
                    reads=frozenset({"pods", "audit"}))
+
+
+# How the API server words an admission webhook's refusal (a webhook that answered: not one it
+# could not call, "failed calling webhook", which is the webhook's server being down).
+DENIED = re.compile(r'admission webhook "[^"]+" denied the request')
+WRITES = ("create", "update", "patch", "delete", "deletecollection")
+
+
+def admitted(history: Recorded, namespace: str, name: str = "admitted") -> Verdict:
+    """No write in ``namespace`` was refused by an admission webhook that answered (by the
+    audit log: each refusal's request, with the API server's message naming the webhook)."""
+    history = History.of(history)
+    writes = [a for a in history.actions if a.namespace == namespace and a.verb in WRITES]
+    refused = [a for a in writes if DENIED.search(a.refusal)]
+    reads = frozenset({"audit"})
+    if refused:
+        first = refused[0]
+        return Verdict(name, VIOLATED, f"{len(refused)} of {len(writes)} writes in the namespace "
+                       f"refused by an admission webhook, the first a {first.verb} of "
+                       f"{first.resource}/{first.name}: {first.refusal}",
+                       [a.entry for a in refused], history.origin, subjects=len(writes),
+                       reads=reads)
+    return Verdict(name, PASS, f"every one of {len(writes)} writes in the namespace was admitted "
+                   "or refused for another reason than a webhook's denial", [], history.origin,
+                   subjects=len(writes), reads=reads)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aftershock.bdd.steps.implementation import implementation_actor
+from aftershock.checks.attribution import DENIED
 from aftershock.checks.verdict import UNKNOWN, VIOLATED
 from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
@@ -214,8 +215,11 @@ class Explorer:
                 break
             outcome.step_seconds[line] = result.seconds
             if result.status in ("failed", "skipped"):
-                outcome.failed = f"{result.line}: {result.message.splitlines()[0][:300]}"
-                break
+                if not DENIED.search(result.message):
+                    outcome.failed = f"{result.line}: {result.message.splitlines()[0][:300]}"
+                break  # a write a webhook denied ends the run too, and is judged
+        if not outcome.failed:
+            self.session.step(oracles.ADMITTED, raise_on_failure=False)
         # The history as the judgements saw it: the teardown's deletions are no end state.
         history = scenario.history()
         outcome.fired = any(e.kind == MARK and e.detail.startswith(FIRED) for e in history)

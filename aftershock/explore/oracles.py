@@ -17,6 +17,10 @@ from aftershock.timeline.entry import Entry
 from aftershock.timeline.resources import named, spelled
 
 QUIET = "When the namespace is quiet for 2 seconds"
+# Judged at the end of every run, a replay's too: a write an admission webhook denied (the
+# implementation's own, under a fault) is a finding, not a plan's error (kueue-2 was counted
+# one). A step the API refused so ends the run, which is judged by this alone.
+ADMITTED = "Then no write in the namespace was refused by an admission webhook"
 GANG_LATENCY = 10  # seconds a gang replica may be regressed before its breach must show
 CONVERGE = 30  # seconds the size last asked for may take (R5)
 # A pod whose node was deleted without a drain ends only when kube-controller-manager's pod

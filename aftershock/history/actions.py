@@ -17,7 +17,7 @@ EVICTION = "eviction"
 
 class Action:
     __slots__ = ("actor", "code", "entry", "group", "hi", "labels", "life", "lo", "name",
-                 "namespace", "resource", "rv", "subresource", "uid", "verb")
+                 "namespace", "refusal", "resource", "rv", "subresource", "uid", "verb")
 
     def __init__(self, entry: Entry, offset: float) -> None:
         extra = entry.extra or {}
@@ -25,6 +25,7 @@ class Action:
         self.resource, self.namespace, self.name = entry.resource, entry.namespace, entry.name
         self.subresource, self.verb, self.actor = entry.subresource, entry.verb, entry.actor
         self.code, self.uid = entry.code, entry.uid
+        self.refusal = entry.detail if self.code >= 400 else ""  # the API server's message
         self.group = extra.get("group", "")
         self.labels: dict[str, str] = extra.get("labels") or {}
         self.rv = str(extra.get("rv", ""))

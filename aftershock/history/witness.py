@@ -11,7 +11,9 @@ def describe(entry: Entry, origin: float = 0.0) -> str:
     at = f"+{entry.mono - origin:8.3f}s"
     if entry.kind == AUDIT:
         sub = f"/{entry.subresource}" if entry.subresource else ""
-        return f"{at}  {entry.verb}{sub} {entry.ref} by {entry.actor} (HTTP {entry.code})"
+        why = f": {entry.detail}" if entry.detail else ""
+        return (f"{at}  {entry.verb}{sub} {entry.ref} by {entry.actor} "
+                f"(HTTP {entry.code}){why}")
     if entry.kind in (GAP_START, GAP_END, UNSETTLED):
         return f"{at}  {entry.kind} {entry.resource}: {entry.detail}"
     if entry.kind == MARK:

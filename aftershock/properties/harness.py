@@ -96,6 +96,12 @@ def created_by(history: History, p: Params) -> Verdict:
                              actor(p["actor"], p.get("exact", False)), p["who"], p["what"])
 
 
+@check("admitted", "No write in the scenario's namespace was refused by an admission webhook "
+       "that answered (by the audit log).", audit=True)
+def admitted(history: History, p: Params) -> Verdict:
+    return checks.admitted(history, p["namespace"])
+
+
 @check("honest_transition", "A condition's lastTransitionTime moves exactly when its status "
        "changes, to the moment of the change.")
 def honest_transition(history: History, p: Params) -> Verdict:

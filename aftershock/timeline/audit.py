@@ -45,11 +45,18 @@ def audit_fields(event: dict[str, Any], wall_to_mono: float) -> dict[str, Any]:
         "actor": (event.get("user") or {}).get("username", ""),
         "verb": event.get("verb", ""),
         "code": (event.get("responseStatus") or {}).get("code", 0),
+        # why a request was refused (an admission webhook's denial names itself)
+        "detail": _refusal(event),
         # when the request was received: what it did happened between then and its stage
         "extra": {**({"labels": meta["labels"]} if meta.get("labels") else {}),
                   **({"group": ref["apiGroup"]} if ref.get("apiGroup") else {}),
                   **({"received": received} if received else {})},
     }
+
+
+def _refusal(event: dict[str, Any]) -> str:
+    status = event.get("responseStatus") or {}
+    return str(status.get("message") or "")[:500] if status.get("code", 0) >= 400 else ""
 
 
 class Deletions:

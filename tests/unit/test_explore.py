@@ -1105,3 +1105,59 @@ def test_a_finding_written_keeps_each_block_under_its_step_and_reads_back(tmp_pa
     feature.write_text("Feature: f\n  Scenario: s\n" + "\n".join(
         line for w in words for line in _indented(w)) + "\n")
     assert scenario_lines(feature) == words
+
+
+class _Denying(_Runs):
+    """A webhook of the implementation denies the workload's scale whenever a plan stalls the
+    4th event (its replays too); what the runs broke is what was judged: `admitted` once its
+    Then step ran after the denial."""
+
+    def step(self, line: str, raise_on_failure: bool = True, block: str | None = None):
+        self.scenario.lines.append(line)
+        stalled = any("its 4th ADDED" in said for said in self.scenario.lines)
+        if stalled and line.startswith("When I scale"):
+            return SimpleNamespace(status="failed", seconds=0.1, line=line, message=(
+                'the API server refused it: admission webhook "vweb.kb.io" denied the '
+                'request: namespace not found (HTTP 400)'))
+        return SimpleNamespace(status="passed", seconds=0.1, line=line, message="")
+
+
+def test_a_write_a_webhook_denied_is_a_finding_judged_by_admitted_not_an_error(
+        tmp_path, monkeypatch):
+    """kueue-2: Kueue's pod webhook refused the workload's pods under a plan's fault, and
+    explore, which stopped the plan at that step, counted an error. Such a run is now judged
+    by `admitted` (a webhook that answered and denied), replayed and controlled as any
+    finding; a step that failed for another reason is still an error."""
+    from aftershock.explore import explorer as exploring
+    from aftershock.explore.oracles import ADMITTED
+
+    def breaks(run, stalled, index):
+        return {}
+
+    monkeypatch.setattr(exploring, "picture", lambda *args, **kwargs: None)
+    out = tmp_path / "out"
+    out.mkdir(parents=True)
+    session = _Denying(tmp_path, breaks)
+    original = _Played.verdicts.fget
+
+    def verdicts(played):
+        from aftershock.checks.verdict import Verdict
+
+        judged = [Verdict("admitted", VIOLATED, "1 of 3 writes in the namespace refused")] \
+            if ADMITTED in played.lines and any(
+                "its 4th ADDED" in line for line in played.lines) else []
+        return [*original(played), *judged]
+    monkeypatch.setattr(_Played, "verdicts", property(verdicts))
+    explorer = exploring.Explorer(session, load(Path("workloads/replica_group.steps")),
+                                  exploring.Settings(references=3, replays=3), out,
+                                  lambda _: None)
+    explorer.learn()
+    everything = [_stale(3), _stale(4)]
+    explorer.generated = plans.Plans(everything, {})
+    explorer.explore()
+    summary = explorer.summary()
+    assert summary["errors"] == 0, summary
+    assert [f.outcome.violated for f in explorer.findings] == [
+        {"admitted": "1 of 3 writes in the namespace refused"}]
+    assert explorer.findings[0].verdict == "bug", explorer.findings[0].verdict
+    assert ADMITTED in session.scenario.lines  # judged in every run, the last one's too

@@ -115,6 +115,13 @@ def created_by(scenario: Scenario, count: int, name: str, actor: str) -> None:
                   actor, name, exact=True)
 
 
+@then("no write in the namespace was refused by an admission webhook", check="admitted")
+def admitted(scenario: Scenario) -> None:
+    """Every write made in the namespace (the steps', the implementation's) was admitted or
+    refused for its own reasons, never denied by a webhook that answered."""
+    scenario.judge(Judgement("admitted", {"namespace": scenario.namespace}))
+
+
 @then("{first} happened before {second}", phrases={"first": "event", "second": "event"},
       check="happened_before")
 def happened_before(scenario: Scenario, first: str, second: str) -> None:
