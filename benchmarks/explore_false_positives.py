@@ -68,6 +68,7 @@ HELD_OUT = {
     "thirdparty/kueue-pods": ["kueue_pod_group"],
     "thirdparty/external-secrets": ["externalsecrets"],
     "thirdparty/kyverno": ["kyverno_generate"],
+    "thirdparty/opentelemetry-operator": ["opentelemetry_collector"],
 }
 SAMPLES = (("in", "in sample", CORRECT), ("tuned", "tuned (3rd party)", TUNED),
            ("seen", "seen (3rd party)", SEEN), ("held-out", "held out (new)", HELD_OUT))

@@ -22,6 +22,7 @@ from aftershock.machine.schema import validate
 from aftershock.machine.yamlsrc import Located, load, manifests
 from aftershock.profile import charts
 from aftershock.profile import files as profile_paths
+from aftershock.profile.placeholders import PLACEHOLDER
 from aftershock.profile.schema import (  # noqa: F401 (re-exported)
     CONCEPTS,
     SCHEMA,
@@ -269,6 +270,7 @@ def load_profile(path: str | Path) -> Profile:
     _check_gang(doc, raw["concepts"].get("gang"))
     _check_not_applicable(doc, raw.get("not_applicable") or {})
     _check_driver(doc, raw["concepts"].get("device_driver"))
+    _check_start_placeholders(doc, raw.get("start"))
     _check_seen(doc, raw["concepts"].get("device_driver"))
     in_cluster = _in_cluster(doc, raw.get("install_in_cluster"), raw.get("build"))
     start = raw.get("start")
@@ -330,6 +332,35 @@ def _check_gang(doc: Located, gang: dict[str, Any] | None) -> None:
     if gang.get("termination_delay_format", "seconds") not in ("seconds", "duration"):
         raise doc.error("field 'concepts.gang.termination_delay_format' must be seconds or "
                         "duration", "concepts", "gang", "termination_delay_format")
+
+
+def _check_start_placeholders(doc: Located, start: dict[str, Any] | None) -> None:
+    """A start's command, env and companions may name {files}, {tls_dir}, {ca_bundle} and
+    {port_<name>} only when the start gives them (files:, serving_certificate:, ports:): left
+    unfilled, "{files}/tmp" is a folder of that name made beside the profile, for good."""
+    if not start:
+        return
+    given = {f"port_{name}" for name in start.get("ports") or ()}
+    given |= {"files"} if start.get("files") else set()
+    given |= {"tls_dir", "ca_bundle"} if start.get("serving_certificate") else set()
+    where = [(("start", "command"), start.get("command") or []),
+             (("start", "env"), list((start.get("env") or {}).values()))]
+    where += [(("start", "companions", index), [*c.get("command", []),
+                                                 *(c.get("env") or {}).values()])
+              for index, c in enumerate(start.get("companions") or [])]
+    for keys, texts in where:
+        for text in texts:
+            for name in PLACEHOLDER.findall(str(text)):
+                if name in given or not (name.startswith("port_") or name in GIVEN_BY):
+                    continue
+                need = GIVEN_BY.get(name, f"ports: [{name[len('port_'):]}]")
+                raise doc.error(f"field '{'.'.join(map(str, keys))}' names {{{name}}}, which a "
+                                f"start gives only with {need}", *keys)
+
+
+# What a start must say for the placeholder it names to be filled.
+GIVEN_BY = {"files": "files:", "tls_dir": "serving_certificate: true",
+            "ca_bundle": "serving_certificate: true"}
 
 
 def _check_driver(doc: Located, driver: dict[str, Any] | None) -> None:

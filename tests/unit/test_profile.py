@@ -55,6 +55,13 @@ def test_a_good_profile_loads(tmp_path):
      "field 'not_applicable.b4': a property id like B4 was expected"),
     ("concepts:\n", "not_applicable:\n  B4: ' '\nconcepts:\n", 7,
      "field 'not_applicable.B4': say why it does not apply"),
+    # an unfilled {files} made a folder named so beside the profile (the OpenTelemetry
+    # operator's first profile)
+    ('"{kubeconfig}"]', '"{kubeconfig}", "--dir={files}/tmp"]', 3,
+     "field 'start.command' names {files}, which a start gives only with files:"),
+    ('"{kubeconfig}"]', '"{kubeconfig}", "--port={port_webhook}"]', 3,
+     "field 'start.command' names {port_webhook}, which a start gives only with ports: "
+     "[webhook]"),
 ])
 def test_profile_errors_name_file_line_field_and_expectation(tmp_path, old, new, line,
                                                              fragment):
