@@ -24,7 +24,7 @@ Feature: kyverno-1: a request made before Kyverno's cache has its namespace skip
     And I apply the manifest ../../workloads/kyverno/label-policy.yaml
     And within 60 seconds policy/label has condition Ready True
     When I apply the manifest ../../workloads/kyverno/plain.yaml
-    Then for 5 seconds configmap/plain matches:
+    Then within 10 seconds configmap/plain matches:
       """
       metadata:
         labels: {team: a}
