@@ -11,7 +11,7 @@ Feature: openkruise-1: a pod made before Kruise's cache has its namespace gets n
     And I apply the manifest ../../workloads/openkruise/sidecarset.yaml
     And 5 seconds pass
     When I apply the manifest ../../workloads/openkruise/app-pod.yaml
-    Then for 2 seconds pod/app matches:
+    Then within 10 seconds pod/app matches:
       """
       spec:
         containers[name=sidecar]: {name: sidecar}
