@@ -25,7 +25,7 @@ class Action:
         self.resource, self.namespace, self.name = entry.resource, entry.namespace, entry.name
         self.subresource, self.verb, self.actor = entry.subresource, entry.verb, entry.actor
         self.code, self.uid = entry.code, entry.uid
-        self.refusal = entry.detail if self.code >= 400 else ""  # the API server's message
+        self.refusal = entry.detail  # why the API server refused it (audit_fields: else "")
         self.group = extra.get("group", "")
         self.labels: dict[str, str] = extra.get("labels") or {}
         self.rv = str(extra.get("rv", ""))

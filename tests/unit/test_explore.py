@@ -307,13 +307,18 @@ def test_after_a_node_deleted_undrained_r5_waits_for_the_clusters_pod_collector(
     assert "Then within 90 seconds the replica group web has 5 live pods (R5)" in gone
 
 
-def test_an_unknown_step_in_a_workload_names_file_line_and_the_closest_step(tmp_path):
+def _refused(tmp_path: Path, text: str) -> tuple[Path, str]:
+    """A workload of ``text`` loaded: its path and the one-line refusal it gets."""
     path = tmp_path / "w.steps"
-    path.write_text("# a comment\nGiven a cluster with 3 nodes\nWhen I scael the replica group "
-                    "web to 5\n")
+    path.write_text(text)
     with pytest.raises(UserError) as refused:
         load(path)
-    message = str(refused.value)
+    return path, str(refused.value)
+
+
+def test_an_unknown_step_in_a_workload_names_file_line_and_the_closest_step(tmp_path):
+    path, message = _refused(tmp_path, "# a comment\nGiven a cluster with 3 nodes\nWhen I scael "
+                                       "the replica group web to 5\n")
     assert f"{path}:3:" in message and "I scale the replica group <name> to <replicas>" in \
         message
 
@@ -1087,12 +1092,9 @@ def test_a_workloads_step_takes_the_yaml_block_under_it_as_a_features_does(tmp_p
 
 
 def test_a_block_with_no_closing_fence_names_file_and_line(tmp_path):
-    path = tmp_path / "w.steps"
-    path.write_text('Given a cluster with 3 nodes\nWhen I patch configmap/settings:\n"""\n'
-                    "data: {mode: b}\n")
-    with pytest.raises(UserError) as refused:
-        load(path)
-    assert f"{path}:3:" in str(refused.value) and "no closing" in str(refused.value)
+    path, message = _refused(tmp_path, 'Given a cluster with 3 nodes\nWhen I patch '
+                                       'configmap/settings:\n"""\ndata: {mode: b}\n')
+    assert f"{path}:3:" in message and "no closing" in message
 
 
 def test_a_finding_written_keeps_each_block_under_its_step_and_reads_back(tmp_path):

@@ -21,13 +21,17 @@ def _scenario() -> SimpleNamespace:
                            redactor=SimpleNamespace(text=lambda text: text))
 
 
-def test_a_user_error_in_a_step_is_its_message_without_a_traceback():
-    definition = StepDefinition("given", "a step that refuses", _refusing)
-    scenario = _scenario()
+def _failure(keyword: str, words: str, function) -> pytest.fail.Exception:
+    """How the step ``function`` fails its scenario, run through the pytest adapter."""
     with pytest.raises(pytest.fail.Exception) as failed:
-        _adapter(definition)(scenario, None)
-    assert str(failed.value) == "rbac_from chart/: helm template could not render it: a name"
-    assert failed.value.pytrace is False
+        _adapter(StepDefinition(keyword, words, function))(_scenario(), None)
+    return failed.value
+
+
+def test_a_user_error_in_a_step_is_its_message_without_a_traceback():
+    failure = _failure("given", "a step that refuses", _refusing)
+    assert str(failure) == "rbac_from chart/: helm template could not render it: a name"
+    assert failure.pytrace is False
 
 
 def test_a_write_the_api_refused_is_one_line_naming_what_refused_it():
@@ -38,9 +42,6 @@ def test_a_write_the_api_refused_is_one_line_naming_what_refused_it():
     def refusing(scenario):
         raise ApiException(status=404, reason="Not Found")
 
-    definition = StepDefinition("when", "a step whose write is refused", refusing)
-    scenario = _scenario()
-    with pytest.raises(pytest.fail.Exception) as failed:
-        _adapter(definition)(scenario, None)
-    assert str(failed.value) == "harness error: the API refused it (HTTP 404): Not Found"
-    assert failed.value.pytrace is False
+    failure = _failure("when", "a step whose write is refused", refusing)
+    assert str(failure) == "harness error: the API refused it (HTTP 404): Not Found"
+    assert failure.pytrace is False
