@@ -10,6 +10,7 @@ from aftershock.checks import PASS, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.timeline.audit import audit_fields
 from aftershock.timeline.entry import AUDIT, Entry
+from tests.verdict_corpus import keep
 
 NS = "ns"
 DENIAL = ('admission webhook "mpod.kb.io" denied the request: Namespace "ns" not found')
@@ -44,3 +45,10 @@ def test_a_webhook_that_denied_a_write_breaks_it_and_one_that_could_not_be_calle
     assert verdict.status == VIOLATED, verdict.explain()
     assert "1 of 4 writes" in verdict.summary and "mpod.kb.io" in verdict.summary
     assert [entry.seq for entry in verdict.witness] == [3]
+    judgement = Judgement("admitted", {"namespace": NS})
+    keep("a-write-a-webhook-denied", refused, judgement, ["admitted"], {"admitted": VIOLATED},
+         "an error: explore stopped the plan at the refused step and judged nothing",
+         "kueue-2's exploration, 2026-11-30")
+    keep("a-webhook-that-could-not-be-called", admitted, judgement, ["admitted"],
+         {"admitted": PASS}, "none: kept beside its denied twin (a webhook whose server is "
+         "down is the setup's, not a denial)", "kueue-2's exploration, 2026-11-30")

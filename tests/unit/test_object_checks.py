@@ -12,6 +12,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.properties import Judgement
 from aftershock.properties.context import Context
 from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
+from tests.verdict_corpus import keep
 
 NS = "ns"
 WEB = {"resource": "rayclusters", "namespace": NS, "name": "web", "shown": "raycluster/web"}
@@ -329,11 +330,27 @@ def test_matches_for_names_the_state_of_an_object_made_in_the_second_its_window_
     second, seen after it) did not match in either case: the summary says both, never only
     "not there" (opentelemetry-1's pod, made with no sidecar as its Then began, was first
     reported "not there")."""
-    made = History().at(0.7, resource="rayclusters", namespace=NS, name="web", uid="u-web",
-                        type="ADDED", object=raycluster(3, "failed"),
-                        extra={"written": "2001-09-09T01:46:40Z"})
-    made.at(10, "mark", detail="end")
+    made = _made_as_it_began("failed")
     verdict = judge("matches_for", HELD, made)
     assert verdict.status == VIOLATED, verdict.explain()
     assert verdict.summary.endswith("raycluster/web was not there, or was just made with "
                                     "status.state: 'failed', expected 'ready'"), verdict.summary
+    keep("matches-for-an-object-made-as-its-window-began", made, Judgement("matches_for", HELD),
+         ["matches_for"], {"matches_for": VIOLATED},
+         "violated, its reason only 'raycluster/web was not there'",
+         "opentelemetry-1's runs, 2026-11-30")
+    # its twin, made matching: whether it was there at the start is not known either way
+    matching = _made_as_it_began("ready")
+    assert judge("matches_for", HELD, matching).status == UNKNOWN
+    keep("matches-for-an-object-made-matching-as-its-window-began", matching,
+         Judgement("matches_for", HELD), ["matches_for"], {"matches_for": UNKNOWN},
+         "none: kept beside its violated twin (opentelemetry-1's patched runs were so)",
+         "opentelemetry-1's runs, 2026-11-30")
+
+
+def _made_as_it_began(state: str) -> History:
+    """raycluster/web made in the second HELD's window begins (stamped then, seen after)."""
+    made = History().at(0.7, resource="rayclusters", namespace=NS, name="web", uid="u-web",
+                        type="ADDED", object=raycluster(3, state),
+                        extra={"written": "2001-09-09T01:46:40Z"})
+    return made.at(10, "mark", detail="end")
