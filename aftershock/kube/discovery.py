@@ -117,7 +117,7 @@ class Catalog:
                               f"{api_version}")
         raise UnknownKind(self.problem(kind))
 
-    def field_problem(self, kind: Kind, path: str) -> str | None:
+    def field_problem(self, kind: Kind, path: str | list[paths.Step]) -> str | None:
         """Why ``path`` is no field of ``kind`` by the schema the cluster publishes for it
         (OpenAPI v3), or None; None too where it publishes none (nothing to check against)."""
         found = self._published(kind)

@@ -70,16 +70,26 @@ def _field(actual: dict, key: str, where: str) -> Any:
     return _MISSING if value is None else value
 
 
-def leaf_paths(expected: Any, where: str = "") -> list[str]:
+def leaf_paths(expected: Any) -> list[list[paths.Step]]:
     """The paths a partial manifest names, down to each value it gives (a list element by its
-    position): what a schema must hold for the match to be about real fields."""
+    position), as steps: what a schema must hold for the match to be about real fields. A key
+    is one step however many dots it has (``app.kubernetes.io/name`` under ``labels``)."""
     if isinstance(expected, dict) and expected:
-        return [path for key, value in expected.items()
-                for path in leaf_paths(value, _join(where, str(key)))]
+        return [[*_key_steps(str(key)), *path] for key, value in expected.items()
+                for path in leaf_paths(value) or [[]]]
     if isinstance(expected, list) and expected:
-        return [path for position, value in enumerate(expected)
-                for path in leaf_paths(value, f"{where}[{position}]")]
-    return [where] if where else []
+        return [[paths.Index(position), *path] for position, value in enumerate(expected)
+                for path in leaf_paths(value) or [[]]]
+    return []
+
+
+def _key_steps(key: str) -> list[paths.Step]:
+    if "[" not in key:
+        return [paths.Key(key)]
+    try:
+        return paths.parse(key)
+    except paths.PathError as exc:
+        raise PartialError(f"{key}: {exc}") from None
 
 
 class PartialError(ValueError):

@@ -136,6 +136,12 @@ def _append(items: list, step: Index | Match, path: str) -> int:
     return len(items) - 1
 
 
+def shown(steps: list[Step]) -> str:
+    """A path's steps as written: 'a.b[0].c[name=x]'."""
+    return "".join(_shown(step) if not isinstance(step, Key) or at == 0 else f".{step.name}"
+                   for at, step in enumerate(steps))
+
+
 def _shown(step: Step) -> str:
     return f"[{step.position}]" if isinstance(step, Index) else \
         f"[{step.key}={step.value}]" if isinstance(step, Match) else step.name
@@ -199,15 +205,16 @@ def unmatched(obj: Any, path: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def schema_problem(schema: dict[str, Any], path: str,
+def schema_problem(schema: dict[str, Any], path: str | list[Step],
                    resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> str | None:
     """Why a CRD's openAPIV3Schema (or an OpenAPI v3 schema, its references followed by
     ``resolve``) cannot address ``path``, or None. A list element selected by a key the items
-    do not have (``conditions[tpye=Ready]``) is a problem too: it would select nothing, ever."""
+    do not have (``conditions[tpye=Ready]``) is a problem too: it would select nothing, ever.
+    ``path`` may be given as its steps, for a map key with a dot in it (an annotation's)."""
     return _walk(schema, path, resolve)[0]
 
 
-def schema_type(schema: dict[str, Any], path: str,
+def schema_type(schema: dict[str, Any], path: str | list[Step],
                 resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> str | None:
     """The type the schema gives the field at ``path`` (``integer``, ``number``, ``string``,
     ``boolean``, ``object``, ``array``), or None where it says none (an int-or-string, a field
@@ -244,7 +251,7 @@ def unordered_lists(schema: dict[str, Any],
     return found
 
 
-def _walk(schema: dict[str, Any], path: str,
+def _walk(schema: dict[str, Any], path: str | list[Step],
           resolve: Callable[[dict[str, Any]], dict[str, Any]] | None
           ) -> tuple[str | None, dict[str, Any] | None]:
     """(why the schema cannot address ``path``, or None; the node it addresses, or None where
@@ -252,7 +259,7 @@ def _walk(schema: dict[str, Any], path: str,
     resolve = resolve or (lambda node: node)
     node = resolve(schema)
     walked = ""
-    for step in parse(path):
+    for step in parse(path) if isinstance(path, str) else path:
         node = resolve(node)
         if node.get("x-kubernetes-preserve-unknown-fields"):
             return None, None

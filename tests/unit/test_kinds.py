@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aftershock.kube.discovery import Catalog, UnknownKind
+from aftershock.kube.paths import Key
 
 DISCOVERY = {
     "/api/v1": {"resources": [
@@ -128,6 +129,11 @@ def test_a_field_is_checked_against_the_schema_the_cluster_publishes_references_
            "readyWorkerReplicas)" in catalog.field_problem(ray, "status.readyWorkerReplica")
     assert "no field 'statsu' under 'status.conditions[type=Ready]'" in \
         catalog.field_problem(ray, "status.conditions[type=Ready].statsu")
+    # a label key with dots, given as one step (a partial manifest's), and as a dotted path
+    labelled = [Key("metadata"), Key("labels"), Key("app.kubernetes.io/name")]
+    assert catalog.field_problem(ray, labelled) is None
+    assert "no field 'kubernetes' under 'metadata.labels.app'" in \
+        catalog.field_problem(ray, "metadata.labels.app.kubernetes.io/name")
     # A kind whose group publishes no schema: nothing to check against, no refusal
     assert catalog.field_problem(catalog.resolve("pod"), "status.anything") is None
 

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from aftershock.kube.partial import PartialError, leaf_paths, matches, mismatches
+from aftershock.kube.paths import Key, shown
 
 POD = yaml.safe_load("""
 metadata: {name: web-0, labels: {app: web, tier: front}}
@@ -74,5 +75,14 @@ def test_a_selector_that_cannot_be_read_is_refused_naming_it():
 def test_the_leaf_paths_of_a_partial_manifest_are_what_a_schema_must_hold():
     expected = yaml.safe_load("status:\n  conditions[type=Ready]: {status: 'True'}\n"
                               "  phase: null\nspec:\n  containers: [{name: app}]\n")
-    assert leaf_paths(expected) == ["status.conditions[type=Ready].status", "status.phase",
-                                    "spec.containers[0].name"]
+    assert [shown(path) for path in leaf_paths(expected)] == [
+        "status.conditions[type=Ready].status", "status.phase", "spec.containers[0].name"]
+
+
+def test_a_key_with_dots_is_one_step_of_its_leaf_path():
+    """A label or annotation key (app.kubernetes.io/name) is one map key: split at its dots,
+    a schema check read it as fields 'app', 'kubernetes' under labels and refused the step."""
+    expected = yaml.safe_load("metadata:\n  labels: {app.kubernetes.io/name: web}\n")
+    assert leaf_paths(expected) == [[Key("metadata"), Key("labels"),
+                                     Key("app.kubernetes.io/name")]]
+    assert matches(expected, {"metadata": {"labels": {"app.kubernetes.io/name": "web"}}})

@@ -16,7 +16,7 @@ from aftershock.checks.objects import ObjectRef
 from aftershock.errors import StepFailed, UserError
 from aftershock.grammar import match_step, split_keyword
 from aftershock.kube import api as kube
-from aftershock.kube import partial, writes
+from aftershock.kube import partial, paths, writes
 from aftershock.kube.comparison import Comparison, ComparisonError
 from aftershock.kube.discovery import Catalog, Kind, UnknownKind
 from aftershock.kube.partial import PartialError
@@ -88,7 +88,7 @@ def prepare(scenario: Scenario, feature: Path | None,
                 _check_size(block)
             if step is not None:
                 _check_fields(scenario, *step, block)
-        except (UnknownKind, FileNotFoundError, TooLarge, StepFailed) as exc:
+        except (UnknownKind, FileNotFoundError, TooLarge, StepFailed, PartialError) as exc:
             if feature is None:
                 raise UserError(str(exc)) from None
             raise UserError(str(exc), path=str(feature), line=line) from None
@@ -108,13 +108,14 @@ def _check_fields(scenario: Scenario, definition, arguments: dict[str, Any],
         named = [(refs[0], path) for path in
                  (partial.leaf_paths(expected[0]) if len(expected) == 1 else [])]
     else:
-        named = [(ref, Comparison.parse(_having(str(arguments[said]))).path)
+        named = [(ref, paths.parse(Comparison.parse(_having(str(arguments[said]))).path))
                  for ref, said in FIELDS[definition.func]]
-    for ref, path in named:
+    for ref, steps in named:
         kind = catalog(scenario).resolve(str(arguments[ref]).partition("/")[0])
-        problem = catalog(scenario).field_problem(kind, path)
+        problem = catalog(scenario).field_problem(kind, steps)
         if problem:
-            raise UnknownKind(f"{kind.kind.lower()} has no field {path}: {problem}")
+            raise UnknownKind(f"{kind.kind.lower()} has no field {paths.shown(steps)}: "
+                              f"{problem}")
 
 
 def _kind_of(scenario: Scenario, word: str) -> Kind:
