@@ -62,10 +62,11 @@ class GoBuild:
     # not in a module of ours that requires it (where a dependency's replace lines are ignored)
     own_module: bool = False
     patches: tuple[Path, ...] = ()
+    toolchain: str = ""  # GOTOOLCHAIN for a module that needs a newer Go; "" for the machine's
 
     @classmethod
     def parse(cls, text: str, binary: str | None = None, own_module: bool = False,
-              patches: tuple[Path, ...] = ()) -> GoBuild:
+              patches: tuple[Path, ...] = (), toolchain: str = "") -> GoBuild:
         found = PINNED.match(text)
         if not found:
             raise ValueError(f"'{text}' is not a pinned Go package (expected "
@@ -74,7 +75,8 @@ class GoBuild:
         name = binary or package.rsplit("/", 1)[-1]
         if re.fullmatch(r"v\d+", name):  # a major-version suffix: the element before names it
             name = package.rsplit("/", 2)[-2]
-        return cls(package, found["version"], name, own_module or bool(patches), patches)
+        return cls(package, found["version"], name, own_module or bool(patches), patches,
+                   checked_toolchain(toolchain))
 
     @property
     def pinned(self) -> str:
@@ -92,6 +94,7 @@ class SourceBuild:
     package: str = "."
     binary: str = ""
     patches: tuple[Path, ...] = ()
+    toolchain: str = ""
 
     @classmethod
     def parse(cls, raw: dict[str, str], patches: tuple[Path, ...] = ()) -> SourceBuild:
@@ -107,12 +110,26 @@ class SourceBuild:
         repository = str(raw["git"]).rstrip("/").removesuffix(".git")
         name = raw.get("binary") or posixpath.basename(posixpath.normpath(
             f"{folder}/{package}")).replace(".", "") or posixpath.basename(repository)
-        return cls(str(raw["git"]), commit, folder, package, str(name), patches)
+        try:
+            toolchain = checked_toolchain(str(raw.get("toolchain", "")))
+        except ValueError as exc:
+            raise ValueError("toolchain", str(exc)) from None
+        return cls(str(raw["git"]), commit, folder, package, str(name), patches, toolchain)
 
     @property
     def pinned(self) -> str:
         where = "" if self.dir == "." else f" {self.dir}"
         return f"{self.git}@{self.commit[:12]}{where} {self.package}{patched(self.patches)}"
+
+
+TOOLCHAIN = re.compile(r"go\d+\.\d+(?:\.\d+)?")
+
+
+def checked_toolchain(name: str) -> str:
+    """A profile's build.toolchain: '' or a Go toolchain's name (go1.27.3)."""
+    if name and not TOOLCHAIN.fullmatch(name):
+        raise ValueError(f"'{name}' is not a Go toolchain (expected a name such as go1.27.3)")
+    return name
 
 
 def patched(patches: tuple[Path, ...]) -> str:
@@ -134,6 +151,7 @@ class LocalBuild:
     path: Path
     package: str = "."
     binary: str = ""
+    toolchain: str = ""
 
     @property
     def pinned(self) -> str:
@@ -155,17 +173,25 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
+def _env(toolchain: str = "") -> dict[str, str]:
+    """The go command's environment: the machine's Go, or the toolchain a profile names
+    (which the go command takes from the Go module proxy the first time, as any module)."""
+    return {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod",
+            "GOTOOLCHAIN": toolchain or "local"}
 
 
 @cache
-def go_version() -> str:
+def go_version(toolchain: str = "") -> str:
+    if toolchain:
+        _say(f"using Go {toolchain} (fetched from the Go module proxy once, as GOTOOLCHAIN "
+             "does)")
     try:
         found = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True,
-                               check=True, env=_env())
+                               check=True, env=_env(toolchain), cwd=tempfile.gettempdir())
     except (OSError, subprocess.CalledProcessError) as exc:
-        raise UserError(f"building an implementation from its Go module needs go: {exc}") \
+        said = getattr(exc, "stderr", "") or exc
+        raise UserError(f"building an implementation from its Go module needs go"
+                        f"{' ' + toolchain if toolchain else ''}: {str(said).strip()}") \
             from None
     return found.stdout.strip()
 
@@ -179,7 +205,8 @@ def _slug(build: Build) -> str:
     """One cache folder per program: a source tree's package built under two names (two
     profiles' placeholders) is two programs, or each build would remove the other's."""
     named = f"_{build.binary}" if isinstance(build, SourceBuild | LocalBuild) else ""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", build.pinned) + named + f"_{go_version()}"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", build.pinned) + named + \
+        f"_{go_version(build.toolchain)}"
 
 
 def source_root() -> Path:
@@ -251,7 +278,7 @@ def module_of(build: GoBuild) -> tuple[str, Path]:
     for end in range(len(parts), 1, -1):
         module = "/".join(parts[:end])
         result = subprocess.run(["go", "mod", "download", "-json", f"{module}@{build.version}"],
-                                capture_output=True, text=True, env=_env(),
+                                capture_output=True, text=True, env=_env(build.toolchain),
                                 cwd=tempfile.gettempdir())
         info = json.loads(result.stdout or "{}")
         if result.returncode == 0 and info.get("Dir"):
@@ -294,14 +321,15 @@ def ensure(build: Build, progress: Progress | None = None) -> Path:
 
 def _build(build: Build, final: Path, say: Progress) -> Path:
     scratch = Path(tempfile.mkdtemp(prefix=f".tmp-{_slug(build)}-", dir=final.parent))
-    say(f"building {build.pinned} with {go_version()} (once; cached in {final})")
+    say(f"building {build.pinned} with {go_version(build.toolchain)} (once; cached in "
+        f"{final})")
     began = time.monotonic()
     try:
         if isinstance(build, SourceBuild | LocalBuild) or build.own_module:
             _compile(build, ["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
                              str(scratch / build.binary), build.package],
                      _patched_copy(build, scratch / ".tree", say), say, began,
-                     {**_env(), "GOFLAGS": "-mod=readonly -buildvcs=false"})
+                     {**_env(build.toolchain), "GOFLAGS": "-mod=readonly -buildvcs=false"})
             shutil.rmtree(scratch / ".tree", ignore_errors=True)
         else:
             _install(build, scratch, say, began)
@@ -345,10 +373,12 @@ def _install(build: GoBuild, into: Path, say: Progress, began: float) -> None:
     consumer = into / "src"
     consumer.mkdir()
     (consumer / "go.mod").write_text(f"module aftershock.local/build\n\ngo "
-                                     f"{_language(go_version())}\n\nrequire {module} "
+                                     f"{_language(go_version(build.toolchain))}\n\n"
+                                     f"require {module} "
                                      f"{build.version}\n")
     _compile(build, ["go", "build", "-v", "-trimpath", "-ldflags", "-s -w", "-o",
-                     str(into / build.binary), build.package], consumer, say, began, _env())
+                     str(into / build.binary), build.package], consumer, say, began,
+             _env(build.toolchain))
     shutil.rmtree(consumer)
 
 

@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.errors import UserError
-from aftershock.go.builds import Build, GoBuild, LocalBuild, SourceBuild, is_fetched, values
+from aftershock.go.builds import (
+    Build,
+    GoBuild,
+    LocalBuild,
+    SourceBuild,
+    checked_toolchain,
+    is_fetched,
+    values,
+)
 from aftershock.kube import paths
 from aftershock.machine import yamlsrc
 from aftershock.machine.shape import find_root
@@ -168,7 +176,7 @@ def build_of(doc: Located, raw: dict[str, Any] | None,
                             extra[0])
         try:
             return GoBuild.parse(raw["go"], raw.get("binary"), bool(raw.get("own_module")),
-                                 _patches(doc, raw, dirs))
+                                 _patches(doc, raw, dirs), _toolchain(doc, raw))
         except ValueError as exc:
             raise doc.error(f"field 'build.go': {exc}", "build", "go") from None
     if "commit" not in raw:
@@ -200,7 +208,7 @@ def _patches(doc: Located, raw: dict[str, Any],
 
 
 def _local_build(doc: Located, raw: dict[str, Any], dirs: tuple[Path, ...]) -> LocalBuild:
-    extra = sorted(set(raw) - {"path", "package", "binary"})
+    extra = sorted(set(raw) - {"path", "package", "binary", "toolchain"})
     if extra:
         raise doc.error(f"field 'build.{extra[0]}' goes with 'go' or 'git', not 'path'",
                         "build", extra[0])
@@ -214,7 +222,14 @@ def _local_build(doc: Located, raw: dict[str, Any], dirs: tuple[Path, ...]) -> L
     package = str(raw.get("package", "."))
     name = raw.get("binary") or posixpath.basename(posixpath.normpath(
         f"{folder}/{package}"))
-    return LocalBuild(folder, package, str(name))
+    return LocalBuild(folder, package, str(name), _toolchain(doc, raw))
+
+
+def _toolchain(doc: Located, raw: dict[str, Any]) -> str:
+    try:
+        return checked_toolchain(str(raw.get("toolchain", "")))
+    except ValueError as exc:
+        raise doc.error(f"field 'build.toolchain': {exc}", "build", "toolchain") from None
 
 
 def more_builds(doc: Located, raw: dict[str, Any] | None) -> dict[str, Build]:
@@ -257,7 +272,8 @@ def _more_of_module(doc: Located, raw: dict[str, Any], more: dict[str, Any]
                     ) -> dict[str, Build]:
     """More programs of a published module: each a package of it, at the build's version and
     built as the build is (in the module's own directory when it is)."""
-    main = GoBuild.parse(raw["go"], raw.get("binary"), bool(raw.get("own_module")))
+    main = GoBuild.parse(raw["go"], raw.get("binary"), bool(raw.get("own_module")),
+                         toolchain=_toolchain(doc, raw))
     found: dict[str, Build] = {}
     for name, what in more.items():
         _placeholder_name(doc, name)

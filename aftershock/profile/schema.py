@@ -204,6 +204,9 @@ SCHEMA = {
         "package": Field(str, expected="the package to build, relative to the module's folder "
                                        "(default: .)"),
         "binary": Field(str, expected="the program it makes (default: the package's name)"),
+        "toolchain": Field(str, expected="the Go toolchain to build it with (e.g. go1.27.3) "
+                                         "when its go.mod needs a newer Go than the machine's: "
+                                         "taken from the Go module proxy as GOTOOLCHAIN does"),
         "own_module": Field(bool, expected="true to build a published module in its own "
                                            "directory, where its replace lines hold"),
         "patches": Field("list", items=Field(str),

@@ -200,6 +200,11 @@ concepts:
      "field 'build.patches[0]': no file "),
     ("  path: .\n  patches: [fix.patch]\n", 4,
      "field 'build.patches' goes with 'go' or 'git', not 'path'"),
+    ("  go: x.io/a/cmd@v1.0.0\n  toolchain: 1.27.3\n", 4,
+     "field 'build.toolchain': '1.27.3' is not a Go toolchain (expected a name such as "
+     "go1.27.3)"),
+    ("  git: https://x.invalid/a\n  commit: " + "a" * 40 + "\n  toolchain: latest\n", 5,
+     "field 'build.toolchain': 'latest' is not a Go toolchain"),
 ])
 def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     path = tmp_path / "p.yaml"
@@ -209,6 +214,18 @@ def test_a_wrong_build_map_names_file_line(tmp_path, build, line, fragment):
     message = str(caught.value)
     assert message.startswith(f"{path}:{line}: "), message
     assert fragment in message, message
+
+
+def test_a_build_that_names_a_toolchain_runs_the_go_command_with_it(tmp_path):
+    """A module whose go.mod needs a newer Go than the machine's (Karpenter's) names the
+    toolchain the go command is to take; every other build keeps the machine's Go alone."""
+    path = tmp_path / "p.yaml"
+    path.write_text("name: acme\nbuild:\n  go: x.io/a/cmd@v1.0.0\n  toolchain: go1.27.3\n"
+                    + REST)
+    build = load_profile(path).build
+    assert build.toolchain == "go1.27.3"
+    assert gobuild._env(build.toolchain)["GOTOOLCHAIN"] == "go1.27.3"
+    assert gobuild._env(GoBuild.parse("x.io/a/cmd@v1.0.0").toolchain)["GOTOOLCHAIN"] == "local"
 
 
 def test_a_module_of_the_project_is_built_from_its_folder_and_pinned_by_its_files(tmp_path):
@@ -336,7 +353,7 @@ def test_two_runs_at_once_build_a_program_once(tmp_path, monkeypatch):
     import time
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(gobuild, "go_version", lambda: "go1.0")
+    monkeypatch.setattr(gobuild, "go_version", lambda toolchain="": "go1.0")
     builds = []
 
     def compile_(build, command, cwd, say, began, env):
