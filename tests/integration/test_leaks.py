@@ -152,5 +152,9 @@ def test_what_the_implementation_made_cluster_wide_goes_when_it_is_uninstalled()
         scheduling = client.SchedulingV1Api(session.scenario.api)
         made = scheduling.read_priority_class(name)
         assert made.metadata.finalizers == ["example.com/made"]
+        generated = [pc.metadata.name for pc in scheduling.list_priority_class().items
+                     if pc.metadata.name.startswith(f"{name}-")]
+        assert len(generated) == 1, generated
         assert session.end_scenario() == []
-        assert name not in {pc.metadata.name for pc in scheduling.list_priority_class().items}
+        left = {pc.metadata.name for pc in scheduling.list_priority_class().items}
+        assert name not in left and generated[0] not in left, left

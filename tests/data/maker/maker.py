@@ -1,6 +1,7 @@
 """A stand-in implementation that makes something outside its namespace, as an operator that
 registers its own webhook or an autoscaler that makes nodes does: a PriorityClass named after
-its namespace, held by a finalizer of its own that it never removes."""
+its namespace, and one named by the API server from a generateName (as Karpenter's NodeClaims
+are), each held by a finalizer of its own that it never removes."""
 
 import sys
 import time
@@ -13,6 +14,10 @@ client.SchedulingV1Api().create_priority_class({
     "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
     "metadata": {"name": f"made-{namespace}", "finalizers": ["example.com/made"]},
     "value": 7})
+client.SchedulingV1Api().create_priority_class({
+    "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+    "metadata": {"generateName": f"made-{namespace}-", "finalizers": ["example.com/made"]},
+    "value": 8})
 print("maker: made it", flush=True)
 while True:
     time.sleep(3600)
