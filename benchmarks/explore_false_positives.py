@@ -69,6 +69,10 @@ HELD_OUT = {
     "thirdparty/external-secrets": ["externalsecrets"],
     "thirdparty/kyverno": ["kyverno_generate"],
     "thirdparty/opentelemetry-operator": ["opentelemetry_collector"],
+    "thirdparty/openkruise": ["openkruise_cloneset"],
+    "thirdparty/descheduler": ["descheduler_duplicates"],
+    "thirdparty/kro": ["kro_instance"],
+    "thirdparty/karpenter": ["karpenter_provisioning"],
 }
 SAMPLES = (("in", "in sample", CORRECT), ("tuned", "tuned (3rd party)", TUNED),
            ("seen", "seen (3rd party)", SEEN), ("held-out", "held out (new)", HELD_OUT))
