@@ -73,6 +73,7 @@ HELD_OUT = {
     "thirdparty/descheduler": ["descheduler_duplicates"],
     "thirdparty/kro": ["kro_instance"],
     "thirdparty/karpenter": ["karpenter_provisioning"],
+    "thirdparty/capsule": ["capsule_tenant"],  # its source tree mapped to a reachable copy
 }
 SAMPLES = (("in", "in sample", CORRECT), ("tuned", "tuned (3rd party)", TUNED),
            ("seen", "seen (3rd party)", SEEN), ("held-out", "held out (new)", HELD_OUT))
