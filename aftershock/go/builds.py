@@ -62,7 +62,9 @@ class GoBuild:
     # not in a module of ours that requires it (where a dependency's replace lines are ignored)
     own_module: bool = False
     patches: tuple[Path, ...] = ()
-    toolchain: str = ""  # GOTOOLCHAIN for a module that needs a newer Go; "" for the machine's
+    # GOTOOLCHAIN for a module that needs a newer Go ("" for the machine's), as the profile
+    # loader checked it (profile/files.py)
+    toolchain: str = ""
 
     @classmethod
     def parse(cls, text: str, binary: str | None = None, own_module: bool = False,
@@ -76,7 +78,7 @@ class GoBuild:
         if re.fullmatch(r"v\d+", name):  # a major-version suffix: the element before names it
             name = package.rsplit("/", 2)[-2]
         return cls(package, found["version"], name, own_module or bool(patches), patches,
-                   checked_toolchain(toolchain))
+                   toolchain)
 
     @property
     def pinned(self) -> str:
@@ -189,7 +191,7 @@ def go_version(toolchain: str = "") -> str:
         found = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True,
                                check=True, env=_env(toolchain), cwd=tempfile.gettempdir())
     except (OSError, subprocess.CalledProcessError) as exc:
-        said = getattr(exc, "stderr", "") or exc
+        said = (exc.stderr if isinstance(exc, subprocess.CalledProcessError) else "") or exc
         raise UserError(f"building an implementation from its Go module needs go"
                         f"{' ' + toolchain if toolchain else ''}: {str(said).strip()}") \
             from None
