@@ -96,6 +96,12 @@ class StorageCluster(ConceptView):
         obj = self.obj(state)
         return set(get_path(obj, self.mapping["terminal_path"]) or []) if obj else set()
 
+    def moved(self, state: State) -> set[int]:
+        """The members in maintenance whose data the application says it moved to the others
+        (``moved`` in what `app_state` reads)."""
+        said = self.app(state) if self.from_app else None
+        return set(said.get("moved") or []) if said else set()
+
     def members_seen(self, history: History) -> set[int]:
         """The members whose pods the history recorded at any time."""
         return {ordinal for life in history.lives_of("pods", self.namespace)
@@ -107,19 +113,25 @@ class StorageCluster(ConceptView):
 
 
 def run_probe(command: list[str], values: dict[str, str], *args: str,
-              cwd: Path | None = None) -> dict[str, Any]:
-    """Run the profile's data probe with a verb (in ``cwd``, where the implementation's own
-    commands run); its one JSON document on stdout."""
+              cwd: Path | None = None, what: str = "data probe") -> dict[str, Any]:
+    """Run the profile's data probe with a verb, or another of its commands (``what``), in
+    ``cwd``, where the implementation's own commands run; its one JSON document on stdout."""
     argv = fill_all(command, {"python": sys.executable, **values}) + list(args)
     result = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
                             cwd=cwd)
     if result.returncode != 0:
-        raise ProbeFailed(f"data probe {' '.join(args)} exited {result.returncode}: "
+        raise ProbeFailed(f"{' '.join([what, *args])} exited {result.returncode}: "
                           f"{(result.stderr or result.stdout)[-800:]}")
     try:
         return json.loads(result.stdout)
     except json.JSONDecodeError as exc:
-        raise ProbeFailed(f"data probe {' '.join(args)} printed no JSON: {exc}") from None
+        raise ProbeFailed(f"{' '.join([what, *args])} printed no JSON: {exc}") from None
+
+
+def brief(document: dict[str, Any], limit: int = 200) -> str:
+    """A probe's answer in a line for the timeline."""
+    text = json.dumps(document, separators=(",", ":"))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 # --- judgements ---------------------------------------------------------------------------

@@ -9,7 +9,14 @@ from typing import Any
 from kubernetes import client
 
 from aftershock.kube import door
-from aftershock.kube.api import cordon, set_taint, suppress_not_found, uncordon
+from aftershock.kube.api import (
+    cordon,
+    node_label,
+    set_node_label,
+    set_taint,
+    suppress_not_found,
+    uncordon,
+)
 
 
 @dataclass
@@ -31,6 +38,37 @@ class Cordon:
 
     def revert(self) -> None:
         uncordon(self.api, self.node)
+
+
+@dataclass
+class NodeLabel:
+    """A node's label set (``value``) or removed (None), as ``kubectl label node`` does; its
+    value before is put back at the end."""
+
+    api: Any
+    node: str
+    key: str
+    value: str | None
+    before: str | None = None
+
+    @property
+    def description(self) -> str:
+        if self.value is None:
+            return f"label {self.key} removed from node/{self.node}"
+        return f"node/{self.node} labelled {self.key}={self.value}"
+
+    @property
+    def undo(self) -> dict:
+        # asked for once, before the fault is applied (Scenario.inject): the value to put back
+        self.before = node_label(self.api, self.node, self.key)
+        return {"do": "label", "node": self.node, "key": self.key, "value": self.before}
+
+    def apply(self) -> None:
+        set_node_label(self.api, self.node, self.key, self.value)
+
+    def revert(self) -> None:
+        with suppress_not_found():
+            set_node_label(self.api, self.node, self.key, self.before)
 
 
 @dataclass

@@ -244,6 +244,15 @@ def set_unschedulable(api: client.ApiClient, node: str, unschedulable: bool) -> 
               {"spec": {"unschedulable": unschedulable or None}})
 
 
+def node_label(api: client.ApiClient, node: str, key: str) -> str | None:
+    return (client.CoreV1Api(api).read_node(node).metadata.labels or {}).get(key)
+
+
+def set_node_label(api: client.ApiClient, node: str, key: str, value: str | None) -> None:
+    """``kubectl label node NODE KEY=VALUE --overwrite`` (None: ``KEY-``)."""
+    door.call(client.CoreV1Api(api).patch_node, node, {"metadata": {"labels": {key: value}}})
+
+
 def set_taint(api: client.ApiClient, node: str, taint: dict[str, str], present: bool) -> None:
     """Add or remove one taint (by key), keeping the node's others (the list is replaced whole
     by a patch, so it is read first)."""

@@ -4,7 +4,7 @@ built from a context (see aftershock.phrases)."""
 
 from __future__ import annotations
 
-from aftershock.concepts import replica_group_selector
+from aftershock.concepts import NoConcept, replica_group_selector
 from aftershock.concepts.dra import departed_released
 from aftershock.concepts.gang import Gang
 from aftershock.concepts.gang_scheduler import PodGroup
@@ -88,6 +88,21 @@ def storage_member_pending(ctx, ordinal: int, name: str) -> Condition:
             (pod.get("status") or {}).get("phase") == "Pending"
     return Condition(f"member {ordinal} of storage cluster {name} is Pending", pending,
                      frozenset({"pods"}), _members(cluster))
+
+
+@condition("member {ordinal:d} of the storage cluster {name:Name} is in maintenance with its "
+           "data moved")
+def storage_member_moved(ctx, ordinal: int, name: str) -> Condition:
+    """What the application says of itself (`app_state`): the member is in maintenance and
+    its rebalance onto the others is over."""
+    cluster = StorageCluster.of(ctx, name)
+    if not cluster.from_app:
+        raise NoConcept(f"the profile maps no app_state for storage_cluster: nothing says "
+                        f"when member {ordinal}'s data has moved")
+    return Condition(f"member {ordinal} of storage cluster {name} is in maintenance with its "
+                     "data moved (by what it says of itself)",
+                     lambda s: ordinal in cluster.moved(s), frozenset({cluster.state_resource}),
+                     lambda s: int(cluster.app(s) is not None))
 
 
 @condition("the storage cluster {name:Name} lists its Ready members")

@@ -65,7 +65,14 @@ CONCEPTS = {
                                     "'watch', reads what the application says of itself on a "
                                     "schedule and prints one JSON line per read: at, version, "
                                     "members and finished (the ordinals), or error; instead "
-                                    "of members_path and terminal_path"),
+                                    "of members_path and terminal_path; a read may "
+                                    "add moved: the members in maintenance whose data was "
+                                    "moved to the others"),
+        "maintenance": Field("list", items=Field(str),
+                             expected="a command (a list of strings; {ordinal} is the member) "
+                                      "that puts a member into maintenance, its data moved to "
+                                      "the others, as the application's guide says before its "
+                                      "node is retired; prints one JSON document"),
     }),
     "stateful_set": Field("map", schema={"resource": RESOURCE}),
     "gang": Field("map", schema={

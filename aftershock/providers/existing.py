@@ -130,8 +130,8 @@ class ExistingCluster:
 @procs.teardown("existing", after_processes=True)
 def undo_recorded(state: procs.ClusterState) -> dict[str, str]:
     """What a killed run left on a cluster it reused, undone as its record says: its cordons
-    lifted, its namespaces (and the cluster-scoped objects made for them) removed. Returns
-    what could not be undone (its key → why)."""
+    lifted, its node labels put back, its namespaces (and the cluster-scoped objects made for
+    them) removed. Returns what could not be undone (its key → why)."""
     failures: dict[str, str] = {}
     if not state.undo:
         return failures
@@ -144,6 +144,10 @@ def undo_recorded(state: procs.ClusterState) -> dict[str, str]:
             try:
                 if action["do"] == "uncordon":
                     kube.uncordon(api, action["node"])
+                elif action["do"] == "label":
+                    with kube.suppress_not_found():
+                        kube.set_node_label(api, action["node"], action["key"],
+                                            action["value"])
                 elif action["do"] == "retire_namespace":
                     kube.retire_namespace(api, action["namespace"])
                 elif action["do"] == "delete_object":

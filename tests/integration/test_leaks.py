@@ -81,6 +81,7 @@ def test_a_killed_run_leaves_nothing_and_a_live_one_writes_no_credential(tmp_pat
 REUSED = """Feature: a run on a reused cluster
   Scenario: nodes cordoned while it runs
     Given a cluster with 3 nodes
+    And every node is labelled aftershock.test/reused=yes
     And the implementation under test is running
     When I cordon node node-1
     And I cordon node node-2
@@ -119,12 +120,16 @@ def test_gc_undoes_what_a_killed_run_did_to_a_cluster_it_reused(tmp_path):
                 break
             time.sleep(0.5)  # another process's doing: nothing to wait on
         assert sum(bool(n.spec.unschedulable) for n in core.list_node().items) == 2
+        assert sum(("aftershock.test/reused" in (n.metadata.labels or {}))
+                   for n in core.list_node().items) == 3
         os.kill(run.pid, signal.SIGKILL)
         run.wait()
         gc = _cli("cluster", "gc")
         assert gc.returncode == 0, gc.stdout + gc.stderr
         assert "undid what a dead run left on a reused cluster" in gc.stdout + gc.stderr
         assert not [n.metadata.name for n in core.list_node().items if n.spec.unschedulable]
+        assert not [n.metadata.name for n in core.list_node().items
+                    if "aftershock.test/reused" in (n.metadata.labels or {})]
         namespaces = core.list_namespace(label_selector="aftershock.io/scenario=true").items
         assert not [ns for ns in namespaces if ns.metadata.deletion_timestamp is None]
         assert not [s for s in processes.list_states() if s.provider == "existing"

@@ -141,3 +141,44 @@ def test_the_ais_probe_marks_a_read_that_got_no_answer(tmp_path, monkeypatch):
     assert refused.get("error_kind") == "transport", refused
     assert refused.get("node") == "node-2", refused
     assert refused.get("address") == f"127.0.0.2:{gone}", refused
+
+
+# --- the AIStore probe's maintenance: what the cluster map says of a target in it -------------
+
+
+def _smap(flags: dict[int, int]) -> dict:
+    return {"version": 7, "tmap": {f"id{o}": {
+        "daemon_id": f"id{o}", "flags": f,
+        "intra_control_net": {"node_ip_addr": f"data-target-{o}.data-sts-info.ns.svc"}}
+        for o, f in flags.items()}}
+
+
+def test_a_target_is_moved_only_once_its_rebalance_into_maintenance_is_over():
+    """AIStore flags a target 4 when it enters maintenance and adds 16 when the rebalance that
+    moves its objects to the others is over (aistore v1.4.9 ais/prxclu.go, rmNodeFinal)."""
+    probe = _probe()
+    entering = probe.members_of(_smap({0: 4, 1: 0, 2: 0}), "data", set())
+    assert entering["maintenance"] == [0] and entering["moved"] == []
+    moved = probe.members_of(_smap({0: 4 | 16, 1: 0, 2: 0}), "data", set())
+    assert moved["maintenance"] == [0] and moved["moved"] == [0]
+    assert moved["members"] == [1, 2]
+    decommissioned = probe.members_of(_smap({0: 0, 1: 0, 2: 8}), "data", set())
+    assert decommissioned["moved"] == []
+
+
+def test_maintenance_names_the_target_by_its_member(monkeypatch):
+    probe = _probe()
+    sent = []
+    monkeypatch.setattr(probe, "proxy_url", lambda core, namespace, cluster: "http://proxy")
+    monkeypatch.setattr(probe, "cluster_map", lambda base: _smap({0: 0, 1: 0}))
+    monkeypatch.setattr(probe, "request", lambda method, url, body=None, headers=None:
+                        sent.append((method, url, json.loads(body))) or (200, b"reb-1"))
+    assert probe.maintain(None, NS, "data", 1) == {"member": 1, "daemon": "id1", "xid": "reb-1"}
+    assert sent == [("PUT", "http://proxy/v1/cluster",
+                     {"action": "start-maintenance", "value": {"sid": "id1"}})]
+    try:
+        probe.maintain(None, NS, "data", 5)
+    except SystemExit as exc:
+        assert "member 5 is no target in the cluster map (listed: 0, 1)" in str(exc)
+    else:
+        raise AssertionError("a member not in the cluster map was put into maintenance")

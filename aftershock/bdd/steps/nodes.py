@@ -7,7 +7,7 @@ from aftershock.faults import components, drain, nodes
 from aftershock.kube import api as kube
 from aftershock.kube import workloads
 from aftershock.machine.capabilities import Capability
-from aftershock.scenario import Scenario, StepFailed, then, when
+from aftershock.scenario import Scenario, StepFailed, given, then, when
 
 
 def node_of_pod(scenario: Scenario, name: str, selector: dict[str, str] | None = None) -> str:
@@ -91,6 +91,30 @@ def drain_refused(scenario: Scenario, node: str) -> None:
 def cordon(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.DESTRUCTIVE)
     scenario.inject(nodes.Cordon(scenario.api, node))
+
+
+@given("every node is labelled {key}={value}")
+def label_every_node(scenario: Scenario, key: str, value: str) -> None:
+    """The scenario's nodes ('a cluster with N nodes': not a control plane that takes no
+    workloads), as an operator's guide labels the nodes its pods may run on; put back at the
+    end."""
+    found = scenario.facts.get("nodes")
+    if not found:
+        raise StepFailed("no earlier step named the cluster's nodes ('a cluster with N nodes')")
+    for node in found:
+        _set_up_label(scenario, nodes.NodeLabel(scenario.api, node, key, value))
+
+
+def _set_up_label(scenario: Scenario, label: nodes.NodeLabel) -> None:
+    """Set-up, not a fault: put back when the scenario ends (or by `cluster gc`)."""
+    key = f"{scenario.namespace}: {label.description}"
+    scenario.remember_undo(key, label.undo)
+
+    def put_back() -> None:
+        label.revert()
+        scenario.forget_undo(key)
+    scenario.on_cleanup(f"put back the label {label.key} of node/{label.node}", put_back)
+    label.apply()
 
 
 @when("I uncordon node {node:Name}")

@@ -97,6 +97,33 @@ def drain_member_node(scenario: Scenario, ordinal: int, name: str) -> None:
                                                   delete_emptydir_data=True))
 
 
+@when("I put member {ordinal:d} of the storage cluster {name:Name} into maintenance")
+def member_into_maintenance(scenario: Scenario, ordinal: int, name: str) -> None:
+    """As the application's guide has a person do before a member's node is retired: the
+    profile's ``maintenance`` command (AIStore's start-maintenance, which moves the member's
+    data to the others)."""
+    mapping = concept(scenario, "storage_cluster")
+    if not mapping.get("maintenance"):
+        raise NoConcept(f"profile {scenario.facts['profile'].name} maps no maintenance "
+                        "command (storage_cluster.maintenance)")
+    said = storage.run_probe(mapping["maintenance"],
+                             {**_probe_values(scenario, name), "ordinal": str(ordinal)},
+                             cwd=scenario.facts["profile"].workdir,
+                             what="the maintenance command (storage_cluster.maintenance)")
+    scenario.timeline.mark(f"member {ordinal} of storage cluster {name} put into maintenance"
+                           f" ({storage.brief(said)})")
+
+
+@when("I remove the label {key} from the node running member {ordinal:d} of the storage "
+      "cluster {name:Name}")
+def unlabel_member_node(scenario: Scenario, key: str, ordinal: int, name: str) -> None:
+    """``kubectl label node NODE KEY-``, as a guide takes a node out of the ones a workload's
+    node selector picks; put back at the end."""
+    node = node_of_named_pod(scenario, _cluster(scenario, name).pod(ordinal))
+    scenario.require(Capability.DESTRUCTIVE)
+    scenario.inject(nodes.NodeLabel(scenario.api, node, key, None))
+
+
 @when("the node running member {ordinal:d} of the storage cluster {name:Name} fails and is "
       "taken out of service")
 def member_node_fails(scenario: Scenario, ordinal: int, name: str) -> None:

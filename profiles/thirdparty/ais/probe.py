@@ -3,23 +3,27 @@ written and read through AIStore's own HTTP API, and what each target keeps is r
 nodes' disks.
 
 python ais/probe.py --namespace N --cluster NAME --kubeconfig K --node-data DIR
-    put --objects 30 | get --ledger FILE | inventory | watch
+    put --objects 30 | get --ledger FILE | inventory | watch | maintain --member N
 
 Prints one JSON document on stdout:
   put        {"bucket", "written": [{"object", "member", "node", "checksum", "daemon"}, ...]}
   get        {"results": [{"object", "status": ok|not_found|error, "detail"}, ...]}
   inventory  {"nodes": {"<node>": {"objects": [...], "daemon_id": "..."}}}
+  maintain   {"member", "daemon", "xid"}: member N's target put into maintenance, as
+             ``ais cluster add-remove-nodes start-maintenance <daemon-id>`` does (ais-k8s's
+             docs/node_replacement.md, step 1); AIStore then rebalances its objects away
 or, for watch, one line per read of the cluster map (4 a second, until it is ended):
   {"at", "answered", "version", "members", "finished", "maintenance", "decommission",
-   "listed", "nodes"} (asked at "at", answered at "answered") or {"at", "error"}
+   "listed", "moved", "nodes"} (asked at "at", answered at "answered") or {"at", "error"}
 
 The cluster map (the proxy's Smap, ``GET /v1/daemon?what=smap``) is AIStore's own word on its
 members: a target is listed in ``tmap`` with ``flags`` (4: in maintenance, 8: being
 decommissioned, 16: in maintenance after its rebalance) until a decommission has moved its
 objects away and removed it. ``members`` are the listed targets in neither state;
 ``finished`` the targets whose removal is over: in maintenance (a retained member), or listed
-before and no longer (a decommissioned one). The ordinals are the targets' pods' (a target's
-intra-cluster hostname is its pod's DNS name).
+before and no longer (a decommissioned one); ``moved`` the targets in maintenance whose
+rebalance is over (flag 16: their objects are on the others now). The ordinals are the
+targets' pods' (a target's intra-cluster hostname is its pod's DNS name).
 
 A read AIStore answered is judged: its HTTP status, the checksum of what it sent. A read that
 got no answer (the connection refused, timed out or reset, the name not resolved: a drained
@@ -196,7 +200,24 @@ def members_of(smap: dict, cluster: str, listed_before: set[int]) -> dict:
             "members": [o for o in listed if o not in maintenance and o not in decommission],
             "maintenance": maintenance, "decommission": decommission,
             "finished": sorted(set(gone) | set(maintenance)),
+            "moved": sorted(o for o in maintenance if flags[o] & MAINTENANCE_DONE),
             "daemons": {str(o): d for o, d in sorted(nodes.items())}}
+
+
+def maintain(core: client.CoreV1Api, namespace: str, cluster: str, member: int) -> dict:
+    """Member ``member``'s target into maintenance, its objects rebalanced onto the others."""
+    base = proxy_url(core, namespace, cluster)
+    daemons = members_of(cluster_map(base), cluster, set())["daemons"]
+    daemon = daemons.get(str(member))
+    if not daemon:
+        raise SystemExit(f"member {member} is no target in the cluster map (listed: "
+                         f"{', '.join(sorted(daemons)) or 'none'})")
+    body = json.dumps({"action": "start-maintenance", "value": {"sid": daemon}}).encode()
+    status, data = request("PUT", f"{base}/v1/cluster", body,
+                           {"Content-Type": "application/json"})
+    if status != 200:
+        raise SystemExit(f"start-maintenance of {daemon}: HTTP {status}: {data[:300]!r}")
+    return {"member": member, "daemon": daemon, "xid": data.decode(errors="replace").strip()}
 
 
 def ordinal(pod: str, cluster: str) -> int | None:
@@ -283,12 +304,15 @@ def main(argv: list[str] | None = None) -> None:
     verbs.add_parser("get").add_argument("--ledger", type=Path, required=True)
     verbs.add_parser("inventory")
     verbs.add_parser("watch")
+    verbs.add_parser("maintain").add_argument("--member", type=int, required=True)
     args = parser.parse_args(argv)
     if args.verb == "watch":
         watch(kube(args.kubeconfig), args.namespace, args.cluster)
         return
     if args.verb == "inventory":
         answer = inventory(args.node_data, args.namespace, args.cluster)
+    elif args.verb == "maintain":
+        answer = maintain(kube(args.kubeconfig), args.namespace, args.cluster, args.member)
     else:
         core = kube(args.kubeconfig)
         answer = (put(core, args.namespace, args.cluster, args.objects) if args.verb == "put"
