@@ -73,11 +73,12 @@ def _pod(name: str, uid: str, draw) -> dict:
     if draw(st.integers(0, 5)) == 0:
         meta["deletionTimestamp"] = second(0)
     ready = draw(st.booleans())
-    return {"metadata": meta,
-            "spec": {"nodeName": draw(st.sampled_from(("", *NODES))),
-                     "resourceClaims": [{"name": "d", "resourceClaimName": "c0"}],
-                     "containers": [{"name": "w", "resources": {"requests": {
-                         "cpu": draw(st.sampled_from(("300m", "600m")))}}}]},
+    spec = {"nodeName": draw(st.sampled_from(("", *NODES))),
+            "containers": [{"name": "w", "resources": {"requests": {
+                "cpu": draw(st.sampled_from(("300m", "600m")))}}}]}
+    if draw(st.integers(0, 2)):  # a pod without a claim is placed by its requests alone (B6)
+        spec["resourceClaims"] = [{"name": "d", "resourceClaimName": "c0"}]
+    return {"metadata": meta, "spec": spec,
             "status": {"phase": draw(st.sampled_from(("Running", "Pending", "Succeeded"))),
                        "conditions": [{"type": "Ready", "status": str(ready)}],
                        "containerStatuses": [{"name": "w", "state": draw(st.sampled_from((
@@ -95,7 +96,8 @@ def make(resource: str, name: str, uid: str, draw) -> dict:
         return _pod(name, uid, draw)
     if resource == "nodes":
         return {"metadata": meta, "spec": {"unschedulable": draw(st.booleans())},
-                "status": {"conditions": [
+                "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"},
+                           "conditions": [
                     {"type": "Ready", "status": status, "lastTransitionTime": at}]}}
     if resource == "resourceclaims":
         pool = draw(st.sampled_from(NODES))

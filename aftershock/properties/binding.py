@@ -39,8 +39,10 @@ def _lives(history: History, group: PodGroup) -> list[Life]:
 def all_or_nothing(history: Recorded, group: PodGroup, window: float,
                    name: str = "all_or_nothing") -> Verdict:
     """B1: every binding of a group's pod is followed, within ``window`` seconds, by a state
-    in which the group keeps at least its minimum (pods bound and not finished, or Succeeded),
-    so a binding in part never stands longer than the binding window. A binding a list found
+    in which the group keeps (pods bound and not finished, or Succeeded) at least its minimum
+    as it was at the binding's revision: a minCount changed mid-flight judges the bindings
+    after it by the new one, and excuses none before it. So a binding in part never stands
+    longer than the binding window. A binding a list found
     (in a gap) has no moment to count the window from: it is not judged, and the gap keeps a
     PASS from being earned. A binding in part whose missing pods' binding calls the audit log
     shows failed in that window is excused: KEP-4671 accepts that binding "could fail for some
@@ -75,10 +77,11 @@ def all_or_nothing(history: Recorded, group: PodGroup, window: float,
             if binding.change.order <= change.order:
                 key = id(binding)
                 seen.most[key] = max(seen.most.get(key, 0), kept)
-                if minimum is not None:
-                    seen.minimum.add(key)
-                    seen.need[key] = minimum
-                if minimum is not None and kept >= minimum:
+                if minimum is not None and key not in seen.minimum:
+                    seen.minimum.add(key)  # the minimum in force at the binding's revision:
+                    seen.need[key] = minimum  # a later change of it does not excuse it
+                need = seen.need.get(key)
+                if need is not None and kept >= need:
                     if change is binding.change or change.hi <= binding.at.lo + window:
                         continue  # kept its minimum in the window, for certain
                     if change.lo <= binding.at.hi + window:
@@ -123,7 +126,7 @@ class _Window:
     def __init__(self) -> None:
         self.most: dict[int, int] = {}
         self.minimum: set[int] = set()
-        self.need: dict[int, int] = {}  # the minimum last on record
+        self.need: dict[int, int] = {}  # the minimum in force at the binding
         self.maybe: set[int] = set()
 
 
@@ -157,7 +160,7 @@ def _expired(binding: Binding, group: PodGroup, window: float, seen: _Window, or
                    reads=reads | {"audit"})  # no refused call of the others' excuses it
 
 
-def _unfit(node: dict[str, Any], pod: dict[str, Any]) -> str | None:
+def unfit(node: dict[str, Any], pod: dict[str, Any]) -> str | None:
     """Why a node would not take the pod: cordoned, a taint the pod does not tolerate, or not
     Ready."""
     spec = node.get("spec") or {}
@@ -203,12 +206,12 @@ def bound_onto_fit_nodes(history: Recorded, group: PodGroup, grace: float,
         earlier = [c for c in nodes.get(binding.node, []) if c.order < binding.change.order]
         if not earlier or earlier[-1].after is None:
             continue  # a node never recorded (or gone) is not judged here
-        why = _unfit(earlier[-1].after, pod)
+        why = unfit(earlier[-1].after, pod)
         if why is None:
             continue
         since = earlier[-1]
         for change in reversed(earlier[:-1]):
-            if change.after is None or _unfit(change.after, pod) != why:
+            if change.after is None or unfit(change.after, pod) != why:
                 break
             since = change
         least, longest = binding.at.lo - since.hi, binding.at.hi - since.lo
@@ -528,7 +531,9 @@ def _within_queue_limit(history: History, p: Params) -> Verdict:
 
 CONCEPTS = ("gang_scheduler",)
 prop("B1", "All or nothing: a pod group's pods are bound only when its minimum can be; no "
-     "group is left with some but fewer than minMember pods bound past the binding window (a "
+     "group is left with some but fewer than minMember pods bound past the binding window, "
+     "each binding judged by the minimum in force at its revision (a minCount lowered later "
+     "does not excuse it) (a "
      "gang bound in part holds nodes it cannot use, and two such gangs deadlock: what gang "
      "scheduling exists to prevent). A binding in part whose missing pods' binding calls the "
      "audit log shows refused around it is excused (KEP-4671: binding \"could fail for some "

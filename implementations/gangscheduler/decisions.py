@@ -7,7 +7,9 @@ import math
 import re
 from typing import Any
 
-VARIANTS = ("correct", "faulty")
+# faulty: five safety bugs (B1-B5); holds-room: correct but for one progress bug (B6), the
+# room of a group it could not bind kept from every group after it (scheduler-plugins#713)
+VARIANTS = ("correct", "faulty", "holds-room")
 SCHEDULER_NAME = "aftershock-gang-scheduler"
 GROUP_LABEL = "aftershock.io/pod-group"
 TERMINAL = ("Succeeded", "Failed")
@@ -120,7 +122,7 @@ def kept(pods: list[Obj], variant: str) -> int:
     """How many pods count towards the group's minimum: bound and alive, and (the correct
     variant) those that Succeeded."""
     alive = [p for p in pods if holds_place(p) and not deleting(p)]
-    done = [p for p in pods if phase(p) == "Succeeded"] if variant == "correct" else []
+    done = [p for p in pods if phase(p) == "Succeeded"] if variant != "faulty" else []
     return len(alive) + len(done)
 
 
@@ -134,8 +136,10 @@ def bindings(group: Obj, pods: list[Obj], nodes: list[Obj], left: dict[str, dict
         return []
     trial = {node: dict(have) for node, have in left.items()}
     placed = place(waiting, nodes, trial, variant)
-    if variant == "correct" and (kept(pods, variant) + len(placed) < minimum(group)
-                                 or cpu(p for p, _ in placed) > headroom):
+    if variant != "faulty" and (kept(pods, variant) + len(placed) < minimum(group)
+                                or cpu(p for p, _ in placed) > headroom):
+        if variant == "holds-room":
+            left.update(trial)  # the bug: what it could not bind keeps its room
         return []
     left.update(trial)
     return placed

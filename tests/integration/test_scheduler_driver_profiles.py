@@ -1,7 +1,8 @@
 """The scheduler and driver features catch their seed bugs, run as a user would: the faulty
 gang operator never breaches a partial regression (G1), the faulty gang scheduler breaks each
-of B1-B5, the faulty DRA driver prepares a device for two claims (D5); the correct ones pass.
-(`-k` keeps CI short; `make demo` and `aftershock run` without it run everything.)"""
+of B1-B5 and its holds-room twin B6, the faulty DRA driver prepares a device for two claims
+(D5); the correct ones pass. (`-k` keeps CI short; `make demo` and `aftershock run` without it
+run everything.)"""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def test_the_faulty_gang_operator_never_breaches_a_partial_regression_the_correc
 
 
 def test_the_faulty_gang_scheduler_breaks_b1_to_b5_the_correct_keeps_them():
-    out = _gang_run(("gangscheduler-faulty", "gangscheduler-correct"), "group or cordoned or queue")
+    out = _gang_run(("gangscheduler-faulty", "gangscheduler-correct"),
+                    "(group or cordoned or queue) and not room")
     for expected in (  # each of the faulty gang scheduler's five bugs, named
             "B1: VIOLATED: pod/", "kept at most 3 pods (bound or Succeeded) in the 5s after",
             "B2: VIOLATED: pod/", "cordoned for",
@@ -75,6 +77,17 @@ def test_the_faulty_gang_scheduler_breaks_b1_to_b5_the_correct_keeps_them():
         assert expected in out, f"{expected!r} not in\n{out[-6000:]}"
     _only_failed(out, "gangscheduler-faulty")
     assert re.search(r"\b6 failed, 6 passed\b", out), out[-3000:]
+
+
+def test_a_gang_scheduler_that_keeps_the_room_of_a_group_it_could_not_bind_breaks_b6():
+    """The holds-room reference (scheduler-plugins#713's bug: a pending group keeps the room
+    its pods would take) starves a group that fits behind one that does not; the correct one
+    binds it."""
+    out = _gang_run(("gangscheduler-holds-room", "gangscheduler-correct"), "holds_no_room")
+    assert "B6: VIOLATED: podgroup/" in out and "/small waited for its minimum from" in out
+    assert "while the nodes had room for the pods it lacked (pod/" in out
+    _only_failed(out, "gangscheduler-holds-room")
+    assert re.search(r"\b1 failed, 1 passed\b", out), out[-3000:]
 
 
 def test_the_faulty_driver_prepares_a_device_twice(tmp_path):

@@ -508,3 +508,52 @@ def test_a_property_the_profile_says_does_not_apply_is_not_applicable_with_its_r
          {"B4": "not applicable"}, "B4: PASS: the scheduler evicted none of the 3 pods of "
          "podgroup/ns/g (on kube-scheduler's real runs, UNKNOWN: nothing evicted to judge)",
          "issue 65: KEP-4671, read against B3 and B4 on kube-scheduler")
+
+
+def _minimum(h: History, at: float, minimum: int) -> None:
+    """minCount changed mid-flight (KEP-4671 in 1.37 lets it change)."""
+    h._add(at, WATCH, resource="podgroups", namespace=NS, name="g", type="MODIFIED",
+           object={"metadata": {"name": "g", "namespace": NS}, "spec": {"minMember": minimum}})
+
+
+def test_b1_judges_a_binding_by_the_minimum_in_force_at_its_revision():
+    """3 of a group of 4 bound while its minimum was 4, then the minimum lowered to 3: those
+    bindings were in part at their revision, and the lowering does not excuse them. It used to
+    (the window asked for the minimum last on record)."""
+    h = History(minimum=4)
+    h.created(["a", "b", "c", "d"])
+    for i, name in enumerate("abc"):
+        h.pod(1, name, f"n{i}", "Running")
+    _minimum(h, 2, 3)
+    h.pod(20, "d", "n3", "Running")
+    verdict = judge("all_or_nothing", h, ["B1"], window=5)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "kept at most 3 pods" in verdict.summary and "below its minimum" in verdict.summary
+    keep("b1-a-minimum-lowered-after-a-binding-in-part", h.entries,
+         Judgement("all_or_nothing", {"group": asdict(GROUP), "window": 5}), ["B1"],
+         {"B1": "violated"},
+         wrong="B1: PASS: each of 4 bindings of podgroup/ns/g's pods was followed within 5s by "
+               "the group keeping its minimum",
+         found="issue 67, minCount changed mid-flight: B1 asked each binding's window for the "
+               "minimum last on record, so lowering it after a binding in part excused it")
+
+
+def test_b1_judges_bindings_after_a_change_of_the_minimum_by_the_new_one():
+    """Bound whole at a minimum of 2; the minimum raised to 3 and a third pod bound: each
+    binding kept the minimum of its own revision."""
+    h = History(minimum=2)
+    h.created(["a", "b", "c"])
+    h.pod(1, "a", "n0", "Running")
+    h.pod(1, "b", "n1", "Running")
+    _minimum(h, 3, 3)
+    h.pod(4, "c", "n2", "Running")
+    h.pod(12, "a", "n0", "Running")  # the history goes on past every window
+    verdict = judge("all_or_nothing", h, ["B1"], window=5)
+    assert verdict.status == PASS, verdict.explain()
+    h = History(minimum=2)
+    h.created(["a", "b", "c", "d"])
+    _minimum(h, 0.5, 4)
+    h.pod(1, "a", "n0", "Running")
+    h.pod(1, "b", "n1", "Running")  # 2 bound at a minimum of 4: in part
+    h.pod(12, "a", "n0", "Running")
+    assert judge("all_or_nothing", h, ["B1"], window=5).status == VIOLATED

@@ -269,6 +269,7 @@ QUEUE = asdict(Queue("team", NS, {**POD_GROUP["mapping"], "queue": {
 JUDGEMENTS = {
     "all_or_nothing": ({"group": POD_GROUP, "window": 2}, {"pods", "podgroups"}),
     "bound_onto_fit_nodes": ({"group": POD_GROUP, "grace": 1.0}, {"pods", "nodes"}),
+    "bound_when_room": ({"group": POD_GROUP, "within": 2}, {"pods", "nodes", "podgroups"}),
     "evicted_whole": ({"group": POD_GROUP, "actor": "ctl", "window": 2}, {"pods", "audit"}),
     "kept_not_evicted": ({"group": POD_GROUP, "actor": "ctl"}, {"pods", "podgroups", "audit"}),
     "within_queue_limit": ({"queue": QUEUE}, {"pods", "podgroups", "queues"}),
@@ -445,7 +446,7 @@ WEB, TRAIN = ("pods", "web-"), ("gangs", "train")
 # What each check judges, counted here from the history (not from the check's own count):
 # (resource, name prefix) pairs; "audit" pairs name the actor; () is external data.
 SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "all_or_nothing": (WEB,), "bound_onto_fit_nodes": (WEB,),
+    "all_or_nothing": (WEB,), "bound_onto_fit_nodes": (WEB,), "bound_when_room": (WEB,),
     "evicted_whole": (("audit", "ctl"),), "kept_not_evicted": (WEB,),
     "within_queue_limit": (WEB,),
     "never_more_than": (WEB,), "always": (WEB,), "eventually": (WEB,),

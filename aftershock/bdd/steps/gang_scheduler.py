@@ -1,4 +1,4 @@
-"""Steps about gang schedulers (the gang_scheduler concept): pod groups, queues and B1-B5."""
+"""Steps about gang schedulers (the gang_scheduler concept): pod groups, queues and B1-B6."""
 
 from __future__ import annotations
 
@@ -202,6 +202,13 @@ def _group(scenario: Scenario, name: str) -> dict:
 def all_or_nothing(scenario: Scenario, name: str, window: int) -> None:
     scenario.judge(Judgement("all_or_nothing", {"group": _group(scenario, name),
                                                 "window": window}))
+
+
+@then("the gang scheduler bound the pod group {name:Name} within {within:d} seconds whenever "
+      "the nodes had room for it", check="bound_when_room")
+def bound_when_room(scenario: Scenario, name: str, within: int) -> None:
+    scenario.judge(Judgement("bound_when_room", {"group": _group(scenario, name),
+                                                 "within": within}))
 
 
 @then("the gang scheduler bound no pod of the pod group {name:Name} onto a cordoned, tainted "

@@ -1,0 +1,170 @@
+"""B6 (bound_when_room): a pod group waiting for its minimum while the recorded nodes have room
+for the pods it lacks is bound within a bound; a wait with no room, a wait that ended in time,
+one whose pods are placed by more than their requests, and one a gap hides are not violations."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from aftershock import properties
+from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.concepts.gang_scheduler import PodGroup
+from aftershock.properties import Judgement
+from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
+
+NS = "ns"
+MAPPING = {"scheduler_name": "s", "min_member_path": "spec.minMember",
+           "resource": {"group": "aftershock.io", "version": "v1", "plural": "podgroups",
+                        "kind": "PodGroup"},
+           "pod_selector": {"aftershock.io/pod-group": "{name}"}}
+
+
+class History:
+    """Nodes with room for one pod each (80Mi asked of 150Mi), and pod groups of such pods."""
+
+    def __init__(self, nodes: int = 3) -> None:
+        self.entries: list[Entry] = []
+        for i in range(nodes):
+            self.node(0.0, f"n{i}")
+
+    def _add(self, at: float, kind: str, **fields) -> None:
+        self.entries.append(Entry(seq=len(self.entries), mono=at, wall=1e9 + at, kind=kind,
+                                  rv=str(len(self.entries) + 1), **fields))
+
+    def node(self, at: float, name: str, cordoned: bool = False) -> None:
+        self._add(at, WATCH, resource="nodes", name=name, type="MODIFIED", object={
+            "metadata": {"name": name}, "spec": {"unschedulable": cordoned},
+            "status": {"allocatable": {"cpu": "1", "memory": "150Mi", "pods": "10"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}})
+
+    def group(self, at: float, name: str, minimum: int, pods: int | None = None,
+              **spec) -> None:
+        self._add(at, WATCH, resource="podgroups", namespace=NS, name=name, type="ADDED",
+                  object={"metadata": {"name": name, "namespace": NS},
+                          "spec": {"minMember": minimum}})
+        for i in range(minimum if pods is None else pods):
+            self.pod(at, name, f"{name}-{i}", type="ADDED", **spec)
+
+    def pod(self, at: float, group: str, name: str, node: str = "", type: str = "MODIFIED",
+            **spec) -> None:
+        meta = {"name": name, "namespace": NS, "uid": f"uid-{name}",
+                "labels": {"aftershock.io/pod-group": group}}
+        self._add(at, WATCH, resource="pods", namespace=NS, name=name, uid=meta["uid"],
+                  type=type, object={"metadata": meta, "spec": {
+                      "nodeName": node, **spec, "containers": [
+                          {"name": "work", "resources": {"requests": {"memory": "80Mi"}}}]},
+                      "status": {"phase": "Running" if node else "Pending"}})
+
+    def bind(self, at: float, group: str, pods: int, nodes: list[str]) -> None:
+        for i, node in zip(range(pods), nodes, strict=False):
+            self.pod(at, group, f"{group}-{i}", node)
+
+    def gap(self, at: float, until: float) -> None:
+        self._add(at, GAP_START, resource="pods", detail="410 Gone")
+        self._add(until, GAP_END, resource="pods", detail="re-listed")
+
+    def end(self, at: float) -> None:
+        self.node(at, "n0")  # a later record: the history reaches this moment
+
+
+def judge(h: History, group: str, within: float = 10):
+    return properties.judge(["B6"], Judgement("bound_when_room", {
+        "group": asdict(PodGroup(group, NS, MAPPING)), "within": within}), h.entries)
+
+
+def test_a_group_kept_waiting_while_the_nodes_had_room_for_it_is_violated():
+    h = History(nodes=3)
+    h.group(1, "small", 2)
+    h.end(20)
+    verdict = judge(h, "small")
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "podgroup/ns/small waited for its minimum from +1.000s" in verdict.summary
+    assert "pod/ns/small-0 on node/n0, pod/ns/small-1 on node/n1" in verdict.summary
+
+
+def test_a_group_bound_in_time_passes():
+    h = History(nodes=3)
+    h.group(1, "small", 2)
+    h.bind(3, "small", 2, ["n0", "n1"])
+    h.end(20)
+    verdict = judge(h, "small")
+    assert verdict.status == PASS, verdict.explain()
+    assert "1 waits with room, each ended in time" in verdict.summary
+
+
+def test_a_group_with_no_room_for_what_it_lacks_may_wait():
+    """Two gangs of 2 on 3 nodes: one bound, the other lacks 2 and 1 node is free."""
+    h = History(nodes=3)
+    h.group(1, "a", 2)
+    h.bind(1.5, "a", 2, ["n0", "n1"])
+    h.group(2, "b", 2)
+    h.end(20)
+    assert judge(h, "b").status == PASS
+
+
+def test_room_freed_by_a_group_that_went_must_be_given_within_the_bound():
+    h = History(nodes=3)
+    h.group(1, "a", 2)
+    h.bind(1.5, "a", 2, ["n0", "n1"])
+    h.group(2, "b", 2)
+    h._add(5, WATCH, resource="pods", namespace=NS, name="a-0", uid="uid-a-0", type="DELETED",
+           object={"metadata": {"name": "a-0", "namespace": NS, "uid": "uid-a-0",
+                                "labels": {"aftershock.io/pod-group": "a"}},
+                   "spec": {"nodeName": "n0"}, "status": {"phase": "Running"}})
+    h.end(20)
+    verdict = judge(h, "b")
+    assert verdict.status == VIOLATED and "from +5.000s" in verdict.summary, verdict.explain()
+
+
+def test_a_node_nominated_for_another_pod_is_no_room():
+    """kube-scheduler nominates a node for a pod it preempts for: that room is promised."""
+    h = History(nodes=2)
+    h._add(0.5, WATCH, resource="pods", namespace=NS, name="urgent", uid="uid-urgent",
+           type="ADDED", object={"metadata": {"name": "urgent", "namespace": NS,
+                                              "uid": "uid-urgent"},
+                                 "spec": {"containers": [{"name": "w", "resources": {
+                                     "requests": {"memory": "80Mi"}}}]},
+                                 "status": {"phase": "Pending", "nominatedNodeName": "n1"}})
+    h.group(1, "small", 2)
+    h.end(20)
+    assert judge(h, "small").status == PASS
+
+
+def test_a_cordoned_node_is_no_room():
+    h = History(nodes=3)
+    h.node(0.5, "n2", cordoned=True)
+    h.group(1, "small", 3)
+    h.end(20)
+    assert judge(h, "small").status == PASS
+
+
+def test_a_pod_placed_by_more_than_its_requests_is_not_judged():
+    h = History(nodes=3)
+    h.group(1, "small", 2, nodeSelector={"zone": "a"})
+    h.end(20)
+    verdict = judge(h, "small")
+    assert verdict.status == UNKNOWN and "asks for nodeSelector" in verdict.summary
+
+
+def test_a_wait_whose_bound_is_not_over_is_unknown():
+    h = History(nodes=3)
+    h.group(1, "small", 2)
+    h.end(5)
+    verdict = judge(h, "small")
+    assert verdict.status == UNKNOWN and "less than 10s before the history ends" in \
+        verdict.summary
+
+
+def test_a_wait_a_gap_may_have_hidden_a_binding_in_is_unknown():
+    h = History(nodes=3)
+    h.group(1, "small", 2)
+    h.gap(4, 6)
+    h.end(20)
+    verdict = judge(h, "small")
+    assert verdict.status == UNKNOWN and "gap" in verdict.summary, verdict.explain()
+
+
+def test_a_group_never_recorded_is_nothing_to_judge():
+    h = History(nodes=3)
+    h.end(20)
+    assert judge(h, "small").status == UNKNOWN
