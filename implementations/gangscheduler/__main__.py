@@ -17,6 +17,7 @@ from implementations.gangscheduler import decisions
 from implementations.gangscheduler.decisions import GROUP_LABEL, SCHEDULER_NAME, Obj
 
 GROUP, VERSION, PLURAL = "aftershock.io", "v1", "podgroups"
+DRA = ("resource.k8s.io", "v1")
 POLL = 0.2
 log = logging.getLogger("gang-scheduler")
 
@@ -38,7 +39,8 @@ class Scheduler:
             try:
                 self.once()
             except ApiException as exc:
-                log.warning("pass failed: %s %s", exc.status, exc.reason)
+                log.warning("pass failed: %s %s %s", exc.status, exc.reason,
+                            (exc.body or "")[:500] if exc.status == 422 else "")
             time.sleep(POLL)  # a polling scheduler: each pass reads everything afresh
 
     def once(self) -> None:
@@ -48,21 +50,69 @@ class Scheduler:
             GROUP, VERSION, self.namespace, PLURAL)["items"]
         queues = {decisions.name(q): q for q in self.objects.list_cluster_custom_object(
             GROUP, VERSION, "queues")["items"]}
-        left = decisions.room(nodes, pods)
+        claims = {(c["metadata"]["namespace"], c["metadata"]["name"]): c
+                  for c in self._list(DRA, "resourceclaims")}
+        free = decisions.free_devices(self._list(DRA, "resourceslices"), list(claims.values()))
+        left = decisions.room(nodes, pods, free)
+
+        def claimed(pod: Obj) -> list[Obj] | None:
+            """The pod's ResourceClaims, or None while one is not made yet."""
+            made = {s["name"]: s.get("resourceClaimName")
+                    for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []}
+            found = [claims.get((self.namespace, made.get(c) or "")) for c in
+                     decisions.claims_of(pod)]
+            return None if None in found else found
 
         def members(group: Obj) -> list[Obj]:
             return [p for p in pods if p["metadata"].get("namespace") == self.namespace
                     and (p["metadata"].get("labels") or {}).get(GROUP_LABEL)
                     == decisions.name(group)
-                    and p["spec"].get("schedulerName") == SCHEDULER_NAME]
+                    and p["spec"].get("schedulerName") == SCHEDULER_NAME
+                    and (p["spec"].get("nodeName") or claimed(p) is not None)]
 
         for group in sorted(groups, key=decisions.name):
             room = decisions.headroom(queues.get(decisions.queue_of(group)), groups, members)
             for pod, node in decisions.bindings(group, members(group), nodes, left,
                                                 self.variant, room):
-                self._bind(pod, node)
+                self._bind_claimed(pod, node, claimed(pod) or [], free)
                 pod["spec"]["nodeName"] = node  # counted in its queue from now on
             self._stale(group, members(group))
+
+    def _list(self, api: tuple[str, str], plural: str) -> list[Obj]:
+        """Every object of a kind the cluster may not serve (DRA's): none where it does not."""
+        try:
+            return self.objects.list_cluster_custom_object(*api, plural)["items"]
+        except ApiException as exc:
+            if exc.status == 404:
+                return []
+            raise
+
+    def _bind_claimed(self, pod: Obj, node: str, claims: list[Obj],
+                      free: dict[str, list[tuple[str, str, str]]]) -> None:
+        """Its claims allocated on the node, then the binding (the faulty variant binds
+        first: a pod bound before its claims are allocated)."""
+        if self.variant == "faulty":
+            self._bind(pod, node)
+        for claim in claims:
+            self._allocate(claim, pod, node, free.get(node, []).pop(0))
+        if self.variant != "faulty":
+            self._bind(pod, node)
+
+    def _allocate(self, claim: Obj, pod: Obj, node: str,
+                  device: tuple[str, str, str]) -> None:
+        driver, pool, name = device
+        request = claim["spec"]["devices"]["requests"][0]["name"]
+        status = {"allocation": {"devices": {"results": [
+            {"request": request, "driver": driver, "pool": pool, "device": name}]},
+            # a node's own device: usable there only, as kube-scheduler's allocations say
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
+            "reservedFor": [{"resource": "pods", "name": decisions.name(pod),
+                             "uid": pod["metadata"]["uid"]}]}
+        self.objects.patch_namespaced_custom_object_status(
+            *DRA, self.namespace, "resourceclaims", decisions.name(claim), {"status": status})
+        log.info("allocated resourceclaim/%s/%s: device %s of pool %s", self.namespace,
+                 decisions.name(claim), name, pool)
 
     def _stale(self, group: Obj, members: list[Obj]) -> None:
         uid, now = group["metadata"]["uid"], time.monotonic()

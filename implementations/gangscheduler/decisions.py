@@ -81,12 +81,16 @@ def _tolerates(toleration: Obj, taint: Obj) -> bool:
             and toleration.get("value", "") == taint.get("value", ""))
 
 
-def room(nodes: list[Obj], pods: list[Obj]) -> dict[str, dict[str, float]]:
-    """What each node has left of its allocatable resources (pods counted as one each)."""
+def room(nodes: list[Obj], pods: list[Obj],
+         devices: dict[str, list] | None = None) -> dict[str, dict[str, float]]:
+    """What each node has left of its allocatable resources (pods counted as one each) and,
+    where ``devices`` says, of its free devices."""
     left = {}
     for node in nodes:
         allocatable = (node.get("status") or {}).get("allocatable") or {}
         left[name(node)] = {key: quantity(value) for key, value in allocatable.items()}
+        if devices is not None:
+            left[name(node)]["devices"] = len(devices.get(name(node), []))
     for pod in pods:
         if holds_place(pod) and node_of(pod) in left:
             have = left[node_of(pod)]
@@ -96,22 +100,44 @@ def room(nodes: list[Obj], pods: list[Obj]) -> dict[str, dict[str, float]]:
     return left
 
 
+def claims_of(pod: Obj) -> list[str]:
+    """The pod's claims (by the name of its claim in its spec)."""
+    return [c["name"] for c in (pod.get("spec") or {}).get("resourceClaims") or []]
+
+
 def place(pods: list[Obj], nodes: list[Obj], left: dict[str, dict[str, float]],
           variant: str) -> list[tuple[Obj, str]]:
-    """First fit, in name order; ``left`` is updated by every placement."""
+    """First fit, in name order; ``left`` is updated by every placement (a pod's claims take
+    as many of the node's free devices, ``left[node]["devices"]``)."""
     placed = []
     for pod in sorted(pods, key=name):
-        need = {**requests(pod), "pods": 1}
+        need = {**requests(pod), "pods": 1, "devices": len(claims_of(pod))}
         for node in sorted(nodes, key=name):
             have = left.get(name(node), {})
             if takes(node, pod, variant) and all(have.get(k, 0) >= v for k, v in need.items()
-                                                 if k in have):
+                                                 if k in have or (k == "devices" and v)):
                 for key, value in need.items():
                     if key in have:
                         have[key] -= value
                 placed.append((pod, name(node)))
                 break
     return placed
+
+
+def free_devices(slices: list[Obj], claims: list[Obj]) -> dict[str, list[tuple[str, str, str]]]:
+    """Each node's devices (driver, pool, device) that no claim has allocated."""
+    taken = {(r.get("driver"), r.get("pool"), r.get("device")) for claim in claims
+             for r in (((claim.get("status") or {}).get("allocation") or {}).get("devices")
+                       or {}).get("results") or []}
+    free: dict[str, list[tuple[str, str, str]]] = {}
+    for item in slices:
+        spec = item.get("spec") or {}
+        node = spec.get("nodeName")
+        for device in spec.get("devices") or []:
+            key = (spec.get("driver"), (spec.get("pool") or {}).get("name"), device.get("name"))
+            if node and key not in taken:
+                free.setdefault(node, []).append(key)
+    return free
 
 
 def minimum(group: Obj) -> int:

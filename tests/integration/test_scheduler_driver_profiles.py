@@ -1,8 +1,8 @@
 """The scheduler and driver features catch their seed bugs, run as a user would: the faulty
 gang operator never breaches a partial regression (G1), the faulty gang scheduler breaks each
-of B1-B5 and its holds-room twin B6, the faulty DRA driver prepares a device for two claims
-(D5); the correct ones pass. (`-k` keeps CI short; `make demo` and `aftershock run` without it
-run everything.)"""
+of B1-B5 (and binds a gang's pods before their claims are allocated, D1) and its holds-room
+twin B6, the faulty DRA driver prepares a device for two claims (D5); the correct ones pass.
+(`-k` keeps CI short; `make demo` and `aftershock run` without it run everything.)"""
 
 from __future__ import annotations
 
@@ -87,6 +87,16 @@ def test_a_gang_scheduler_that_keeps_the_room_of_a_group_it_could_not_bind_break
     assert "B6: VIOLATED: podgroup/" in out and "/small waited for its minimum from" in out
     assert "while the nodes had room for the pods it lacked (pod/" in out
     _only_failed(out, "gangscheduler-holds-room")
+    assert re.search(r"\b1 failed, 1 passed\b", out), out[-3000:]
+
+
+def test_the_faulty_gang_scheduler_binds_a_pod_before_its_claim_is_allocated():
+    """A gang whose pods claim devices: the faulty reference binds each pod, then allocates
+    its claim (D1, the incident of a pod bound before its claim); the correct one allocates
+    first, and binds the gang whole."""
+    out = _gang_run(("gangscheduler-faulty", "gangscheduler-correct"), "each_claim")
+    assert "D1: VIOLATED: pod/" in out and "was not allocated" in out
+    _only_failed(out, "gangscheduler-faulty")
     assert re.search(r"\b1 failed, 1 passed\b", out), out[-3000:]
 
 

@@ -44,7 +44,8 @@ def _queue_part(scenario: Scenario) -> dict:
 
 
 def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: int = 0,
-                after: int = 0, queue: str | None = None, millicpu: int = 0) -> None:
+                after: int = 0, queue: str | None = None, millicpu: int = 0,
+                claim_template: str = "") -> None:
     mapping = concept(scenario, "gang_scheduler")
     resource = mapping["resource"]
     if queue is None:
@@ -63,6 +64,11 @@ def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: in
             "queue": queue})
         if index < done:
             pod["metadata"].setdefault("annotations", {})[workloads.SUCCEED_AFTER] = f"{after}s"
+        if claim_template:  # one device for its first container, a claim of its own
+            pod["spec"]["resourceClaims"] = [{"name": "device",
+                                              "resourceClaimTemplateName": claim_template}]
+            pod["spec"]["containers"][0].setdefault("resources", {})["claims"] = [
+                {"name": "device"}]
         if millicpu:
             for container in pod["spec"]["containers"]:
                 requests = container.setdefault("resources", {}).setdefault("requests", {})
@@ -94,6 +100,28 @@ def a_queued_pod_group(scenario: Scenario, name: str, size: int, minimum: int, q
 @given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}")
 def a_pod_group(scenario: Scenario, name: str, size: int, minimum: int) -> None:
     _make_group(scenario, name, size, minimum)
+
+
+@given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, each pod claiming "
+       "a device")
+def a_claiming_pod_group(scenario: Scenario, name: str, size: int, minimum: int) -> None:
+    """Each pod claims one device of those 'every node publishes a ResourceSlice' publishes,
+    by a ResourceClaimTemplate of the group's (a DeviceClass of that driver, the scenario's):
+    the scheduler must allocate a pod's claim on the node it binds it to."""
+    driver = scenario.facts.get("published slices")
+    if driver is None:
+        raise StepFailed("no earlier step published devices for the pods to claim ('every "
+                         "node publishes a ResourceSlice')")
+    api_version = kube.dra_api_version(scenario.api)
+    device_class, template = f"{scenario.namespace}-device", f"{name}-device"
+    apply_manifests(scenario, yaml.safe_dump_all([
+        {"apiVersion": api_version, "kind": "DeviceClass", "metadata": {"name": device_class},
+         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}},
+        {"apiVersion": api_version, "kind": "ResourceClaimTemplate",
+         "metadata": {"name": template}, "spec": {"spec": {"devices": {"requests": [
+             {"name": "device", "exactly": {"deviceClassName": device_class}}]}}}}]),
+        f"the claims of pod group {name}")
+    _make_group(scenario, name, size, minimum, claim_template=template)
 
 
 @given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, {done:d} of which "

@@ -83,6 +83,7 @@ def slices_published(scenario: Scenario) -> None:
         body["metadata"]["name"] = f"{scenario.namespace}-{body['metadata']['name']}"
         body["metadata"]["labels"] = {OWNER_LABEL: scenario.namespace}
         writes.create(slices, body, None)
+    scenario.remember("published slices", DRIVER)
 
 
 @then("the claims of the removed ordinals of {name:Name} and their volumes are still there",
