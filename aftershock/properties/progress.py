@@ -1,8 +1,9 @@
-"""B6: a gang scheduler makes progress (docs/properties.md). A pod group waiting for its
+"""B6, B7: a gang scheduler makes progress (docs/properties.md). A pod group waiting for its
 minimum while the nodes have room for the pods it lacks is bound within a bound: two gangs
 that compete are not both left waiting (one of them fits, so one is bound), and a gang that
 cannot be bound holds no room from one that can (a scheduler that keeps the room of a gang it
-did not bind, as scheduler-plugins#713's assumed pods did, starves every gang after it).
+did not bind, as scheduler-plugins#713's assumed pods did, starves every gang after it). B7:
+a gang that is not bound holds no device (no claim of its unbound pods stays allocated).
 
 The room is the nodes' as the history records them, on the cluster's order: each node that
 would take the pod (not cordoned, no taint it does not tolerate, Ready) has its allocatable
@@ -22,6 +23,7 @@ from typing import Any
 from kubernetes.utils import parse_quantity
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.concepts.dra import allocated_devices, claim_names
 from aftershock.concepts.gang_scheduler import PodGroup, deleting
 from aftershock.history import Change, History
 from aftershock.history.state import State, node_of, phase
@@ -189,6 +191,65 @@ def _first_fit(pods: list[dict[str, Any]], left: dict[str, tuple[dict[str, Any],
     return placed
 
 
+def holds_no_device(history: Recorded, group: PodGroup, within: float,
+                    name: str = "holds_no_device") -> Verdict:
+    """B7: no claim of an unbound pod of the group stays allocated longer than ``within``
+    seconds while the group is below its minimum: a gang that is not bound holds no device."""
+    history = History.of(history)
+    origin = history.origin
+    reads = frozenset({"pods", "resourceclaims", group.resource})
+    since: dict[str, Change] = {}  # claim -> the change from which it has been held so
+    claims_seen: set[str] = set()
+    for change, state in history.replay(reads):
+        held = _held(state, group, claims_seen)
+        for claim, start in list(since.items()):
+            if change.lo > start.hi + within:
+                return _held_too_long(name, group, claim, start, within, change.lo, origin,
+                                      reads)
+            if claim not in held:
+                del since[claim]
+        for claim in held:
+            since.setdefault(claim, change)
+    for claim, start in since.items():
+        if history.end > start.hi + within:
+            return _held_too_long(name, group, claim, start, within, history.end, origin,
+                                  reads)
+    for claim, start in since.items():
+        return Verdict(name, UNKNOWN, f"resourceclaim/{group.namespace}/{claim} was "
+                       f"allocated for an unbound pod of {group.ref} from "
+                       f"+{start.hi - origin:.3f}s, less than {within:g}s before the history "
+                       "ends", [start.entry], origin, reads=reads)
+    summary = (f"no claim of {group.ref}'s unbound pods stayed allocated {within:g}s while it "
+               f"was below its minimum ({len(claims_seen)} claims)")
+    return Verdict(name, PASS, summary, [], origin, subjects=len(claims_seen), reads=reads)
+
+
+def _held(state: State, group: PodGroup, seen: set[str]) -> set[str]:
+    """The claims of the group's unbound pods that are allocated now, while the group is
+    below its minimum (``seen`` gathers every claim of its pods)."""
+    minimum = group.min_member(state)
+    below = minimum is not None and len(group.kept(state)) < minimum
+    held = set()
+    for pod in group.pods(state):
+        for claim in claim_names(pod):
+            seen.add(claim)
+            obj = state.get("resourceclaims", group.namespace, claim)
+            if below and not node_of(pod) and not deleting(pod) and obj is not None \
+                    and allocated_devices(obj):
+                held.add(claim)
+    return held
+
+
+def _held_too_long(name: str, group: PodGroup, claim: str, start: Change, within: float,
+                   until: float, origin: float, reads: frozenset[str]) -> Verdict:
+    return Verdict(name, VIOLATED, f"resourceclaim/{group.namespace}/{claim} was allocated for "
+                   f"an unbound pod of {group.ref} from +{start.hi - origin:.3f}s to at least "
+                   f"+{until - origin:.3f}s, more than {within:g}s, while the group was below "
+                   "its minimum: a gang that is not bound held a device", [start.entry], origin,
+                   subjects=1, window=(start.lo, start.hi + within), by_absence=True,
+                   reads=reads)
+
+
 def _group(p: Params) -> PodGroup:
     return PodGroup(**p["group"])
 
@@ -207,3 +268,16 @@ prop("B6", "Progress: a pod group waiting for its minimum while the nodes have r
      "nodes and pods; a pod placed by more than its requests (a node selector, affinity, "
      "claims) is not judged.",
      ["bound_when_room"], ("gang_scheduler",))
+
+
+@check("holds_no_device", "No claim of an unbound pod of a pod group stays allocated longer "
+       "than a bound while the group is below its minimum.")
+def _holds_no_device(history: History, p: Params) -> Verdict:
+    return holds_no_device(history, _group(p), p["within"])
+
+
+prop("B7", "A gang that is not bound holds no device: no claim of an unbound pod of a pod group "
+     "stays allocated longer than a bound while the group is below its minimum (a gang "
+     "scheduler that allocates the claims of a group it then does not bind keeps devices from "
+     "every other pod; kube-scheduler allocates in PreBind, after a gang's Permit).",
+     ["holds_no_device"], ("gang_scheduler",))

@@ -1,12 +1,13 @@
 @shape:ten-small-nodes @concept:gang_scheduler
-Feature: B1 with D1 - a gang whose pods claim devices binds whole, each pod's claim allocated for its node first
+Feature: B1 with D1, and B7 - a gang whose pods claim devices binds whole, each claim allocated for its node first
   Gangs meet dynamic resource allocation: each pod of a group claims a device (a
   ResourceClaimTemplate of the group's), every node publishes one. A gang scheduler binds the
   group whole (B1) and binds no pod before its claims are allocated for its node (D1: the
   incident of a pod bound before its claim, and kubernetes#140053's gang whose claims were
-  allocated elsewhere); a group that waits for room binds whole once room frees. The devices
-  are published by the scenario (a driver's node side: no kubelet is needed for allocation),
-  on the embedded cluster. Runs against any profile with the gang_scheduler concept
+  allocated elsewhere); a group that waits for room binds whole once room frees, and one that
+  cannot be bound holds no device meanwhile (B7: none of its claims stays allocated). The
+  devices are published by the scenario (a driver's node side: no kubelet is needed for
+  allocation), on the embedded cluster. Runs against any profile with the gang_scheduler concept
   (aftershock run features/scheduler --profile profiles/gangscheduler-correct.yaml).
 
   Background:
@@ -30,3 +31,10 @@ Feature: B1 with D1 - a gang whose pods claim devices binds whole, each pod's cl
     Then within 60 seconds the pod group big has 4 bound pods
     And the gang scheduler bound the pod group big all or nothing within 5 seconds (B1)
     And every pod was bound only after its claims were allocated for its node (D1)
+
+  Scenario: A claiming gang that cannot be bound holds no device
+    Given a pod group filler of 7 pods with minMember 7, each pod claiming a device
+    And within 30 seconds the pod group filler has 7 bound pods
+    And a pod group big of 4 pods with minMember 4, each pod claiming a device
+    When 15 seconds pass
+    Then no claim of an unbound pod of the pod group big stayed allocated for more than 5 seconds while the group was below its minimum (B7)

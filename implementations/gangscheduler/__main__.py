@@ -26,6 +26,10 @@ def _items(response: Any) -> list[Obj]:
     return json.loads(response.data)["items"]
 
 
+def _allocated(claim: Obj) -> bool:
+    return bool((claim.get("status") or {}).get("allocation"))
+
+
 class Scheduler:
     def __init__(self, api: client.ApiClient, namespace: str, variant: str):
         self.core = client.CoreV1Api(api)
@@ -72,11 +76,27 @@ class Scheduler:
 
         for group in sorted(groups, key=decisions.name):
             room = decisions.headroom(queues.get(decisions.queue_of(group)), groups, members)
-            for pod, node in decisions.bindings(group, members(group), nodes, left,
-                                                self.variant, room):
+            bound = decisions.bindings(group, members(group), nodes, left, self.variant, room)
+            for pod, node in bound:
                 self._bind_claimed(pod, node, claimed(pod) or [], free)
                 pod["spec"]["nodeName"] = node  # counted in its queue from now on
+            if not bound and self.variant == "holds-devices":
+                self._hold_devices(members(group), decisions.minimum(group), nodes, left,
+                                   claimed, free)
             self._stale(group, members(group))
+
+    def _hold_devices(self, pods: list[Obj], minimum: int, nodes: list[Obj], left: dict,
+                      claimed, free: dict[str, list[tuple[str, str, str]]]) -> None:
+        """The B7 bug: the claims of a group it could not bind, allocated where its pods
+        would go all the same, and left allocated while the group waits."""
+        if len(pods) < minimum:  # a group still being made is not one it could not bind
+            return
+        waiting = [p for p in pods if not decisions.node_of(p) and decisions.claims_of(p)
+                   and not any(_allocated(c) for c in claimed(p) or [])]
+        trial = {node: dict(have) for node, have in left.items()}
+        for pod, node in decisions.place(waiting, nodes, trial, self.variant):
+            for claim in claimed(pod) or []:
+                self._allocate(claim, pod, node, free.get(node, []).pop(0))
 
     def _list(self, api: tuple[str, str], plural: str) -> list[Obj]:
         """Every object of a kind the cluster may not serve (DRA's): none where it does not."""
@@ -94,7 +114,8 @@ class Scheduler:
         if self.variant == "faulty":
             self._bind(pod, node)
         for claim in claims:
-            self._allocate(claim, pod, node, free.get(node, []).pop(0))
+            if not _allocated(claim):  # an allocation is not changed once made
+                self._allocate(claim, pod, node, free.get(node, []).pop(0))
         if self.variant != "faulty":
             self._bind(pod, node)
 

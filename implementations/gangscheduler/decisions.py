@@ -7,9 +7,11 @@ import math
 import re
 from typing import Any
 
-# faulty: five safety bugs (B1-B5); holds-room: correct but for one progress bug (B6), the
-# room of a group it could not bind kept from every group after it (scheduler-plugins#713)
-VARIANTS = ("correct", "faulty", "holds-room")
+# faulty: five safety bugs (B1-B5) and a pod bound before its claims are allocated (D1);
+# holds-room: correct but for one progress bug (B6), the room of a group it could not bind
+# kept from every group after it (scheduler-plugins#713); holds-devices: correct but for B7,
+# the claims of a group it could not bind allocated all the same, and left so
+VARIANTS = ("correct", "faulty", "holds-room", "holds-devices")
 SCHEDULER_NAME = "aftershock-gang-scheduler"
 GROUP_LABEL = "aftershock.io/pod-group"
 TERMINAL = ("Succeeded", "Failed")

@@ -1,8 +1,9 @@
 """The scheduler and driver features catch their seed bugs, run as a user would: the faulty
 gang operator never breaches a partial regression (G1), the faulty gang scheduler breaks each
-of B1-B5 (and binds a gang's pods before their claims are allocated, D1) and its holds-room
-twin B6, the faulty DRA driver prepares a device for two claims (D5); the correct ones pass.
-(`-k` keeps CI short; `make demo` and `aftershock run` without it run everything.)"""
+of B1-B5 (and binds a gang's pods before their claims are allocated, D1), its holds-room and
+holds-devices twins B6 and B7, the faulty DRA driver prepares a device for two claims (D5);
+the correct ones pass. (`-k` keeps CI short; `make demo` and `aftershock run` without it run
+everything.)"""
 
 from __future__ import annotations
 
@@ -97,6 +98,16 @@ def test_the_faulty_gang_scheduler_binds_a_pod_before_its_claim_is_allocated():
     out = _gang_run(("gangscheduler-faulty", "gangscheduler-correct"), "each_claim")
     assert "D1: VIOLATED: pod/" in out and "was not allocated" in out
     _only_failed(out, "gangscheduler-faulty")
+    assert re.search(r"\b1 failed, 1 passed\b", out), out[-3000:]
+
+
+def test_a_gang_scheduler_that_allocates_the_claims_of_a_group_it_does_not_bind_breaks_b7():
+    """The holds-devices reference allocates the claims of a group that cannot be bound and
+    leaves them allocated while it waits; the correct one allocates nothing for it."""
+    out = _gang_run(("gangscheduler-holds-devices", "gangscheduler-correct"), "holds_no_device")
+    assert "B7: VIOLATED: resourceclaim/" in out
+    assert "while the group was below its minimum: a gang that is not bound held a device" in out
+    _only_failed(out, "gangscheduler-holds-devices")
     assert re.search(r"\b1 failed, 1 passed\b", out), out[-3000:]
 
 

@@ -270,6 +270,8 @@ JUDGEMENTS = {
     "all_or_nothing": ({"group": POD_GROUP, "window": 2}, {"pods", "podgroups"}),
     "bound_onto_fit_nodes": ({"group": POD_GROUP, "grace": 1.0}, {"pods", "nodes"}),
     "bound_when_room": ({"group": POD_GROUP, "within": 2}, {"pods", "nodes", "podgroups"}),
+    "holds_no_device": ({"group": POD_GROUP, "within": 2},
+                        {"pods", "resourceclaims", "podgroups"}),
     "evicted_whole": ({"group": POD_GROUP, "actor": "ctl", "window": 2}, {"pods", "audit"}),
     "kept_not_evicted": ({"group": POD_GROUP, "actor": "ctl"}, {"pods", "podgroups", "audit"}),
     "within_queue_limit": ({"queue": QUEUE}, {"pods", "podgroups", "queues"}),
@@ -447,6 +449,7 @@ WEB, TRAIN = ("pods", "web-"), ("gangs", "train")
 # (resource, name prefix) pairs; "audit" pairs name the actor; () is external data.
 SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "all_or_nothing": (WEB,), "bound_onto_fit_nodes": (WEB,), "bound_when_room": (WEB,),
+    "holds_no_device": (WEB,),
     "evicted_whole": (("audit", "ctl"),), "kept_not_evicted": (WEB,),
     "within_queue_limit": (WEB,),
     "never_more_than": (WEB,), "always": (WEB,), "eventually": (WEB,),

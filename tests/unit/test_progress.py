@@ -168,3 +168,67 @@ def test_a_group_never_recorded_is_nothing_to_judge():
     h = History(nodes=3)
     h.end(20)
     assert judge(h, "small").status == UNKNOWN
+
+
+# --- B7: a gang that is not bound holds no device ---------------------------------------------
+
+
+def _claimed(h: History, at: float, group: str, pod: str, node: str = "") -> None:
+    """The group's pod, its claim (generated from a template: named in its status)."""
+    meta = {"name": pod, "namespace": NS, "uid": f"uid-{pod}",
+            "labels": {"aftershock.io/pod-group": group}}
+    h._add(at, WATCH, resource="pods", namespace=NS, name=pod, uid=meta["uid"], type="MODIFIED",
+           object={"metadata": meta, "spec": {"nodeName": node, "resourceClaims": [
+               {"name": "device", "resourceClaimTemplateName": "t"}]},
+               "status": {"phase": "Running" if node else "Pending", "resourceClaimStatuses": [
+                   {"name": "device", "resourceClaimName": f"{pod}-device"}]}})
+
+
+def _claim(h: History, at: float, pod: str, allocated: bool) -> None:
+    status = {"allocation": {"devices": {"results": [
+        {"driver": "d", "pool": "n0", "device": "dev-0"}]}}} if allocated else {}
+    h._add(at, WATCH, resource="resourceclaims", namespace=NS, name=f"{pod}-device",
+           uid=f"uid-{pod}-device", type="MODIFIED",
+           object={"metadata": {"name": f"{pod}-device", "namespace": NS}, "status": status})
+
+
+def hold(h: History, group: str = "big", within: float = 5):
+    return properties.judge(["B7"], Judgement("holds_no_device", {
+        "group": asdict(PodGroup(group, NS, MAPPING)), "within": within}), h.entries)
+
+
+def test_a_claim_allocated_for_a_pod_of_a_gang_that_is_not_bound_is_violated():
+    h = History(nodes=3)
+    h.group(1, "big", 4, pods=0)
+    for i in range(4):
+        _claimed(h, 1, "big", f"big-{i}")
+        _claim(h, 1, f"big-{i}", allocated=False)
+    _claim(h, 2, "big-0", allocated=True)  # allocated, never bound: the group waits
+    h.end(20)
+    verdict = hold(h)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "resourceclaim/ns/big-0-device was allocated for an unbound pod of " \
+           "podgroup/ns/big from +2.000s" in verdict.summary
+
+
+def test_claims_allocated_just_before_their_pods_bind_pass():
+    h = History(nodes=3)
+    h.group(1, "g", 2, pods=0)
+    for i in range(2):
+        _claimed(h, 1, "g", f"g-{i}")
+        _claim(h, 1, f"g-{i}", allocated=False)
+    for i in range(2):
+        _claim(h, 2, f"g-{i}", allocated=True)
+        _claimed(h, 2.1, "g", f"g-{i}", node=f"n{i}")
+    h.end(20)
+    verdict = hold(h, "g")
+    assert verdict.status == PASS and "(2 claims)" in verdict.summary, verdict.explain()
+
+
+def test_a_claim_held_less_than_the_bound_before_the_end_is_unknown():
+    h = History(nodes=3)
+    h.group(1, "big", 2, pods=0)
+    _claimed(h, 1, "big", "big-0")
+    _claim(h, 2, "big-0", allocated=True)
+    h.end(4)
+    assert hold(h).status == UNKNOWN

@@ -1,4 +1,4 @@
-"""Steps about gang schedulers (the gang_scheduler concept): pod groups, queues and B1-B6."""
+"""Steps about gang schedulers (the gang_scheduler concept): pod groups, queues and B1-B7."""
 
 from __future__ import annotations
 
@@ -236,6 +236,13 @@ def all_or_nothing(scenario: Scenario, name: str, window: int) -> None:
       "the nodes had room for it", check="bound_when_room")
 def bound_when_room(scenario: Scenario, name: str, within: int) -> None:
     scenario.judge(Judgement("bound_when_room", {"group": _group(scenario, name),
+                                                 "within": within}))
+
+
+@then("no claim of an unbound pod of the pod group {name:Name} stayed allocated for more than "
+      "{within:d} seconds while the group was below its minimum", check="holds_no_device")
+def holds_no_device(scenario: Scenario, name: str, within: int) -> None:
+    scenario.judge(Judgement("holds_no_device", {"group": _group(scenario, name),
                                                  "within": within}))
 
 
