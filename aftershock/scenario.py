@@ -252,6 +252,22 @@ class Scenario:
         fault.apply()
         return record
 
+    def set_up(self, change: Fault) -> None:
+        """Apply a change the scenario needs to start from (a node's label), not a fault:
+        unmarked on the timeline, put back when the scenario ends, however it ends, and by
+        `cluster gc` on a reused cluster if the run was killed (its ``undo``, as a fault's)."""
+        key = f"{self.namespace}: {change.description}"
+        undo = getattr(change, "undo", None)
+        if undo is not None:  # recorded before it is applied: a kill right after is undone
+            self.remember_undo(key, undo)
+
+        def put_back() -> None:
+            change.revert()
+            if undo is not None:
+                self.forget_undo(key)
+        self.on_cleanup(f"put back {change.description}", put_back)
+        change.apply()
+
     def remember_undo(self, key: str, action: dict) -> None:
         """What a killed run would leave on a cluster it does not own, recorded with that
         cluster (one it owns is removed whole), so that `cluster gc` undoes it."""

@@ -102,19 +102,7 @@ def label_every_node(scenario: Scenario, key: str, value: str) -> None:
     if not found:
         raise StepFailed("no earlier step named the cluster's nodes ('a cluster with N nodes')")
     for node in found:
-        _set_up_label(scenario, nodes.NodeLabel(scenario.api, node, key, value))
-
-
-def _set_up_label(scenario: Scenario, label: nodes.NodeLabel) -> None:
-    """Set-up, not a fault: put back when the scenario ends (or by `cluster gc`)."""
-    key = f"{scenario.namespace}: {label.description}"
-    scenario.remember_undo(key, label.undo)
-
-    def put_back() -> None:
-        label.revert()
-        scenario.forget_undo(key)
-    scenario.on_cleanup(f"put back the label {label.key} of node/{label.node}", put_back)
-    label.apply()
+        scenario.set_up(nodes.NodeLabel(scenario.api, node, key, value))
 
 
 @when("I uncordon node {node:Name}")
