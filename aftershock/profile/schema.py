@@ -114,12 +114,15 @@ CONCEPTS = {
         "resource": RESOURCE,
         "min_member_path": Field(str, required=True,
                                  expected="a dotted path to the group's minimum in its object"),
-        "manifest": Field(str, required=True,
-                          expected="a YAML file for the group's object ({name}, {namespace}, "
-                                   "{min_member}, {size})"),
+        "manifest": Field(str, expected="a YAML file for the group's object ({name}, "
+                                        "{namespace}, {min_member}, {size}); none where the "
+                                        "implementation makes it from the pods (Kueue's "
+                                        "Workload), named after the group, its minimum the "
+                                        "group's size"),
         "pod_manifest": Field(str, required=True,
                               expected="a YAML file for one of its pods ({name} the group's, "
-                                       "{pod}, {namespace}, {scheduler_name})"),
+                                       "{pod}, {namespace}, {scheduler_name}, {size}, "
+                                       "{min_member})"),
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels its pod manifest sets; {name} is the group's"),
         "disruption_mode_path": Field(str, expected="a dotted path to the group's disruption "

@@ -5,22 +5,15 @@ cannot be bound holds no room from one that can (a scheduler that keeps the room
 did not bind, as scheduler-plugins#713's assumed pods did, starves every gang after it). B7:
 a gang that is not bound holds no device (no claim of its unbound pods stays allocated).
 
-The room is the nodes' as the history records them, on the cluster's order: each node that
-would take the pod (not cordoned, no taint it does not tolerate, Ready) has its allocatable
-CPU, memory and pods, less what every pod bound to it and not finished requests (one being
-deleted still holds its place; one nominated to it, waiting for a preemption, holds it too).
-Whether the lacking pods fit is found by first fit, which may miss a packing that exists but
-never finds one that does not: a violation is a wait that a placement, named, shows was
-needless. A pod whose placement depends on more than that (a node selector, affinity, spread
-constraints, host ports, claims, volumes) is not judged: UNKNOWN, naming it."""
+The room is counted by ``properties/room.py`` from the nodes, pods and (for pods that claim
+devices) the claims, classes and slices as the history records them, on the cluster's order,
+by first fit, which may miss a packing that exists but never finds one that does not: a
+violation is a wait that a placement, named, shows was needless. What that model cannot follow
+(affinity, spread, volumes, a claim's selectors) is not judged: UNKNOWN, naming it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
-from typing import Any
-
-from kubernetes.utils import parse_quantity
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts.dra import allocated_devices, claim_names
@@ -28,14 +21,10 @@ from aftershock.concepts.gang_scheduler import PodGroup, deleting
 from aftershock.history import Change, History
 from aftershock.history.state import State, node_of, phase
 from aftershock.properties.base import Params, check, prop
-from aftershock.properties.binding import unfit
+from aftershock.properties.room import DRA, Unjudged, place, placed_beyond_room
 
 Recorded = History | Iterable
 TERMINAL = ("Succeeded", "Failed")
-ROOM = ("cpu", "memory", "pods")
-# what places a pod beyond the room counted here: such a pod's wait is not judged
-PLACEMENT = ("nodeSelector", "affinity", "topologySpreadConstraints", "resourceClaims",
-             "nodeName")
 
 
 def bound_when_room(history: Recorded, group: PodGroup, within: float,
@@ -44,8 +33,9 @@ def bound_when_room(history: Recorded, group: PodGroup, within: float,
     have room for the pods it lacks (its own waiting pods enough to make it)."""
     history = History.of(history)
     origin = history.origin
-    reads = frozenset({"pods", "nodes", group.resource})
-    since: tuple[Change, list[tuple[str, str]]] | None = None
+    reads = frozenset({"pods", "nodes", group.resource}
+                      | (set(DRA) if _claiming(history, group) else set()))
+    since: tuple[Change, list[str]] | None = None
     waits, unjudged = 0, ""
     for change, state in history.replay(reads):
         if since is not None and change.lo > since[0].hi + within:
@@ -72,17 +62,29 @@ def bound_when_room(history: Recorded, group: PodGroup, within: float,
                    reads=reads)
 
 
+def _recorded_pods(history: History, group: PodGroup) -> list[dict]:
+    return [change.after for change in history.changes_of("pods")
+            if change.after is not None and change.namespace == group.namespace
+            and group.selector().items() <=
+            ((change.after.get("metadata") or {}).get("labels") or {}).items()]
+
+
 def _ever(history: History, group: PodGroup) -> bool:
     """Whether any pod of the group was recorded: a group with none is nothing to judge."""
-    return any(change.after is not None and group.selector().items() <=
-               ((change.after.get("metadata") or {}).get("labels") or {}).items()
-               and change.namespace == group.namespace for change in history.changes_of("pods"))
+    return bool(_recorded_pods(history, group))
 
 
-def _starved(name: str, group: PodGroup, since: tuple[Change, list[tuple[str, str]]],
+def _claiming(history: History, group: PodGroup) -> bool:
+    """Whether a pod of the group ever claims devices: the room then reads claims, classes and
+    slices too."""
+    return any((pod.get("spec") or {}).get("resourceClaims")
+               for pod in _recorded_pods(history, group))
+
+
+def _starved(name: str, group: PodGroup, since: tuple[Change, list[str]],
              within: float, until: float, origin: float, reads: frozenset[str]) -> Verdict:
     start, placement = since
-    shown = ", ".join(f"pod/{group.namespace}/{pod} on node/{node}" for pod, node in placement)
+    shown = ", ".join(placement)
     return Verdict(name, VIOLATED, f"{group.ref} waited for its minimum from "
                    f"+{start.hi - origin:.3f}s to at least +{until - origin:.3f}s, more than "
                    f"{within:g}s, while the nodes had room for the pods it lacked ({shown}) and "
@@ -90,7 +92,7 @@ def _starved(name: str, group: PodGroup, since: tuple[Change, list[tuple[str, st
                    window=(start.lo, start.hi + within), by_absence=True, reads=reads)
 
 
-def _room_for(state: State, group: PodGroup) -> list[tuple[str, str]] | str | None:
+def _room_for(state: State, group: PodGroup) -> list[str] | str | None:
     """Where the pods the group lacks would go now (pod, node), if it waits for its minimum
     and the nodes have room for them; None if it does not wait or there is no room; or why its
     wait is not judged."""
@@ -106,89 +108,14 @@ def _room_for(state: State, group: PodGroup) -> list[tuple[str, str]] | str | No
     if need <= 0 or len(waiting) < need:
         return None
     for pod in waiting:
-        why = _placed_beyond_room(pod)
+        why = placed_beyond_room(pod)
         if why:
             return (f"pod/{group.namespace}/{pod['metadata']['name']} asks for {why}, which "
                     "the room judged here does not count: its wait is not judged")
-    return _first_fit(waiting[:need], _free(state))
-
-
-def _placed_beyond_room(pod: dict[str, Any]) -> str | None:
-    spec = pod.get("spec") or {}
-    for field in PLACEMENT:
-        if spec.get(field):
-            return field
-    if any(v.get("persistentVolumeClaim") or v.get("ephemeral") for v in spec.get("volumes") or []):
-        return "a volume bound to a claim"
-    if any(port.get("hostPort") for c in spec.get("containers") or []
-           for port in c.get("ports") or []):
-        return "a host port"
-    return None
-
-
-def _free(state: State) -> dict[str, tuple[dict[str, Any], dict[str, Decimal]]]:
-    """Each node (not being deleted): the node, and what it has left of its allocatable
-    once the pods bound or nominated to it have theirs."""
-    left = {}
-    for node in state.select("nodes"):
-        if deleting(node):
-            continue
-        allocatable = (node.get("status") or {}).get("allocatable") or {}
-        left[node["metadata"]["name"]] = (node, {key: parse_quantity(allocatable[key])
-                                                 for key in ROOM if key in allocatable})
-    for pod in state.select("pods"):
-        # a pod a scheduler nominated to a node (to preempt for it) holds that room as well
-        node = node_of(pod) or (pod.get("status") or {}).get("nominatedNodeName")
-        if node in left and phase(pod) not in TERMINAL:
-            have = left[node][1]
-            for key, value in requests(pod).items():
-                if key in have:
-                    have[key] -= value
-    return left
-
-
-def requests(pod: dict[str, Any]) -> dict[str, Decimal]:
-    """What a pod takes of a node's room, counted high: its containers' requests summed or its
-    largest init container's, whichever is more, each resource, plus its overhead; one pod."""
-    spec = pod.get("spec") or {}
-    total: dict[str, Decimal] = {}
-    for container in spec.get("containers") or []:
-        for key, value in _asked(container).items():
-            total[key] = total.get(key, Decimal(0)) + value
-    for container in spec.get("initContainers") or []:
-        for key, value in _asked(container).items():
-            total[key] = max(total.get(key, Decimal(0)), value)
-    for key, value in (spec.get("overhead") or {}).items():
-        total[key] = total.get(key, Decimal(0)) + parse_quantity(value)
-    total["pods"] = Decimal(1)
-    return total
-
-
-def _asked(container: dict[str, Any]) -> dict[str, Decimal]:
-    resources = container.get("resources") or {}
-    asked = {key: parse_quantity(v) for key, v in (resources.get("limits") or {}).items()}
-    asked.update({key: parse_quantity(v) for key, v in (resources.get("requests") or {}).items()})
-    return asked  # a limit with no request is the request
-
-
-def _first_fit(pods: list[dict[str, Any]], left: dict[str, tuple[dict[str, Any],
-               dict[str, Decimal]]]) -> list[tuple[str, str]] | None:
-    """Each pod onto the first node (by name) that takes it and has room for all it asks (a
-    resource the node does not list: no room), or None if one has nowhere."""
-    placed = []
-    for pod in pods:
-        need = requests(pod)
-        for node_name in sorted(left):
-            node, have = left[node_name]
-            if unfit(node, pod) is None and all(have.get(k, Decimal(-1)) >= v
-                                                 for k, v in need.items()):
-                for key, value in need.items():
-                    have[key] -= value
-                placed.append((pod["metadata"]["name"], node_name))
-                break
-        else:
-            return None
-    return placed
+    try:
+        return place(state, group.namespace, waiting[:need])
+    except Unjudged as why:
+        return f"{why}: the wait of {group.ref} is not judged"
 
 
 def holds_no_device(history: Recorded, group: PodGroup, within: float,
@@ -265,8 +192,11 @@ prop("B6", "Progress: a pod group waiting for its minimum while the nodes have r
      "(one fits, so one is bound), and a gang that cannot be bound holds no room from one that "
      "can (scheduler-plugins#713: a pending group's pods, assumed at Permit and never bound, "
      "kept their capacity, and other pods starved). The room is counted from the recorded "
-     "nodes and pods; a pod placed by more than its requests (a node selector, affinity, "
-     "claims) is not judged.",
+     "nodes and pods (a node selector followed) and, for pods that claim devices, the "
+     "recorded claims, classes and node-local slices: a device allocated to no claim, a claim "
+     "its pods share placed once (kubernetes#137617: a gang whose pods shared one claim was "
+     "never bound, each pod refused while the claim's allocation was in flight). A pod placed "
+     "by more than that (affinity, spread, volumes, a request's selectors) is not judged.",
      ["bound_when_room"], ("gang_scheduler",))
 
 

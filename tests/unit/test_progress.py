@@ -31,10 +31,10 @@ class History:
         self.entries.append(Entry(seq=len(self.entries), mono=at, wall=1e9 + at, kind=kind,
                                   rv=str(len(self.entries) + 1), **fields))
 
-    def node(self, at: float, name: str, cordoned: bool = False) -> None:
+    def node(self, at: float, name: str, cordoned: bool = False, memory: str = "150Mi") -> None:
         self._add(at, WATCH, resource="nodes", name=name, type="MODIFIED", object={
             "metadata": {"name": name}, "spec": {"unschedulable": cordoned},
-            "status": {"allocatable": {"cpu": "1", "memory": "150Mi", "pods": "10"},
+            "status": {"allocatable": {"cpu": "1", "memory": memory, "pods": "10"},
                        "conditions": [{"type": "Ready", "status": "True"}]}})
 
     def group(self, at: float, name: str, minimum: int, pods: int | None = None,
@@ -58,6 +58,29 @@ class History:
     def bind(self, at: float, group: str, pods: int, nodes: list[str]) -> None:
         for i, node in zip(range(pods), nodes, strict=False):
             self.pod(at, group, f"{group}-{i}", node)
+
+    def devices(self, at: float, expression: str = 'device.driver == "d"') -> None:
+        """A DeviceClass c of driver d, and a slice of one device on each node."""
+        self._add(at, WATCH, resource="deviceclasses", name="c", type="ADDED", object={
+            "metadata": {"name": "c"}, "spec": {"selectors": [{"cel": {
+                "expression": expression}}]}})
+        for node in sorted({e.name for e in self.entries if e.resource == "nodes"}):
+            self._add(at, WATCH, resource="resourceslices", name=f"s-{node}", type="ADDED",
+                      object={"metadata": {"name": f"s-{node}"}, "spec": {
+                          "driver": "d", "nodeName": node, "pool": {
+                              "name": node, "generation": 1, "resourceSliceCount": 1},
+                          "devices": [{"name": "dev"}]}})
+
+    def claim(self, at: float, name: str, on: str = "") -> None:
+        """A claim of one device of class c; ``on``: allocated that node's device."""
+        status = {"allocation": {"devices": {"results": [
+            {"driver": "d", "pool": on, "device": "dev", "request": "r"}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [on]}]}]}}} if on else {}
+        self._add(at, WATCH, resource="resourceclaims", namespace=NS, name=name, type="ADDED",
+                  object={"metadata": {"name": name, "namespace": NS}, "spec": {"devices": {
+                      "requests": [{"name": "r", "exactly": {"deviceClassName": "c"}}]}},
+                      "status": status})
 
     def gap(self, at: float, until: float) -> None:
         self._add(at, GAP_START, resource="pods", detail="410 Gone")
@@ -138,12 +161,19 @@ def test_a_cordoned_node_is_no_room():
     assert judge(h, "small").status == PASS
 
 
-def test_a_pod_placed_by_more_than_its_requests_is_not_judged():
+def test_a_node_selector_no_node_matches_is_no_room():
     h = History(nodes=3)
     h.group(1, "small", 2, nodeSelector={"zone": "a"})
     h.end(20)
+    assert judge(h, "small").status == PASS
+
+
+def test_a_pod_placed_by_more_than_its_requests_is_not_judged():
+    h = History(nodes=3)
+    h.group(1, "small", 2, affinity={"nodeAffinity": {}})
+    h.end(20)
     verdict = judge(h, "small")
-    assert verdict.status == UNKNOWN and "asks for nodeSelector" in verdict.summary
+    assert verdict.status == UNKNOWN and "asks for affinity" in verdict.summary
 
 
 def test_a_wait_whose_bound_is_not_over_is_unknown():
@@ -232,3 +262,73 @@ def test_a_claim_held_less_than_the_bound_before_the_end_is_unknown():
     _claim(h, 2, "big-0", allocated=True)
     h.end(4)
     assert hold(h).status == UNKNOWN
+
+
+SHARED = [{"name": "device", "resourceClaimName": "shared"}]
+
+
+def test_a_gang_sharing_a_claim_kept_waiting_by_a_node_with_its_device_and_room_is_violated():
+    """kubernetes#137617: both pods fit the first node, which has the device: the wait was
+    needless, and the placement says where the claim would go."""
+    h = History(nodes=2)
+    for node in ("n0", "n1"):
+        h.node(0.1, node, memory="300Mi")
+    h.devices(0.2)
+    h.claim(0.3, "shared")
+    h.group(1, "g", 2, resourceClaims=SHARED)
+    h.end(20)
+    verdict = judge(h, "g")
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/g-0 on node/n0, pod/ns/g-1 on node/n0" in verdict.summary
+
+
+def test_a_shared_claim_is_placed_once_so_its_pods_need_one_node_with_room_for_all():
+    h = History(nodes=2)  # one pod a node: the two sharers cannot be together
+    h.devices(0.2)
+    h.claim(0.3, "shared")
+    h.group(1, "g", 2, resourceClaims=SHARED)
+    h.end(20)
+    assert judge(h, "g").status == PASS
+
+
+def test_a_device_allocated_to_another_claim_is_no_room_and_an_allocated_claim_pins_its_pods():
+    h = History(nodes=2)
+    for node in ("n0", "n1"):
+        h.node(0.1, node, memory="300Mi")
+    h.devices(0.2)
+    h.claim(0.3, "other", on="n0")
+    h.claim(0.3, "other2", on="n1")
+    h.claim(0.3, "shared")
+    h.group(1, "g", 2, resourceClaims=SHARED)
+    h.end(20)
+    assert judge(h, "g").status == PASS
+    h = History(nodes=2)
+    for node in ("n0", "n1"):
+        h.node(0.1, node, memory="300Mi")
+    h.devices(0.2)
+    h.claim(0.3, "shared", on="n1")
+    h.group(1, "g", 2, resourceClaims=SHARED)
+    h.end(20)
+    verdict = judge(h, "g")
+    assert verdict.status == VIOLATED and "g-0 on node/n1, pod/ns/g-1 on node/n1" in \
+        verdict.summary
+
+
+def test_a_claim_not_made_yet_is_no_room_and_a_class_beyond_its_driver_is_not_judged():
+    h = History(nodes=2)
+    for node in ("n0", "n1"):
+        h.node(0.1, node, memory="300Mi")
+    h.devices(0.2)
+    h.group(1, "g", 2, resourceClaims=SHARED)
+    h.end(20)
+    assert judge(h, "g").status == PASS  # the scheduler waits for the claim too
+    h = History(nodes=2)
+    for node in ("n0", "n1"):
+        h.node(0.1, node, memory="300Mi")
+    h.devices(0.2, expression='device.driver == "d" && device.attributes["x"].y')
+    h.claim(0.3, "shared")
+    h.group(1, "g", 2, resourceClaims=SHARED)
+    h.end(20)
+    verdict = judge(h, "g")
+    assert verdict.status == UNKNOWN and "selects devices by more than their driver" in \
+        verdict.summary

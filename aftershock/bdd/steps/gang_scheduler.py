@@ -45,34 +45,43 @@ def _queue_part(scenario: Scenario) -> dict:
 
 def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: int = 0,
                 after: int = 0, queue: str | None = None, millicpu: int = 0,
-                claim_template: str = "") -> None:
+                claim: dict[str, str] | None = None, pinned: list[str] | None = None) -> None:
     mapping = concept(scenario, "gang_scheduler")
     resource = mapping["resource"]
     if queue is None:
         queue = (mapping.get("queue") or {}).get("default", "")
-    scenario.timeline.mark(f"create {resource['kind'].lower()}/{scenario.namespace}/{name}: "
+    made_here = bool(mapping.get("manifest"))
+    scenario.timeline.mark(("create " if made_here else "the pods of ")
+                           + f"{resource['kind'].lower()}/{scenario.namespace}/{name}: "
                            f"{size} pods, minMember {minimum}"
                            + (f", queue {queue}" if queue else ""))
-    body = _manifest(scenario, "manifest", {"name": name, "min_member": minimum, "size": size,
-                                            "queue": queue})
-    writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
-                  fields={mapping["min_member_path"]: minimum})
+    if made_here:
+        body = _manifest(scenario, "manifest", {"name": name, "min_member": minimum,
+                                                "size": size, "queue": queue})
+        writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
+                      fields={mapping["min_member_path"]: minimum})
+    elif minimum != size:
+        raise StepFailed(f"profile {scenario.facts['profile'].name} makes no object for a "
+                         "group (no gang_scheduler.manifest): the implementation makes it from "
+                         f"the pods, with its size as its minimum; minMember {minimum} must be "
+                         f"the group's size, {size}")
     pods = dynamic_resource(scenario, {"group": "", "version": "v1", "kind": "Pod"})
     for index in range(size):
         pod = _manifest(scenario, "pod_manifest", {
             "name": name, "pod": f"{name}-{index}", "scheduler_name": mapping["scheduler_name"],
-            "queue": queue})
+            "queue": queue, "size": size, "min_member": minimum})
         if index < done:
             pod["metadata"].setdefault("annotations", {})[workloads.SUCCEED_AFTER] = f"{after}s"
-        if claim_template:  # one device for its first container, a claim of its own
-            pod["spec"]["resourceClaims"] = [{"name": "device",
-                                              "resourceClaimTemplateName": claim_template}]
+        if claim:  # one device for its first container: a claim of its own, or the group's
+            pod["spec"]["resourceClaims"] = [{"name": "device", **claim}]
             pod["spec"]["containers"][0].setdefault("resources", {})["claims"] = [
                 {"name": "device"}]
         if millicpu:
             for container in pod["spec"]["containers"]:
                 requests = container.setdefault("resources", {}).setdefault("requests", {})
                 requests["cpu"] = f"{millicpu}m"
+        if pinned:
+            pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": pinned[index]}
         writes.apply(pods, pod, scenario.namespace)  # every field read back: a gated field
         # the API server drops (a pod's schedulingGroup without GenericWorkload) is an error
 
@@ -108,20 +117,60 @@ def a_claiming_pod_group(scenario: Scenario, name: str, size: int, minimum: int)
     """Each pod claims one device of those 'every node publishes a ResourceSlice' publishes,
     by a ResourceClaimTemplate of the group's (a DeviceClass of that driver, the scenario's):
     the scheduler must allocate a pod's claim on the node it binds it to."""
-    driver = scenario.facts.get("published slices")
-    if driver is None:
+    template = f"{name}-device"
+    _claim_objects(scenario, name, "ResourceClaimTemplate", template,
+                   {"spec": {"devices": _one_device(scenario)}})
+    _make_group(scenario, name, size, minimum, claim={"resourceClaimTemplateName": template})
+
+
+@given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, sharing one claim "
+       "of a device")
+def a_sharing_pod_group(scenario: Scenario, name: str, size: int, minimum: int) -> None:
+    """Every pod names one ResourceClaim of the group's, for one device of those 'every node
+    publishes a ResourceSlice' publishes (kubernetes#137617): the scheduler must allocate it
+    once, on a node it then binds every pod of the group to."""
+    claim = f"{name}-device"
+    _claim_objects(scenario, name, "ResourceClaim", claim, {"devices": _one_device(scenario)})
+    _make_group(scenario, name, size, minimum, claim={"resourceClaimName": claim})
+
+
+@given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, sharing one claim "
+       "of a device, each pod held to a node of its own")
+def a_sharing_pod_group_apart(scenario: Scenario, name: str, size: int, minimum: int) -> None:
+    """As 'sharing one claim of a device', each pod with a node selector for another node (by
+    name: pod 0 the first). A node-local device cannot be shared across nodes: such a group is
+    never bound whole, and no pod of it should be bound (kubernetes#140087: a pod of the group
+    reused the claim's pending allocation on a node where its device is not, and was bound
+    there)."""
+    nodes = sorted(n.metadata.name for n in kube.core(scenario.api).list_node().items)
+    if len(nodes) < size:
+        raise StepFailed(f"{size} pods each on a node of its own need {size} nodes; the "
+                         f"cluster has {len(nodes)}")
+    claim = f"{name}-device"
+    _claim_objects(scenario, name, "ResourceClaim", claim, {"devices": _one_device(scenario)})
+    _make_group(scenario, name, size, minimum, claim={"resourceClaimName": claim},
+                pinned=nodes[:size])
+
+
+def _one_device(scenario: Scenario) -> dict:
+    """A request for one device of the DeviceClass the scenario's published devices are in."""
+    if scenario.facts.get("published slices") is None:
         raise StepFailed("no earlier step published devices for the pods to claim ('every "
                          "node publishes a ResourceSlice')")
+    return {"requests": [{"name": "device", "exactly": {
+        "deviceClassName": f"{scenario.namespace}-device"}}]}
+
+
+def _claim_objects(scenario: Scenario, group: str, kind: str, name: str, spec: dict) -> None:
+    """The DeviceClass of the published devices' driver, and the group's claim object."""
+    driver = scenario.facts["published slices"]
     api_version = kube.dra_api_version(scenario.api)
-    device_class, template = f"{scenario.namespace}-device", f"{name}-device"
     apply_manifests(scenario, yaml.safe_dump_all([
-        {"apiVersion": api_version, "kind": "DeviceClass", "metadata": {"name": device_class},
+        {"apiVersion": api_version, "kind": "DeviceClass",
+         "metadata": {"name": f"{scenario.namespace}-device"},
          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}},
-        {"apiVersion": api_version, "kind": "ResourceClaimTemplate",
-         "metadata": {"name": template}, "spec": {"spec": {"devices": {"requests": [
-             {"name": "device", "exactly": {"deviceClassName": device_class}}]}}}}]),
-        f"the claims of pod group {name}")
-    _make_group(scenario, name, size, minimum, claim_template=template)
+        {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "spec": spec}]),
+        f"the claims of pod group {group}")
 
 
 @given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, {done:d} of which "
@@ -218,7 +267,10 @@ def delete_group(scenario: Scenario, name: str) -> None:
                         scenario.namespace, missing_ok=True)
     resource = concept(scenario, "gang_scheduler")["resource"]
     scenario.timeline.mark(f"delete {group.ref}")
-    writes.delete(dynamic_resource(scenario, resource), name, scenario.namespace)
+    made_here = bool(concept(scenario, "gang_scheduler").get("manifest"))
+    # an object the implementation makes may not be there yet, or already gone
+    writes.delete(dynamic_resource(scenario, resource), name, scenario.namespace,
+                  missing_ok=not made_here)
 
 
 def _group(scenario: Scenario, name: str) -> dict:

@@ -81,6 +81,9 @@ def slices_published(scenario: Scenario) -> None:
         body = workloads.resource_slice(scenario.api.sanitize_for_serialization(node), DRIVER,
                                         api_version=api_version)
         body["metadata"]["name"] = f"{scenario.namespace}-{body['metadata']['name']}"
+        # a pool of the scenario's: scenarios side by side on one cluster publish for the same
+        # nodes, and two slices in one pool of one slice would make it invalid
+        body["spec"]["pool"]["name"] = body["metadata"]["name"]
         body["metadata"]["labels"] = {OWNER_LABEL: scenario.namespace}
         writes.create(slices, body, None)
     scenario.remember("published slices", DRIVER)
