@@ -125,6 +125,12 @@ CONCEPTS = {
                                        "{min_member})"),
         "pod_selector": Field("map", required=True, items=Field(str),
                               expected="labels its pod manifest sets; {name} is the group's"),
+        "claims": Field("map", schema={
+            "path": Field(str, required=True,
+                          expected="a dotted path to the list of claims (KEP-5729's "
+                                   "spec.resourceClaims: {name, resourceClaimName})"),
+        }, expected="that a group's object names claims its pods share, reserved for the "
+                    "group (@concept:gang_scheduler.claims)"),
         "disruption_mode_path": Field(str, expected="a dotted path to the group's disruption "
                                       "mode (KEP-5710's spec.disruptionMode: {all: {}} evicts "
                                       "it whole; Single, the default, one pod at a time, and B3 "

@@ -11,11 +11,12 @@ from aftershock.errors import UserError
 
 # The scheduling.k8s.io version that serves Workload (and, from 1.36, PodGroup), and the gates
 # that turn gang scheduling on, by minor. 1.37 folds GangScheduling into GenericWorkload (beta,
-# still off by default).
+# still off by default), and has a PodGroup's own claims (KEP-5729, spec.resourceClaims,
+# reserved for the group) behind DRAWorkloadResourceClaims, beta and off by default too.
 GANG = {
     35: ("v1alpha1", ("GenericWorkload", "GangScheduling")),
     36: ("v1alpha2", ("GenericWorkload", "GangScheduling")),
-    37: ("v1beta1", ("GenericWorkload",)),
+    37: ("v1beta1", ("GenericWorkload", "DRAWorkloadResourceClaims")),
 }
 GANG_FIRST = min(GANG)
 

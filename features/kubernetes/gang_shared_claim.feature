@@ -17,7 +17,9 @@ Feature: kube-scheduler binds a gang whose pods share one claim whole, where the
   another node than the claim's).
 
   The devices are published as a driver would (one per node, no driver running), and the claim
-  is one ResourceClaim every pod names. Run each version with the profile of its gang API:
+  is one ResourceClaim every pod names; in the third scenario the group's PodGroup names it too
+  (KEP-5729, beta in 1.37 behind DRAWorkloadResourceClaims), and the scheduler reserves it for
+  the group instead of for each pod. Run each version with the profile of its gang API:
   kube-scheduler-gang-1.35 on 1.35, kube-scheduler-gang-1.36 on 1.36, kube-scheduler-gang on
   1.37.
 
@@ -26,6 +28,17 @@ Feature: kube-scheduler binds a gang whose pods share one claim whole, where the
     And the implementation under test is running
     And every node publishes a ResourceSlice
     And a pod group g of 2 pods with minMember 2, sharing one claim of a device
+    When 30 seconds pass
+    Then the gang scheduler bound the pod group g within 10 seconds whenever the nodes had room for it (B6)
+    And the gang scheduler bound the pod group g all or nothing within 5 seconds (B1)
+    And every pod was bound only after its claims were allocated for its node (D1)
+
+  @concept:gang_scheduler.claims
+  Scenario: A gang whose claim is reserved for its pod group is bound together, on the claim's node
+    Given a cluster with 3 nodes
+    And the implementation under test is running
+    And every node publishes a ResourceSlice
+    And a pod group g of 2 pods with minMember 2, sharing one claim of a device reserved for the group
     When 30 seconds pass
     Then the gang scheduler bound the pod group g within 10 seconds whenever the nodes had room for it (B6)
     And the gang scheduler bound the pod group g all or nothing within 5 seconds (B1)

@@ -2,8 +2,9 @@
 (features/kubernetes/gang_shared_claim.feature), on kube-scheduler's own gangs:
 kubernetes#137617 (1.35: such a gang is never bound, B6 VIOLATED) and kubernetes#140087 (1.36:
 a pod reusing the claim's pending allocation is bound where the device is not, or alone, D1 or
-B1 VIOLATED). On the default version, where both are fixed, the first scenario passes B6, B1
-and D1, and the second binds nothing (B6 PASS, nothing bound for B1 and D1). The versions with
+B1 VIOLATED). On the default version, where both are fixed, the gang sharing a claim passes
+B6, B1 and D1, as does one whose claim its PodGroup names (KEP-5729: reserved for the group),
+and the gang held apart is never bound (B6 PASS too). The versions with
 the bugs run when asked (AFTERSHOCK_TEST_GANG_INCIDENTS=1) on a machine that has built them."""
 
 from __future__ import annotations
@@ -48,13 +49,16 @@ def _one(verdicts: dict, words: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def test_the_default_version_binds_a_sharing_gang_whole_and_a_split_one_not_at_all(tmp_path):
+def test_the_default_version_binds_sharing_gangs_whole_and_a_split_one_not_at_all(tmp_path):
     result = _run(tmp_path, "profiles/kube-scheduler-gang.yaml")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     verdicts = _verdicts(tmp_path)
-    together = _one(verdicts, "bound_together")
+    together = _one(verdicts, "two_pods_of_a_gang")
     assert sorted((pid, status) for pid, status, _ in together) == \
         [("B1", "pass"), ("B6", "pass"), ("D1", "pass")], together
+    reserved = _one(verdicts, "reserved_for_its_pod_group")  # KEP-5729, for the group
+    assert sorted((pid, status) for pid, status, _ in reserved) == \
+        [("B1", "pass"), ("B6", "pass"), ("D1", "pass")], reserved
     apart = _one(verdicts, "held_to_different_nodes")
     assert sorted((pid, status) for pid, status, _ in apart) == \
         [("B6", "pass"), ("never_has_from", "pass"), ("never_has_from", "pass")], apart
@@ -71,7 +75,7 @@ def test_the_versions_with_the_bugs_are_caught(tmp_path, version):
     assert result.returncode == 1, result.stdout[-3000:]  # a property was violated
     verdicts = _verdicts(tmp_path)
     if version == "1.35.8":  # kubernetes#137617: never bound, though a node had room
-        [(_, status, summary)] = [v for v in _one(verdicts, "bound_together") if v[0] == "B6"]
+        [(_, status, summary)] = [v for v in _one(verdicts, "two_pods_of_a_gang") if v[0] == "B6"]
         assert status == "violated" and "while the nodes had room" in summary, summary
     else:  # kubernetes#140087: a pod bound though its claim's device is on another node
         caught = [v for v in _one(verdicts, "held_to_different_nodes")

@@ -102,7 +102,7 @@ def test_dra_is_switched_on_before_1_34_and_v1beta2_served_after():
 @pytest.mark.parametrize(("version", "api", "gates"), [
     ("1.35.4", "v1alpha1", "GangScheduling=true,GenericWorkload=true"),
     ("1.36.3", "v1alpha2", "GangScheduling=true,GenericWorkload=true"),
-    ("1.37.2", "v1beta1", "GenericWorkload=true"),
+    ("1.37.2", "v1beta1", "DRAWorkloadResourceClaims=true,GenericWorkload=true"),
 ])
 def test_gang_scheduling_turns_on_each_version_s_gates_and_workload_api(version, api, gates):
     """The gates and API version move with each minor (1.37 folds GangScheduling into

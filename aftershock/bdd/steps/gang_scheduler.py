@@ -12,7 +12,7 @@ from kubernetes.utils import parse_quantity
 
 from aftershock.bdd.steps.implementation import dynamic_resource, implementation_actor
 from aftershock.bdd.steps.objects import apply as apply_manifests
-from aftershock.concepts import concept
+from aftershock.concepts import NoConcept, concept
 from aftershock.concepts.gang_scheduler import PodGroup, Queue
 from aftershock.faults import nodes
 from aftershock.kube import api as kube
@@ -45,7 +45,8 @@ def _queue_part(scenario: Scenario) -> dict:
 
 def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: int = 0,
                 after: int = 0, queue: str | None = None, millicpu: int = 0,
-                claim: dict[str, str] | None = None, pinned: list[str] | None = None) -> None:
+                claim: dict[str, str] | None = None, pinned: list[str] | None = None,
+                group_claim: dict[str, str] | None = None) -> None:
     mapping = concept(scenario, "gang_scheduler")
     resource = mapping["resource"]
     if queue is None:
@@ -58,8 +59,11 @@ def _make_group(scenario: Scenario, name: str, size: int, minimum: int, done: in
     if made_here:
         body = _manifest(scenario, "manifest", {"name": name, "min_member": minimum,
                                                 "size": size, "queue": queue})
+        fields: dict[str, object] = {mapping["min_member_path"]: minimum}
+        if group_claim:  # read back: an API server whose gate is off drops it
+            fields[mapping["claims"]["path"]] = [{"name": "device", **group_claim}]
         writes.create(dynamic_resource(scenario, resource), body, scenario.namespace,
-                      fields={mapping["min_member_path"]: minimum})
+                      fields=fields)
     elif minimum != size:
         raise StepFailed(f"profile {scenario.facts['profile'].name} makes no object for a "
                          "group (no gang_scheduler.manifest): the implementation makes it from "
@@ -150,6 +154,21 @@ def a_sharing_pod_group_apart(scenario: Scenario, name: str, size: int, minimum:
     _claim_objects(scenario, name, "ResourceClaim", claim, {"devices": _one_device(scenario)})
     _make_group(scenario, name, size, minimum, claim={"resourceClaimName": claim},
                 pinned=nodes[:size])
+
+
+@given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, sharing one claim "
+       "of a device reserved for the group")
+def a_group_claiming_pod_group(scenario: Scenario, name: str, size: int, minimum: int) -> None:
+    """As 'sharing one claim of a device', the claim named by the group's object too (KEP-5729:
+    a PodGroup's spec.resourceClaims, each pod's entry matching it exactly), so the scheduler
+    reserves it for the group instead of for each pod."""
+    if not concept(scenario, "gang_scheduler").get("claims"):
+        raise NoConcept(f"profile {scenario.facts['profile'].name} does not provide the "
+                        "concept 'gang_scheduler.claims'")
+    claim = f"{name}-device"
+    _claim_objects(scenario, name, "ResourceClaim", claim, {"devices": _one_device(scenario)})
+    _make_group(scenario, name, size, minimum, claim={"resourceClaimName": claim},
+                group_claim={"resourceClaimName": claim})
 
 
 def _one_device(scenario: Scenario) -> dict:
