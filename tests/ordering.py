@@ -16,11 +16,12 @@ from typing import TypeVar
 
 COSTS = {
     # runs only where KAI-scheduler's source tree is at hand (cached, or a mirror): 2026-11-30
-    "tests/integration/test_thirdparty.py::test_kai_scheduler": 295,
+    "tests/integration/test_thirdparty.py::test_kai_scheduler": 240,
     "tests/integration/test_scheduler_driver_profiles.py::test_each_faulty_gang_scheduler": 236,
     "tests/integration/test_scheduler_driver_profiles.py::test_the_faulty_gang_scheduler": 219,
     "tests/integration/test_setup_errors.py::test_a_profile_starts_without": 112,
     "tests/integration/test_scheduler_driver_profiles.py::test_the_faulty_gang_operator": 80,
+    "tests/integration/test_scheduler_driver_profiles.py::test_the_preempts_in_vain": 95,
     "tests/integration/test_explore.py::test_explore_finds": 230,
     "tests/integration/test_operator_profiles.py::test_the_faulty_noderecords": 144,
     "tests/integration/test_operator_profiles.py::test_the_faulty_replicagroup": 138,

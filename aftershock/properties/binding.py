@@ -243,6 +243,13 @@ def _evictions(history: History, lives: list[Life], who: str) -> tuple[list[Acti
     return joined, unjoined_deletions(history, lives, is_actor)
 
 
+def group_evictions(history: History, group: PodGroup, who: str) -> tuple[list[Action],
+                                                                          list[Action]]:
+    """The evictions and deletes ``who`` made of the group's pods (each by the life it
+    removed), and those of their names the record cannot tie to one life."""
+    return _evictions(history, _lives(history, group), who)
+
+
 def evicted_whole(history: Recorded, group: PodGroup, who: str, window: float,
                   name: str = "evicted_whole") -> Verdict:
     """B3: once the scheduler (``who``, by the audit log) evicts or deletes a pod of the group,

@@ -21,6 +21,7 @@ from aftershock.concepts.gang_scheduler import PodGroup, deleting
 from aftershock.history import Change, History
 from aftershock.history.state import State, node_of, phase
 from aftershock.properties.base import Params, check, prop
+from aftershock.properties.binding import group_evictions
 from aftershock.properties.room import DRA, Unjudged, place, placed_beyond_room
 
 Recorded = History | Iterable
@@ -177,6 +178,48 @@ def _held_too_long(name: str, group: PodGroup, claim: str, start: Change, within
                    reads=reads)
 
 
+def preemption_paid_off(history: Recorded, group: PodGroup, preemptor: str, who: str,
+                        within: float, name: str = "preemption_paid_off") -> Verdict:
+    """B8: every pod of the group the scheduler (``who``, by the audit log) evicts while the
+    preemptor waits unbound is followed, within ``within`` seconds of the eviction (the
+    cluster's clock), by the preemptor's binding: no victim is evicted in vain."""
+    history = History.of(history)
+    origin = history.origin
+    reads = frozenset({"pods", "audit"})
+    evictions, loose = group_evictions(history, group, who)
+    if loose:
+        return Verdict(name, UNKNOWN, f"{who} evicted {', '.join(sorted({a.ref for a in loose}))}"
+                       ", and the record cannot tell which life of that name it removed", [],
+                       origin, reads=reads)
+    ref = f"pod/{group.namespace}/{preemptor}"
+    binding = next((c for c in history.changes_of("pods") if c.namespace == group.namespace
+                    and c.name == preemptor and c.after is not None and node_of(c.after)), None)
+    judged = 0
+    for eviction in sorted(evictions, key=lambda a: a.hi):
+        if binding is not None and binding.hi <= eviction.lo:
+            continue  # bound before it: that eviction was not for this preemptor
+        judged += 1
+        deadline = eviction.hi + within
+        if binding is not None and binding.hi <= deadline:
+            continue
+        if binding is not None and binding.lo <= deadline:
+            return Verdict(name, UNKNOWN, f"whether {ref} was bound within {within:g}s of "
+                           f"{who}'s eviction of {eviction.ref}, the record's moments cannot "
+                           "say", [], origin, reads=reads)
+        if history.end < deadline:
+            return Verdict(name, UNKNOWN, f"the history ends less than {within:g}s after "
+                           f"{who} evicted {eviction.ref} at +{eviction.hi - origin:.3f}s",
+                           [], origin, reads=reads)
+        return Verdict(name, VIOLATED, f"{who} evicted {eviction.ref} of {group.ref} while "
+                       f"{ref} waited, and {ref} was not bound {within:g}s later: a victim "
+                       "evicted in vain", [eviction.entry], origin, subjects=1,
+                       window=(eviction.lo, deadline), by_absence=True, reads=reads)
+    summary = (f"{ref} was bound within {within:g}s of each of {judged} evictions of "
+               f"{group.ref}'s pods by {who}" if judged
+               else f"{who} evicted no pod of {group.ref} while {ref} waited")
+    return Verdict(name, PASS, summary, [], origin, subjects=judged, reads=reads)
+
+
 def _group(p: Params) -> PodGroup:
     return PodGroup(**p["group"])
 
@@ -211,3 +254,19 @@ prop("B7", "A gang that is not bound holds no device: no claim of an unbound pod
      "scheduler that allocates the claims of a group it then does not bind keeps devices from "
      "every other pod; kube-scheduler allocates in PreBind, after a gang's Permit).",
      ["holds_no_device"], ("gang_scheduler",))
+
+
+@check("preemption_paid_off", "Every pod of a group the scheduler evicts while a preemptor "
+       "waits is followed within a bound by the preemptor's binding (by the audit log).",
+       audit=True)
+def _preemption_paid_off(history: History, p: Params) -> Verdict:
+    return preemption_paid_off(history, _group(p), p["preemptor"], p["actor"], p["within"])
+
+
+prop("B8", "No victim is evicted in vain: once a scheduler evicts a pod of a group for a pod "
+     "of higher priority, that pod is bound within a bound (a preemption whose preemptor then "
+     "does not bind, its room taken by another pod or never usable by it, disrupts the victim "
+     "for nothing; kube-scheduler nominates the freed node to the preemptor for this). The "
+     "evictions are the scheduler's deletes in the audit log, each counted from its audited "
+     "time; one made after the preemptor was bound was not for it.",
+     ["preemption_paid_off"], ("gang_scheduler",))

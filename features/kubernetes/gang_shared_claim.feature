@@ -28,7 +28,7 @@ Feature: kube-scheduler binds a gang whose pods share one claim whole, where the
     And the implementation under test is running
     And every node publishes a ResourceSlice
     And a pod group g of 2 pods with minMember 2, sharing one claim of a device
-    When 30 seconds pass
+    When 20 seconds pass
     Then the gang scheduler bound the pod group g within 10 seconds whenever the nodes had room for it (B6)
     And the gang scheduler bound the pod group g all or nothing within 5 seconds (B1)
     And every pod was bound only after its claims were allocated for its node (D1)
@@ -39,7 +39,7 @@ Feature: kube-scheduler binds a gang whose pods share one claim whole, where the
     And the implementation under test is running
     And every node publishes a ResourceSlice
     And a pod group g of 2 pods with minMember 2, sharing one claim of a device reserved for the group
-    When 30 seconds pass
+    When 20 seconds pass
     Then the gang scheduler bound the pod group g within 10 seconds whenever the nodes had room for it (B6)
     And the gang scheduler bound the pod group g all or nothing within 5 seconds (B1)
     And every pod was bound only after its claims were allocated for its node (D1)

@@ -51,12 +51,13 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
     And within 30 seconds the pod group g has 3 bound pods
     When I cordon every node no pod of the pod group g is bound to
     And a pod urgent of a higher priority than the pod group g is created
-    And 6 seconds pass
-    Then within 30 seconds pod/urgent matches:
+    And 12 seconds pass
+    Then once the gang scheduler evicted a pod of the pod group g, the whole group was gone within 5 seconds (B3)
+    And once the gang scheduler evicted a pod of the pod group g for pod urgent, that pod was bound within 10 seconds (B8)
+    And within 10 seconds pod/urgent matches:
       """
       status: {phase: Running}
       """
-    And once the gang scheduler evicted a pod of the pod group g, the whole group was gone within 5 seconds (B3)
 
   Scenario: A group whose pods are completing is not evicted as stale
     Given a pod group g of 3 pods with minMember 3, 2 of which succeed 3 seconds after they run

@@ -84,6 +84,27 @@ class Scheduler:
                 self._hold_devices(members(group), decisions.minimum(group), nodes, left,
                                    claimed, free)
             self._stale(group, members(group))
+        self._preempt([p for p in pods if p["metadata"].get("namespace") == self.namespace
+                       and p["spec"].get("schedulerName") == SCHEDULER_NAME
+                       and GROUP_LABEL not in (p["metadata"].get("labels") or {})
+                       and not decisions.node_of(p) and not decisions.deleting(p)],
+                      [p for p in pods if p["metadata"].get("namespace") == self.namespace],
+                      nodes, left)
+
+    def _preempt(self, preemptors: list[Obj], pods: list[Obj], nodes: list[Obj],
+                 left: dict) -> None:
+        """A pod of no group, by priority: bound where it fits; else the groups of a lower
+        priority in its way evicted whole, and it bound once their room is free (the
+        preempts-in-vain variant never binds it)."""
+        for pod in sorted(preemptors, key=lambda p: (-decisions.priority(p), decisions.name(p))):
+            placed = decisions.place([pod], nodes, left, self.variant)
+            if placed:
+                if self.variant != "preempts-in-vain":
+                    self._bind(pod, placed[0][1])
+                continue
+            for victim in decisions.victims(pod, pods, nodes, left, self.variant):
+                log.info("preempting for pod/%s/%s", self.namespace, decisions.name(pod))
+                self._evict(victim)
 
     def _hold_devices(self, pods: list[Obj], minimum: int, nodes: list[Obj], left: dict,
                       claimed, free: dict[str, list[tuple[str, str, str]]]) -> None:

@@ -10,8 +10,10 @@ from typing import Any
 # faulty: five safety bugs (B1-B5) and a pod bound before its claims are allocated (D1);
 # holds-room: correct but for one progress bug (B6), the room of a group it could not bind
 # kept from every group after it (scheduler-plugins#713); holds-devices: correct but for B7,
-# the claims of a group it could not bind allocated all the same, and left so
-VARIANTS = ("correct", "faulty", "holds-room", "holds-devices")
+# the claims of a group it could not bind allocated all the same, and left so;
+# preempts-in-vain: correct but for B8, it evicts a group for a pod of higher priority and
+# then never binds that pod (it binds only pods of a group)
+VARIANTS = ("correct", "faulty", "holds-room", "holds-devices", "preempts-in-vain")
 SCHEDULER_NAME = "aftershock-gang-scheduler"
 GROUP_LABEL = "aftershock.io/pod-group"
 TERMINAL = ("Succeeded", "Failed")
@@ -195,3 +197,37 @@ def evictions(pods: list[Obj], variant: str) -> list[Obj]:
     """The pods a stale group loses: all of them alive (the faulty variant: one)."""
     alive = sorted((p for p in pods if not deleting(p) and phase(p) not in TERMINAL), key=name)
     return alive[:1] if variant == "faulty" else alive
+
+
+def priority(pod: Obj) -> int:
+    return int((pod.get("spec") or {}).get("priority") or 0)
+
+
+def victims(preemptor: Obj, pods: list[Obj], nodes: list[Obj],
+            left: dict[str, dict[str, float]], variant: str) -> list[Obj]:
+    """The pods to evict so the preemptor fits: on the first node (by name) that would take
+    it and have room once the pods of a lower priority there are gone, their groups' alive
+    pods, every one (the faulty variant: the one pod on that node). None while a pod there is
+    already going (the room is freeing) or where nothing makes room."""
+    need = {**requests(preemptor), "pods": 1}
+    for node in sorted(nodes, key=name):
+        if not takes(node, preemptor, variant):
+            continue
+        on = [p for p in pods if node_of(p) == name(node) and holds_place(p)]
+        if any(deleting(p) for p in on):
+            return []
+        lower = [p for p in on if priority(p) < priority(preemptor)
+                 and GROUP_LABEL in (p["metadata"].get("labels") or {})]
+        have = dict(left.get(name(node), {}))
+        for pod in lower:
+            for key, value in {**requests(pod), "pods": 1}.items():
+                if key in have:
+                    have[key] += value
+        if not lower or not all(have.get(k, 0) >= v for k, v in need.items() if k in have):
+            continue
+        if variant == "faulty":
+            return lower
+        groups = {(p["metadata"].get("labels") or {})[GROUP_LABEL] for p in lower}
+        return [p for p in pods if (p["metadata"].get("labels") or {}).get(GROUP_LABEL) in groups
+                and not deleting(p) and phase(p) not in TERMINAL]
+    return []

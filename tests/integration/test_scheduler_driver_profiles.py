@@ -30,7 +30,7 @@ def _run(where: str, profile: str, *selection: str) -> subprocess.CompletedProce
         capture_output=True, text=True, cwd=REPO, timeout=900)
 
 
-def _gang_run(profiles: tuple[str, str], selection: str) -> str:
+def _gang_run(profiles: tuple[str, ...], selection: str) -> str:
     """A faulty profile and its correct twin in one run, on one ten-node cluster."""
     result = subprocess.run(
         [sys.executable, "-m", "aftershock.cli", "run", "features/scheduler",
@@ -77,7 +77,21 @@ def test_the_faulty_gang_scheduler_breaks_b1_to_b5_the_correct_keeps_them():
             "1000m"):
         assert expected in out, f"{expected!r} not in\n{out[-6000:]}"
     _only_failed(out, "gangscheduler-faulty")
-    assert re.search(r"\b6 failed, 6 passed\b", out), out[-3000:]
+    # the correct one preempts too (the faulty one maps no preemption): it takes the group
+    # whole (B3) and binds the pod it preempted for (B8)
+    assert "B8: PASS: pod/" in out
+    assert re.search(r"\b6 failed, 7 passed\b", out), out[-3000:]
+
+
+def test_the_preempts_in_vain_twin_breaks_b8():
+    """It evicts the group whole (B3 holds) for a pod of higher priority it never binds."""
+    out = _gang_run(("gangscheduler-preempts-in-vain",), "preempted")
+    assert "B8: VIOLATED: " in out and "waited, and pod/" in out
+    assert "was not bound 10s later: a victim evicted in vain" in out
+    # the matrix: B3 pass, B8 violated
+    assert re.search(r"gangscheduler-preempts-in-vain\s+v\S+\s+pass\s+violated", out), \
+        out[-3000:]
+    assert re.search(r"\b1 failed, \d+ deselected\b", out), out[-3000:]
 
 
 def test_each_faulty_gang_scheduler_twin_breaks_its_own_property_b6_b7_and_d1():

@@ -139,10 +139,11 @@ def test_kai_scheduler_at_v0_17_0_evicts_a_completing_gang_and_at_its_fix_does_n
     pods, so a gang whose pods are completing looks short and is evicted as stale (B4 violated,
     the Succeeded pods named), a gang of four whose two running pods go in one sweep too; at
     3767c11e, the fix, it is not. The other gang properties hold
-    at both, a queue's limit (B5) too."""
+    at both, a queue's limit (B5) too. The delayed pod watch is left to the README's measured
+    run (it adds two minutes here)."""
     result, rows = _run_thirdparty(
         tmp_path / "kai", "features/scheduler/gang_scheduling.feature", (KAI_BUGGY, KAI_FIXED),
-        timeout=1800)
+        "-k", "not delayed", timeout=1800)
     outcomes: dict[str, dict[str, set[str]]] = {}  # profile → property → every outcome
     for row in rows:
         for label, outcome in row["outcomes"].items():

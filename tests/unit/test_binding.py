@@ -557,3 +557,59 @@ def test_b1_judges_bindings_after_a_change_of_the_minimum_by_the_new_one():
     h.pod(1, "b", "n1", "Running")  # 2 bound at a minimum of 4: in part
     h.pod(12, "a", "n0", "Running")
     assert judge("all_or_nothing", h, ["B1"], window=5).status == VIOLATED
+
+
+def _urgent(h: History, at: float, node: str = "", type: str = "MODIFIED") -> None:
+    """The preemptor: a pod of no group."""
+    meta = {"name": "urgent", "namespace": NS, "uid": "uid-urgent"}
+    h._add(at, WATCH, resource="pods", namespace=NS, name="urgent", uid="uid-urgent", type=type,
+           object={"metadata": meta, "spec": {"nodeName": node},
+                   "status": {"phase": "Running" if node else "Pending"}})
+
+
+def _b8(h: History):
+    return judge("preemption_paid_off", h, ["B8"], preemptor="urgent", actor=SCHEDULER,
+                 within=10)
+
+
+def test_b8_passes_when_the_preemptor_is_bound_soon_after_its_victims_go():
+    h = History()
+    _bound_three(h)
+    _urgent(h, 4, type="ADDED")
+    for name in "abc":
+        h.evict(5, name)
+    _urgent(h, 7, "n1")
+    h.node(20, "n1")
+    verdict = _b8(h)
+    assert verdict.status == PASS, verdict.explain()
+    assert verdict.summary == ("pod/ns/urgent was bound within 10s of each of 3 evictions of "
+                               f"podgroup/ns/g's pods by {SCHEDULER}")
+
+
+def test_b8_is_violated_by_victims_evicted_for_a_preemptor_never_bound():
+    h = History()
+    _bound_three(h)
+    _urgent(h, 4, type="ADDED")
+    for name in "abc":
+        h.evict(5, name)
+    h.node(20, "n1")  # the history goes on past the bound
+    verdict = _b8(h)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/urgent was not bound 10s later: a victim evicted in vain" in verdict.summary
+
+
+def test_b8_is_unknown_before_its_bound_is_over_and_without_an_eviction_for_the_preemptor():
+    h = History()
+    _bound_three(h)
+    _urgent(h, 4, type="ADDED")
+    h.evict(5, "a")
+    h.node(9, "n1")
+    assert _b8(h).status == UNKNOWN
+    h = History()
+    _bound_three(h)
+    _urgent(h, 4, type="ADDED")
+    _urgent(h, 4.5, "n2")  # bound before: the eviction after it was not for it
+    h.evict(5, "a")
+    h.node(20, "n1")
+    verdict = _b8(h)
+    assert verdict.status == UNKNOWN and "nothing to judge" in verdict.summary, verdict.explain()

@@ -303,6 +303,15 @@ def all_or_nothing(scenario: Scenario, name: str, window: int) -> None:
                                                 "window": window}))
 
 
+@then("once the gang scheduler evicted a pod of the pod group {name:Name} for pod "
+      "{preemptor:Name}, that pod was bound within {within:d} seconds",
+      check="preemption_paid_off")
+def preemption_paid_off(scenario: Scenario, name: str, preemptor: str, within: int) -> None:
+    scenario.judge(Judgement("preemption_paid_off", {
+        "group": _group(scenario, name), "preemptor": preemptor,
+        "actor": implementation_actor(scenario), "within": within}))
+
+
 @then("the gang scheduler bound the pod group {name:Name} within {within:d} seconds whenever "
       "the nodes had room for it", check="bound_when_room")
 def bound_when_room(scenario: Scenario, name: str, within: int) -> None:
