@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts.dra import allocated_devices, claim_names
-from aftershock.concepts.gang_scheduler import PodGroup, deleting
+from aftershock.concepts.gang_scheduler import TERMINAL, PodGroup, deleting
 from aftershock.history import Change, History
 from aftershock.history.state import State, node_of, phase
 from aftershock.properties.base import Params, check, prop
@@ -25,7 +25,6 @@ from aftershock.properties.binding import group_evictions
 from aftershock.properties.room import DRA, Unjudged, place, placed_beyond_room
 
 Recorded = History | Iterable
-TERMINAL = ("Succeeded", "Failed")
 
 
 def bound_when_room(history: Recorded, group: PodGroup, within: float,
@@ -34,8 +33,10 @@ def bound_when_room(history: Recorded, group: PodGroup, within: float,
     have room for the pods it lacks (its own waiting pods enough to make it)."""
     history = History.of(history)
     origin = history.origin
-    reads = frozenset({"pods", "nodes", group.resource}
-                      | (set(DRA) if _claiming(history, group) else set()))
+    recorded = _recorded_pods(history, group)
+    claiming = any((pod.get("spec") or {}).get("resourceClaims") for pod in recorded)
+    # a group whose pods claim devices: its room reads claims, classes and slices too
+    reads = frozenset({"pods", "nodes", group.resource} | (set(DRA) if claiming else set()))
     since: tuple[Change, list[str]] | None = None
     waits, unjudged = 0, ""
     for change, state in history.replay(reads):
@@ -59,7 +60,7 @@ def bound_when_room(history: Recorded, group: PodGroup, within: float,
         return Verdict(name, UNKNOWN, unjudged, [], origin, reads=reads)
     summary = (f"{group.ref} never waited {within:g}s with room for its minimum"
                + (f" ({waits} waits with room, each ended in time)" if waits else ""))
-    return Verdict(name, PASS, summary, [], origin, subjects=int(_ever(history, group)),
+    return Verdict(name, PASS, summary, [], origin, subjects=int(bool(recorded)),
                    reads=reads)
 
 
@@ -68,18 +69,6 @@ def _recorded_pods(history: History, group: PodGroup) -> list[dict]:
             if change.after is not None and change.namespace == group.namespace
             and group.selector().items() <=
             ((change.after.get("metadata") or {}).get("labels") or {}).items()]
-
-
-def _ever(history: History, group: PodGroup) -> bool:
-    """Whether any pod of the group was recorded: a group with none is nothing to judge."""
-    return bool(_recorded_pods(history, group))
-
-
-def _claiming(history: History, group: PodGroup) -> bool:
-    """Whether a pod of the group ever claims devices: the room then reads claims, classes and
-    slices too."""
-    return any((pod.get("spec") or {}).get("resourceClaims")
-               for pod in _recorded_pods(history, group))
 
 
 def _starved(name: str, group: PodGroup, since: tuple[Change, list[str]],

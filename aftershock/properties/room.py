@@ -25,11 +25,10 @@ from typing import Any
 from kubernetes.utils import parse_quantity
 
 from aftershock.concepts.dra import allocated_devices, selects_node
-from aftershock.concepts.gang_scheduler import deleting
+from aftershock.concepts.gang_scheduler import TERMINAL, deleting
 from aftershock.history.state import State, node_of, phase
 from aftershock.properties.binding import unfit
 
-TERMINAL = ("Succeeded", "Failed")
 ROOM = ("cpu", "memory", "pods")
 DRA = ("resourceclaims", "resourceslices", "deviceclasses")  # read when a pod claims devices
 # what places a pod beyond the room counted here: such a pod's wait is not judged

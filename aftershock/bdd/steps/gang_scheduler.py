@@ -133,9 +133,8 @@ def a_sharing_pod_group(scenario: Scenario, name: str, size: int, minimum: int) 
     """Every pod names one ResourceClaim of the group's, for one device of those 'every node
     publishes a ResourceSlice' publishes (kubernetes#137617): the scheduler must allocate it
     once, on a node it then binds every pod of the group to."""
-    claim = f"{name}-device"
-    _claim_objects(scenario, name, "ResourceClaim", claim, {"devices": _one_device(scenario)})
-    _make_group(scenario, name, size, minimum, claim={"resourceClaimName": claim})
+    claim = _shared_claim(scenario, name)
+    _make_group(scenario, name, size, minimum, claim=claim)
 
 
 @given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, sharing one claim "
@@ -150,10 +149,8 @@ def a_sharing_pod_group_apart(scenario: Scenario, name: str, size: int, minimum:
     if len(nodes) < size:
         raise StepFailed(f"{size} pods each on a node of its own need {size} nodes; the "
                          f"cluster has {len(nodes)}")
-    claim = f"{name}-device"
-    _claim_objects(scenario, name, "ResourceClaim", claim, {"devices": _one_device(scenario)})
-    _make_group(scenario, name, size, minimum, claim={"resourceClaimName": claim},
-                pinned=nodes[:size])
+    claim = _shared_claim(scenario, name)
+    _make_group(scenario, name, size, minimum, claim=claim, pinned=nodes[:size])
 
 
 @given("a pod group {name:Name} of {size:d} pods with minMember {minimum:d}, sharing one claim "
@@ -165,10 +162,15 @@ def a_group_claiming_pod_group(scenario: Scenario, name: str, size: int, minimum
     if not concept(scenario, "gang_scheduler").get("claims"):
         raise NoConcept(f"profile {scenario.facts['profile'].name} does not provide the "
                         "concept 'gang_scheduler.claims'")
-    claim = f"{name}-device"
-    _claim_objects(scenario, name, "ResourceClaim", claim, {"devices": _one_device(scenario)})
-    _make_group(scenario, name, size, minimum, claim={"resourceClaimName": claim},
-                group_claim={"resourceClaimName": claim})
+    claim = _shared_claim(scenario, name)
+    _make_group(scenario, name, size, minimum, claim=claim, group_claim=claim)
+
+
+def _shared_claim(scenario: Scenario, group: str) -> dict[str, str]:
+    """The group's one ResourceClaim, made; how a pod (or the group's object) names it."""
+    claim = f"{group}-device"
+    _claim_objects(scenario, group, "ResourceClaim", claim, {"devices": _one_device(scenario)})
+    return {"resourceClaimName": claim}
 
 
 def _one_device(scenario: Scenario) -> dict:
