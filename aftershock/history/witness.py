@@ -44,8 +44,9 @@ def mark(offset: float, wall: float, detail: str) -> Entry:
 
 def lines(witness: list[Entry], origin: float) -> tuple[float, list[str]]:
     """A witness as a verdict shows it: how long it spans on the recorder's clock (when each
-    line was recorded), and its lines."""
-    span = witness[-1].mono - witness[0].mono if witness else 0.0
+    line was recorded, first to last whatever order the judge gave them in), and its lines."""
+    times = [entry.mono for entry in witness]
+    span = max(times) - min(times) if times else 0.0
     return span, [describe(entry, origin) for entry in witness]
 
 

@@ -161,6 +161,31 @@ def test_kai_scheduler_at_v0_17_0_evicts_a_completing_gang_and_at_its_fix_does_n
             (outcomes, result.stdout[-3000:])
 
 
+VOLCANO = "volcano-v1.15.1-preempt"
+
+
+@pytest.mark.cluster
+def test_volcano_binds_a_gang_whole_and_its_preempt_action_leaves_a_victim_gang_in_part(
+        tmp_path: Path):
+    """Volcano v1.15.1, built from its source tree, as a gang scheduler: a group that cannot
+    have its minimum waits and is then bound whole (B1, B6's room), and a pod group whose pods
+    each claim a device binds whole, each claim allocated first (D1). With its preempt action
+    on and the chart's policy otherwise (the gang plugin's preemptable check off), a pod of a
+    higher priority takes one pod of a group at its minimum and leaves the others bound (B3
+    violated, the pod left bound named), and it is bound itself (B8)."""
+    result, rows = _run_thirdparty(
+        tmp_path / "volcano", "features/scheduler", (VOLCANO,),
+        "-k", "cannot_have or preempted or each_claim", timeout=1200)
+    outcomes = {row.get("title", row["scenario"]): row["outcomes"] for row in rows}
+    assert len(outcomes) == 3, (outcomes, result.stdout[-3000:])
+    preempted = next(o for title, o in outcomes.items() if "preempted" in title)
+    assert preempted == {"B3": "violated", "B8": "pass"}, (outcomes, result.stdout[-3000:])
+    assert "was still bound to node/" in result.stdout, result.stdout[-3000:]
+    others = [o for title, o in outcomes.items() if "preempted" not in title]
+    assert all(v == "pass" for o in others for v in o.values()), (outcomes, result.stdout[-3000:])
+    assert {"B1", "D1"} <= {label for o in others for label in o}, outcomes
+
+
 @pytest.mark.cluster
 def test_grove_under_kai_is_judged_without_the_binding_excuse(tmp_path: Path):
     """Grove as its chart runs with KAI-scheduler (KAI's scheduler, binder and podgrouper as
