@@ -142,6 +142,12 @@ CONCEPTS = {
                                            "{priority_class})"),
         }, expected="that it preempts a group for a pod of higher priority (B3 on "
                     "preemption; @concept:gang_scheduler.preemption)"),
+        "single": Field("map", schema={
+            "pod_manifest": Field(str, required=True,
+                                  expected="a YAML file for a pod of no group it schedules "
+                                           "({pod}, {namespace}, {scheduler_name})"),
+        }, expected="that it schedules pods of no group too (B6 with single pods; "
+                    "@concept:gang_scheduler.single)"),
         "queue": Field("map", schema={
             "resource": RESOURCE,
             "manifest": Field(str, required=True,

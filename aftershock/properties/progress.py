@@ -2,7 +2,9 @@
 minimum while the nodes have room for the pods it lacks is bound within a bound: two gangs
 that compete are not both left waiting (one of them fits, so one is bound), and a gang that
 cannot be bound holds no room from one that can (a scheduler that keeps the room of a gang it
-did not bind, as scheduler-plugins#713's assumed pods did, starves every gang after it). B7:
+did not bind, as scheduler-plugins#713's assumed pods did, starves every gang after it), and
+single pods made after a waiting gang do not pass it over (their taking its room does not end
+its wait). B7:
 a gang that is not bound holds no device (no claim of its unbound pods stays allocated).
 
 The room is counted by ``properties/room.py`` from the nodes, pods and (for pods that claim
@@ -13,12 +15,13 @@ violation is a wait that a placement, named, shows was needless. What that model
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts.dra import allocated_devices, claim_names
-from aftershock.concepts.gang_scheduler import TERMINAL, PodGroup, deleting
-from aftershock.history import Change, History
+from aftershock.concepts.gang_scheduler import TERMINAL, PodGroup, deleting, newly_bound
+from aftershock.history import Change, History, seconds
 from aftershock.history.state import State, node_of, phase
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.binding import group_evictions
@@ -30,7 +33,10 @@ Recorded = History | Iterable
 def bound_when_room(history: Recorded, group: PodGroup, within: float,
                     name: str = "bound_when_room") -> Verdict:
     """B6: the group never waits longer than ``within`` seconds for its minimum while the nodes
-    have room for the pods it lacks (its own waiting pods enough to make it)."""
+    have room for the pods it lacks (its own waiting pods enough to make it). Room a single pod
+    of the same scheduler took from it, one created after the group's waiting pods and of no
+    higher priority, still counts as room: the wait goes on from when the room was first
+    there (a gang starved by a stream of single pods)."""
     history = History.of(history)
     origin = history.origin
     recorded = _recorded_pods(history, group)
@@ -38,21 +44,25 @@ def bound_when_room(history: Recorded, group: PodGroup, within: float,
     # a group whose pods claim devices: its room reads claims, classes and slices too
     reads = frozenset({"pods", "nodes", group.resource} | (set(DRA) if claiming else set()))
     since: tuple[Change, list[str]] | None = None
+    passed: Change | None = None  # the binding of a later pod that took the group's room
     waits, unjudged = 0, ""
     for change, state in history.replay(reads):
         if since is not None and change.lo > since[0].hi + within:
-            return _starved(name, group, since, within, change.lo, origin, reads)
+            return _starved(name, group, since, within, change.lo, origin, reads, passed)
         room = _room_for(state, group)
         if isinstance(room, str):
-            unjudged, since = unjudged or room, None
+            unjudged, since, passed = unjudged or room, None, None
             continue
         if room is None:
-            since = None
+            if since is not None and passed is None and _passes_over(change, state, group):
+                passed = change
+            if passed is None or _waiting(state, group) is None:
+                since, passed = None, None
         elif since is None:
             since, waits = (change, room), waits + 1
     if since is not None:
         if history.end > since[0].hi + within:
-            return _starved(name, group, since, within, history.end, origin, reads)
+            return _starved(name, group, since, within, history.end, origin, reads, passed)
         return Verdict(name, UNKNOWN, f"{group.ref} waited with room for its minimum from "
                        f"+{since[0].hi - origin:.3f}s, less than {within:g}s before the "
                        "history ends", [since[0].entry], origin, reads=reads)
@@ -64,6 +74,35 @@ def bound_when_room(history: Recorded, group: PodGroup, within: float,
                    reads=reads)
 
 
+def _passes_over(change: Change, state: State, group: PodGroup) -> bool:
+    """Whether the change binds a pod that passes over the waiting group: a pod of no group
+    (it lacks a label the profile's pod selector names), for the same scheduler, created after
+    every waiting pod of the group (on the cluster's clock, to the second) and of no higher
+    priority than the highest of them. A later group is not judged so: which of two groups
+    goes first is the scheduler's to order."""
+    pod = change.after
+    if change.resource != "pods" or pod is None or not newly_bound(change.before, pod):
+        return False
+    meta = pod.get("metadata") or {}
+    found = _waiting(state, group)
+    if found is None or (pod.get("spec") or {}).get("schedulerName") != group.scheduler_name \
+            or group.selector().keys() <= (meta.get("labels") or {}).keys():
+        return False
+    created = meta.get("creationTimestamp")
+    waiting = found[0]
+    stamps = [(p.get("metadata") or {}).get("creationTimestamp") for p in waiting]
+    times = [seconds(s) for s in (created, *stamps) if s]
+    if len(times) < 1 + len(stamps) or any(math.isnan(t) for t in times):
+        return False  # a stamp missing or not parsed: not judged as passing over
+    return times[0] > max(times[1:]) and \
+        _priority(pod) <= max(_priority(p) for p in waiting)
+
+
+def _priority(pod: dict) -> int:
+    value = (pod.get("spec") or {}).get("priority")
+    return value if isinstance(value, int) else 0
+
+
 def _recorded_pods(history: History, group: PodGroup) -> list[dict]:
     return [change.after for change in history.changes_of("pods")
             if change.after is not None and change.namespace == group.namespace
@@ -71,32 +110,48 @@ def _recorded_pods(history: History, group: PodGroup) -> list[dict]:
             ((change.after.get("metadata") or {}).get("labels") or {}).items()]
 
 
-def _starved(name: str, group: PodGroup, since: tuple[Change, list[str]],
-             within: float, until: float, origin: float, reads: frozenset[str]) -> Verdict:
+def _starved(name: str, group: PodGroup, since: tuple[Change, list[str]], within: float,
+             until: float, origin: float, reads: frozenset[str],
+             passed: Change | None = None) -> Verdict:
     start, placement = since
     shown = ", ".join(placement)
-    return Verdict(name, VIOLATED, f"{group.ref} waited for its minimum from "
-                   f"+{start.hi - origin:.3f}s to at least +{until - origin:.3f}s, more than "
-                   f"{within:g}s, while the nodes had room for the pods it lacked ({shown}) and "
-                   "nothing recorded changed that", [start.entry], origin, subjects=1,
-                   window=(start.lo, start.hi + within), by_absence=True, reads=reads)
+    waited = (f"{group.ref} waited for its minimum from +{start.hi - origin:.3f}s to at least "
+              f"+{until - origin:.3f}s, more than {within:g}s")
+    if passed is None:
+        return Verdict(name, VIOLATED, f"{waited}, while the nodes had room for the pods it "
+                       f"lacked ({shown}) and nothing recorded changed that", [start.entry],
+                       origin, subjects=1, window=(start.lo, start.hi + within),
+                       by_absence=True, reads=reads)
+    return Verdict(name, VIOLATED, f"{waited}: the nodes had room for the pods it lacked "
+                   f"({shown}), and pod/{passed.namespace}/{passed.name}, created after them "
+                   f"and of no higher priority, was bound into it at "
+                   f"+{passed.hi - origin:.3f}s", [start.entry, passed.entry], origin,
+                   subjects=1, window=(start.lo, start.hi + within), by_absence=True,
+                   reads=reads)
+
+
+def _waiting(state: State, group: PodGroup) -> tuple[list[dict], int] | None:
+    """The group's waiting pods by name and how many of them it lacks for its minimum, if it
+    waits for it and has them (None: it does not wait, or has too few pods to make it)."""
+    minimum = group.min_member(state)
+    if minimum is None:
+        return None
+    need = minimum - len(group.kept(state))
+    waiting = sorted((p for p in group.pods(state) if not node_of(p) and not deleting(p)
+                      and phase(p) not in TERMINAL
+                      and not (p.get("spec") or {}).get("schedulingGates")),
+                     key=lambda p: p["metadata"]["name"])
+    return (waiting, need) if 0 < need <= len(waiting) else None
 
 
 def _room_for(state: State, group: PodGroup) -> list[str] | str | None:
     """Where the pods the group lacks would go now (pod, node), if it waits for its minimum
     and the nodes have room for them; None if it does not wait or there is no room; or why its
     wait is not judged."""
-    minimum = group.min_member(state)
-    if minimum is None:
+    found = _waiting(state, group)
+    if found is None:
         return None
-    pods = group.pods(state)
-    need = minimum - len(group.kept(state))
-    waiting = sorted((p for p in pods if not node_of(p) and not deleting(p)
-                      and phase(p) not in TERMINAL
-                      and not (p.get("spec") or {}).get("schedulingGates")),
-                     key=lambda p: p["metadata"]["name"])
-    if need <= 0 or len(waiting) < need:
-        return None
+    waiting, need = found
     for pod in waiting:
         why = placed_beyond_room(pod)
         if why:
@@ -223,7 +278,10 @@ prop("B6", "Progress: a pod group waiting for its minimum while the nodes have r
      "pods it lacks is bound within a bound. Two gangs that compete are not both left waiting "
      "(one fits, so one is bound), and a gang that cannot be bound holds no room from one that "
      "can (scheduler-plugins#713: a pending group's pods, assumed at Permit and never bound, "
-     "kept their capacity, and other pods starved). The room is counted from the recorded "
+     "kept their capacity, and other pods starved), nor is passed over by single pods made "
+     "after it: room a pod of no group of the same scheduler, created later and of no higher "
+     "priority, took from it is room it waited in (volcano#5805: a gang stayed below its "
+     "minimum while single pods took the capacity it freed). The room is counted from the recorded "
      "nodes and pods (a node selector followed) and, for pods that claim devices, the "
      "recorded claims, classes and node-local slices: a device allocated to no claim, a claim "
      "its pods share placed once (kubernetes#137617: a gang whose pods shared one claim was "

@@ -20,5 +20,6 @@ faulty  — five bugs of the kind gang schedulers have had: it binds every pod t
           a queue's limit (and of a group in a preemptor's way it evicts only the pods on that
           node).
 correct — as the model says.
-holds-room, holds-devices, preempts-in-vain — correct but for one bug each (decisions.py).
+holds-room, holds-devices, preempts-in-vain, passes-over — correct but for one bug each
+          (decisions.py).
 """

@@ -74,6 +74,13 @@ class Scheduler:
                     and p["spec"].get("schedulerName") == SCHEDULER_NAME
                     and (p["spec"].get("nodeName") or claimed(p) is not None)]
 
+        singles = [p for p in pods if p["metadata"].get("namespace") == self.namespace
+                   and p["spec"].get("schedulerName") == SCHEDULER_NAME
+                   and GROUP_LABEL not in (p["metadata"].get("labels") or {})
+                   and not decisions.node_of(p) and not decisions.deleting(p)]
+        ours = [p for p in pods if p["metadata"].get("namespace") == self.namespace]
+        if self.variant == "passes-over":  # the B6 bug: pods of no group first, whenever made
+            self._preempt(singles, ours, nodes, left)
         for group in sorted(groups, key=decisions.name):
             room = decisions.headroom(queues.get(decisions.queue_of(group)), groups, members)
             bound = decisions.bindings(group, members(group), nodes, left, self.variant, room)
@@ -84,12 +91,8 @@ class Scheduler:
                 self._hold_devices(members(group), decisions.minimum(group), nodes, left,
                                    claimed, free)
             self._stale(group, members(group))
-        self._preempt([p for p in pods if p["metadata"].get("namespace") == self.namespace
-                       and p["spec"].get("schedulerName") == SCHEDULER_NAME
-                       and GROUP_LABEL not in (p["metadata"].get("labels") or {})
-                       and not decisions.node_of(p) and not decisions.deleting(p)],
-                      [p for p in pods if p["metadata"].get("namespace") == self.namespace],
-                      nodes, left)
+        if self.variant != "passes-over":  # pods of no group after the groups of the pass
+            self._preempt(singles, ours, nodes, left)
 
     def _preempt(self, preemptors: list[Obj], pods: list[Obj], nodes: list[Obj],
                  left: dict) -> None:

@@ -12,8 +12,11 @@ from typing import Any
 # kept from every group after it (scheduler-plugins#713); holds-devices: correct but for B7,
 # the claims of a group it could not bind allocated all the same, and left so;
 # preempts-in-vain: correct but for B8, it evicts a group for a pod of higher priority and
-# then never binds that pod (it binds only pods of a group)
-VARIANTS = ("correct", "faulty", "holds-room", "holds-devices", "preempts-in-vain")
+# then never binds that pod (it binds only pods of a group); passes-over: correct but for B6
+# with single pods, it binds pods of no group before the groups of a pass, however long a group
+# has waited (volcano#5805)
+VARIANTS = ("correct", "faulty", "holds-room", "holds-devices", "preempts-in-vain",
+            "passes-over")
 SCHEDULER_NAME = "aftershock-gang-scheduler"
 GROUP_LABEL = "aftershock.io/pod-group"
 TERMINAL = ("Succeeded", "Failed")

@@ -1,9 +1,9 @@
 """The scheduler and driver features catch their seed bugs, run as a user would: the faulty
 gang operator never breaches a partial regression (G1), the faulty gang scheduler breaks each
-of B1-B5 (and binds a gang's pods before their claims are allocated, D1), its holds-room and
-holds-devices twins B6 and B7, the faulty DRA driver prepares a device for two claims (D5);
-the correct ones pass. (`-k` keeps CI short; `make demo` and `aftershock run` without it run
-everything.)"""
+of B1-B5 (and binds a gang's pods before their claims are allocated, D1), its holds-room,
+holds-devices, preempts-in-vain and passes-over twins B6, B7, B8 and B6 again, the faulty DRA
+driver prepares a device for two claims (D5); the correct ones pass. (`-k` keeps CI short;
+`make demo` and `aftershock run` without it run everything.)"""
 
 from __future__ import annotations
 
@@ -77,20 +77,29 @@ def test_the_faulty_gang_scheduler_breaks_b1_to_b5_the_correct_keeps_them():
             "1000m"):
         assert expected in out, f"{expected!r} not in\n{out[-6000:]}"
     _only_failed(out, "gangscheduler-faulty")
-    # the correct one preempts too (the faulty one maps no preemption): its seventh scenario,
-    # the group taken whole (B3) and the pod it preempted for bound (B8), passes
-    assert re.search(r"\b6 failed, 7 passed\b", out), out[-3000:]
+    # the correct one preempts too (the faulty one maps no preemption): its scenario, the
+    # group taken whole (B3) and the pod it preempted for bound (B8), passes; and it binds a
+    # group before the single pods made after it (B6, B1), which the faulty one binds in part
+    assert re.search(r"\b7 failed, 8 passed\b", out), out[-3000:]
 
 
-def test_the_preempts_in_vain_twin_breaks_b8():
-    """It evicts the group whole (B3 holds) for a pod of higher priority it never binds."""
-    out = _gang_run(("gangscheduler-preempts-in-vain",), "preempted")
+def test_the_preempts_in_vain_and_passes_over_twins_break_b8_and_b6():
+    """preempts-in-vain evicts a group whole (B3 holds) for a pod of higher priority it never
+    binds (B8); passes-over binds single pods made after a waiting group into its room (B6).
+    Each keeps the other's property."""
+    out = _gang_run(("gangscheduler-preempts-in-vain", "gangscheduler-passes-over"),
+                    "preempted or passed_over")
     assert "B8: VIOLATED: " in out and "waited, and pod/" in out
     assert "was not bound 10s later: a victim evicted in vain" in out
-    # the matrix: B3 pass, B8 violated
-    assert re.search(r"gangscheduler-preempts-in-vain\s+v\S+\s+pass\s+violated", out), \
-        out[-3000:]
-    assert re.search(r"\b1 failed, \d+ deselected\b", out), out[-3000:]
+    assert "B6: VIOLATED: podgroup/" in out and "/big waited for its minimum from" in out
+    assert "created after them and of no higher priority, was bound into it at +" in out
+    failed = set(re.findall(r"^FAILED \S+::(test_\w+)\[([\w-]+)\]", out, re.M))
+    assert failed == {
+        ("test_a_group_preempted_for_a_pod_of_higher_priority_goes_whole",
+         "gangscheduler-preempts-in-vain"),
+        ("test_a_group_is_not_passed_over_by_single_pods_made_after_it",
+         "gangscheduler-passes-over")}, out[-6000:]
+    assert re.search(r"\b2 failed, 2 passed\b", out), out[-3000:]
 
 
 def test_each_faulty_gang_scheduler_twin_breaks_its_own_property_b6_b7_and_d1():

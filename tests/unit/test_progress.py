@@ -46,9 +46,13 @@ class History:
             self.pod(at, name, f"{name}-{i}", type="ADDED", **spec)
 
     def pod(self, at: float, group: str, name: str, node: str = "", type: str = "MODIFIED",
-            **spec) -> None:
+            created: int | None = None, **spec) -> None:
+        """A pod of ``group`` ("": of no group), ``created`` that many seconds into the
+        cluster's day when given."""
         meta = {"name": name, "namespace": NS, "uid": f"uid-{name}",
-                "labels": {"aftershock.io/pod-group": group}}
+                "labels": {"aftershock.io/pod-group": group} if group else {}}
+        if created is not None:
+            meta["creationTimestamp"] = f"2026-12-01T00:00:{created:02d}Z"
         self._add(at, WATCH, resource="pods", namespace=NS, name=name, uid=meta["uid"],
                   type=type, object={"metadata": meta, "spec": {
                       "nodeName": node, **spec, "containers": [
@@ -332,3 +336,37 @@ def test_a_claim_not_made_yet_is_no_room_and_a_class_beyond_its_driver_is_not_ju
     verdict = judge(h, "g")
     assert verdict.status == UNKNOWN and "selects devices by more than their driver" in \
         verdict.summary
+
+
+def _waiting_group_and_single(single_created: int, priority: int = 0) -> History:
+    """Gang g of 2 created at :01 waits on 3 nodes, 1 taken; at +3 the taken node frees (room
+    for g) and a single pod created at ``single_created`` is bound to n0 (room gone)."""
+    h = History(nodes=3)
+    h.pod(0.5, "other", "other-0", "n2", type="ADDED", created=0, schedulerName="s")
+    h._add(1, WATCH, resource="podgroups", namespace=NS, name="g", type="ADDED",
+           object={"metadata": {"name": "g", "namespace": NS}, "spec": {"minMember": 2}})
+    for i in range(2):
+        h.pod(1, "g", f"g-{i}", type="ADDED", created=1, schedulerName="s")
+    h.pod(2, "", "single", type="ADDED", created=single_created, schedulerName="s",
+          priority=priority)
+    h.node(2.5, "n1", memory="70Mi")  # n1 too small for now: g has no room
+    h.node(3, "n1")  # room for g (n0, n1) ...
+    h.pod(3.5, "", "single", "n0", created=single_created, schedulerName="s",
+          priority=priority)  # ... taken by the single pod
+    h.end(20)
+    return h
+
+
+def test_a_gang_passed_over_by_a_single_pod_created_after_it_is_violated():
+    """A stream of single pods starving a gang (volcano#5805, koordinator#872): room the gang
+    had, taken by a pod that came later, is still room it waited in."""
+    verdict = judge(_waiting_group_and_single(single_created=2), "g")
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/single, created after them and of no higher priority, was bound into it " \
+        "at +3.500s" in verdict.summary, verdict.summary
+    assert "from +3.000s" in verdict.summary
+
+
+def test_a_single_pod_older_than_the_gang_or_of_higher_priority_may_take_its_room():
+    assert judge(_waiting_group_and_single(single_created=0), "g").status == PASS
+    assert judge(_waiting_group_and_single(single_created=2, priority=5), "g").status == PASS

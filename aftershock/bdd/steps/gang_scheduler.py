@@ -262,6 +262,23 @@ def a_preemptor(scenario: Scenario, pod: str, name: str) -> None:
         scenario.wait_until(lambda state: False, 0.2)
 
 
+@when("{replicas:d} single pods are created")
+def single_pods(scenario: Scenario, replicas: int) -> None:
+    """Pods of no group for the gang scheduler, single-0 and on, from the profile's
+    gang_scheduler.single.pod_manifest: each competes with the groups for room."""
+    mapping = concept(scenario, "gang_scheduler")
+    part = mapping.get("single")
+    if part is None:
+        raise StepFailed(f"profile {scenario.facts['profile'].name} maps no single pods (the "
+                         "concept part gang_scheduler.single)")
+    scenario.timeline.mark(f"create {replicas} single pods")
+    pods = dynamic_resource(scenario, {"group": "", "version": "v1", "kind": "Pod"})
+    for index in range(replicas):
+        body = _manifest(scenario, "pod_manifest", {
+            "pod": f"single-{index}", "scheduler_name": mapping["scheduler_name"]}, part)
+        writes.apply(pods, body, scenario.namespace)
+
+
 @when("a node no pod of the pod group {name:Name} is bound to fails")
 def fail_a_free_node(scenario: Scenario, name: str) -> None:
     """The first node by name that holds no pod of the group: its kubelet stops (a node
