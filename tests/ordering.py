@@ -17,7 +17,7 @@ from typing import TypeVar
 COSTS = {
     # runs only where KAI-scheduler's source tree is at hand (cached, or a mirror): 2026-11-30
     "tests/integration/test_thirdparty.py::test_kai_scheduler": 240,
-    "tests/integration/test_thirdparty.py::test_volcano": 130,
+    "tests/integration/test_thirdparty.py::test_volcano": 230,
     "tests/integration/test_scheduler_driver_profiles.py::test_each_faulty_gang_scheduler": 236,
     "tests/integration/test_scheduler_driver_profiles.py::test_the_faulty_gang_scheduler": 250,
     "tests/integration/test_setup_errors.py::test_a_profile_starts_without": 112,

@@ -4,8 +4,9 @@ Feature: B1 with D1, and B7 - a gang whose pods claim devices binds whole, each 
   ResourceClaimTemplate of the group's), every node publishes one. A gang scheduler binds the
   group whole (B1) and binds no pod before its claims are allocated for its node (D1: the
   incident of a pod bound before its claim, and kubernetes#140053's gang whose claims were
-  allocated elsewhere); a group that waits for room binds whole once room frees, and one that
-  cannot be bound holds no device meanwhile (B7: none of its claims stays allocated). The
+  allocated elsewhere); a group that waits for room binds whole once room frees (B6: within a
+  bound of the devices and nodes it needs standing free), and one that cannot be bound holds no
+  device meanwhile (B7: none of its claims stays allocated). The
   devices are published by the scenario (a driver's node side: no kubelet is needed for
   allocation), on the embedded cluster. Runs against any profile with the gang_scheduler concept
   (aftershock run features/scheduler --profile profiles/gangscheduler-correct.yaml).
@@ -28,7 +29,9 @@ Feature: B1 with D1, and B7 - a gang whose pods claim devices binds whole, each 
     And a pod group big of 4 pods with minMember 4, each pod claiming a device
     When 8 seconds pass
     And I delete the pod group filler
-    Then within 60 seconds the pod group big has 4 bound pods
+    And 15 seconds pass
+    Then the gang scheduler bound the pod group big within 10 seconds whenever the nodes had room for it (B6)
+    And within 60 seconds the pod group big has 4 bound pods
     And the gang scheduler bound the pod group big all or nothing within 5 seconds (B1)
     And every pod was bound only after its claims were allocated for its node (D1)
 

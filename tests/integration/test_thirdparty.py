@@ -165,25 +165,26 @@ VOLCANO = "volcano-v1.15.1-preempt"
 
 
 @pytest.mark.cluster
-def test_volcano_binds_a_gang_whole_and_its_preempt_action_leaves_a_victim_gang_in_part(
-        tmp_path: Path):
-    """Volcano v1.15.1, built from its source tree, as a gang scheduler: a group that cannot
-    have its minimum waits and is then bound whole (B1, B6's room), and a pod group whose pods
-    each claim a device binds whole, each claim allocated first (D1). With its preempt action
-    on and the chart's policy otherwise (the gang plugin's preemptable check off), a pod of a
-    higher priority takes one pod of a group at its minimum and leaves the others bound (B3
-    violated, the pod left bound named), and it is bound itself (B8)."""
+def test_volcano_binds_a_gang_whole_and_its_preempt_action_breaks_gangs(tmp_path: Path):
+    """Volcano v1.15.1, built from its source tree, with its preempt action on and the chart's
+    policy otherwise: a pod group whose pods each claim a device binds whole, each claim
+    allocated first (B1, D1); a pod of a higher priority takes one pod of a group at its
+    minimum and leaves the others bound (B3 violated, the pod left bound named), and is bound
+    itself (B8); and a claiming gang that waited for devices is never bound once they free
+    (B6 violated: its pods say their claims are in the process of being allocated, and none
+    ever is)."""
     result, rows = _run_thirdparty(
         tmp_path / "volcano", "features/scheduler", (VOLCANO,),
-        "-k", "cannot_have or preempted or each_claim", timeout=1200)
+        "-k", "preempted or each_claim or waits_for_devices", timeout=1200)
     outcomes = {row.get("title", row["scenario"]): row["outcomes"] for row in rows}
     assert len(outcomes) == 3, (outcomes, result.stdout[-3000:])
-    preempted = next(o for title, o in outcomes.items() if "preempted" in title)
-    assert preempted == {"B3": "violated", "B8": "pass"}, (outcomes, result.stdout[-3000:])
+    by = {key: next(o for title, o in outcomes.items() if key in title)
+          for key in ("preempted", "each claim", "waits for devices")}
+    assert by["preempted"] == {"B3": "violated", "B8": "pass"}, (outcomes, result.stdout[-3000:])
     assert "was still bound to node/" in result.stdout, result.stdout[-3000:]
-    others = [o for title, o in outcomes.items() if "preempted" not in title]
-    assert all(v == "pass" for o in others for v in o.values()), (outcomes, result.stdout[-3000:])
-    assert {"B1", "D1"} <= {label for o in others for label in o}, outcomes
+    assert by["waits for devices"]["B6"] == "violated", (outcomes, result.stdout[-3000:])
+    assert "/big waited for its minimum from" in result.stdout, result.stdout[-3000:]
+    assert by["each claim"] == {"B1": "pass", "D1": "pass"}, (outcomes, result.stdout[-3000:])
 
 
 @pytest.mark.cluster
