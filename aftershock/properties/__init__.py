@@ -1,4 +1,4 @@
-"""The property registry: R1..D13, B1-B7, E1-E3 and the generic checks, each judged through one
+"""The property registry: R1..D15, B1-B8, E1-E3 and the generic checks, each judged through one
 rule.
 
 Importing this package registers every family: the list below is the whole registry. A family

@@ -538,6 +538,199 @@ def _exclusive_devices(history: History, p: Params) -> Verdict:
     return exclusive_devices(history)
 
 
+EVICTING = "NoExecute"
+KEEPING_OFF = ("NoSchedule", "NoExecute")  # effects that keep a device from a new allocation
+
+
+def device_taints(state: State, device: Device) -> list[dict[str, Any]] | None:
+    """A device's taints as the newest generation of its pool's slices lists them (KEP-5055:
+    a driver taints a device in its ResourceSlice); None when no recorded slice lists it. A
+    DeviceTaintRule's taints are not in a slice, and not seen here."""
+    driver, pool, name = device
+    slices = [s.get("spec") or {} for s in state.select("resourceslices")]
+    slices = [s for s in slices if s.get("driver") == driver
+              and (s.get("pool") or {}).get("name") == pool]
+    if not slices:
+        return None
+    newest = max((s.get("pool") or {}).get("generation", 0) for s in slices)
+    for spec in slices:
+        if (spec.get("pool") or {}).get("generation", 0) != newest:
+            continue
+        for listed in spec.get("devices") or []:
+            if listed.get("name") == name:
+                return list(listed.get("taints") or [])
+    return None
+
+
+def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
+    """As a pod's tolerations match a node's taints: an empty key with Exists matches all, an
+    effect matches when unset or the same, Equal (the default) compares the value."""
+    for toleration in tolerations:
+        if toleration.get("effect") and toleration["effect"] != taint.get("effect"):
+            continue
+        operator = toleration.get("operator") or "Equal"
+        if not toleration.get("key"):
+            if operator == "Exists":
+                return True
+            continue
+        if toleration["key"] != taint.get("key"):
+            continue
+        if operator == "Exists" or toleration.get("value", "") == taint.get("value", ""):
+            return True
+    return False
+
+
+def request_tolerations(claim: dict[str, Any], request: str) -> list[dict[str, Any]]:
+    """The tolerations of a claim's request (``request/sub`` for a firstAvailable
+    subrequest), in the v1 shape (``exactly``) or the older one (on the request)."""
+    name, _, sub = request.partition("/")
+    for found in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
+        if found.get("name") != name:
+            continue
+        if sub:
+            for option in found.get("firstAvailable") or []:
+                if option.get("name") == sub:
+                    return list(option.get("tolerations") or [])
+            return []
+        return list((found.get("exactly") or found).get("tolerations") or [])
+    return []
+
+
+def _untolerated(state: State, claim: dict[str, Any], effects: tuple[str, ...]
+                 ) -> list[tuple[Device, dict[str, Any]]]:
+    """Each (device, taint) of the claim's allocation with one of ``effects`` that its request
+    does not tolerate, by the slices recorded now."""
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    found = []
+    for result in (allocation.get("devices") or {}).get("results") or []:
+        device = (result.get("driver", ""), result.get("pool", ""), result.get("device", ""))
+        tolerations = request_tolerations(claim, result.get("request", ""))
+        for taint in device_taints(state, device) or []:
+            if taint.get("effect") in effects and not tolerates(tolerations, taint):
+                found.append((device, taint))
+    return found
+
+
+def _shown(device: Device, taint: dict[str, Any]) -> str:
+    value = f"={taint['value']}" if taint.get("value") else ""
+    return f"device {'/'.join(device)} (taint {taint.get('key')}{value}:{taint.get('effect')})"
+
+
+def untainted_allocation(history: Recorded, namespace: str,
+                         name: str = "untainted_allocation") -> Verdict:
+    """D14: no claim of the namespace is allocated a device that carries a NoSchedule or
+    NoExecute taint its request does not tolerate. Judged where the taint was recorded before
+    the claim was made (a scheduler may have decided on a view a moment old)."""
+    history = History.of(history)
+    origin = history.origin
+    reads = frozenset({"resourceclaims", "resourceslices"})
+    made: dict[str, int] = {}  # claim -> the order of its first recorded change
+    tainted: dict[tuple[Device, str, str], Change] = {}  # (device, key, effect) -> since
+    judged: set[str] = set()
+    for change, state in history.replay(reads):
+        if change.resource == "resourceslices":
+            _note_taints(state, change, tainted)
+            continue
+        if change.namespace != namespace or change.after is None:
+            continue
+        made.setdefault(change.name, change.order)
+        before = allocated_devices(change.previous.after or {}) if change.previous else []
+        if not allocated_devices(change.after) or before:
+            continue
+        judged.add(change.name)
+        for device, taint in _untolerated(state, change.after, KEEPING_OFF):
+            since = tainted.get((device, taint.get("key", ""), taint.get("effect", "")))
+            if since is None or since.order > made[change.name] or not change.seen:
+                continue
+            return Verdict(name, VIOLATED, f"resourceclaim/{namespace}/{change.name} was "
+                           f"allocated {_shown(device, taint)}, which its request does not "
+                           "tolerate, tainted since before the claim was made",
+                           [since.entry, change.entry], origin, subjects=len(judged),
+                           reads=reads)
+    if not judged:
+        return Verdict(name, UNKNOWN, f"nothing to judge: no claim of {namespace} was "
+                       "allocated", [], origin, subjects=0, reads=reads)
+    return Verdict(name, PASS, f"no claim was allocated a device with a taint it does not "
+                   f"tolerate ({len(judged)} allocations)", [], origin,
+                   subjects=len(judged), reads=reads)
+
+
+def _note_taints(state: State, change: Change,
+                 tainted: dict[tuple[Device, str, str], Change]) -> None:
+    """Keep, for each taint of a device the changed slice lists, the change since which it has
+    been there."""
+    spec = (change.after or change.object or {}).get("spec") or {}
+    pool = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
+    now = set()
+    for listed in spec.get("devices") or []:
+        device = (*pool, listed.get("name", ""))
+        for taint in device_taints(state, device) or []:
+            now.add((device, taint.get("key", ""), taint.get("effect", "")))
+    for key in [k for k in tainted if k[0][:2] == pool and k not in now]:
+        del tainted[key]
+    for key in now:
+        tainted.setdefault(key, change)
+
+
+def evicted_for_taint(history: Recorded, namespace: str, within: float,
+                      name: str = "evicted_for_taint") -> Verdict:
+    """D15: a pod of the namespace whose claim's device carries a NoExecute taint the claim
+    does not tolerate is deleted (its deletion begun) within ``within`` seconds of the taint
+    being recorded on it (KEP-5055: kube-controller-manager evicts it)."""
+    history = History.of(history)
+    origin = history.origin
+    reads = frozenset({"pods", "resourceclaims", "resourceslices"})
+    since: dict[str, tuple[Change, str]] = {}  # pod -> (from when it should go, why)
+    judged: set[str] = set()
+    for change, state in history.replay(reads):
+        for pod_name, (start, why) in list(since.items()):
+            if change.lo > start.hi + within:
+                return Verdict(name, VIOLATED, f"pod/{namespace}/{pod_name} used {why} from "
+                               f"+{start.hi - origin:.3f}s and was not being deleted "
+                               f"{within:g}s later", [start.entry], origin,
+                               subjects=len(judged), window=(start.lo, start.hi + within),
+                               by_absence=True, reads=reads)
+        due = _due(state, namespace)
+        for pod_name in [p for p in since if p not in due]:
+            del since[pod_name]
+        for pod_name, why in due.items():
+            judged.add(pod_name)
+            since.setdefault(pod_name, (change, why))
+    for pod_name, (start, why) in since.items():
+        if history.end > start.hi + within:
+            return Verdict(name, VIOLATED, f"pod/{namespace}/{pod_name} used {why} from "
+                           f"+{start.hi - origin:.3f}s and was not being deleted {within:g}s "
+                           "later", [start.entry], origin, subjects=len(judged),
+                           window=(start.lo, start.hi + within), by_absence=True, reads=reads)
+        return Verdict(name, UNKNOWN, f"pod/{namespace}/{pod_name} used {why} from "
+                       f"+{start.hi - origin:.3f}s, less than {within:g}s before the history "
+                       "ends", [start.entry], origin, reads=reads)
+    if not judged:
+        return Verdict(name, UNKNOWN, f"the precondition never held: no pod of {namespace} "
+                       "used a device tainted NoExecute that its claim does not tolerate", [],
+                       origin, subjects=0, reads=reads)
+    return Verdict(name, PASS, f"each of {len(judged)} pods on a device tainted NoExecute was "
+                   f"being deleted within {within:g}s", [], origin, subjects=len(judged),
+                   reads=reads)
+
+
+def _due(state: State, namespace: str) -> dict[str, str]:
+    """The pods of the namespace, not being deleted, whose claim is allocated a device with a
+    NoExecute taint it does not tolerate, and why."""
+    due = {}
+    for pod in state.select("pods", namespace):
+        meta = pod.get("metadata") or {}
+        if meta.get("deletionTimestamp"):
+            continue
+        for claim_name in claim_names(pod):
+            claim = state.get("resourceclaims", namespace, claim_name) or {}
+            found = _untolerated(state, claim, (EVICTING,))
+            if found:
+                due[meta.get("name", "")] = _shown(*found[0])
+                break
+    return due
+
+
 @check("node_side_exclusive", "On a node, a device is never prepared for two claims at once "
        "(by the driver's prepare log).")
 def _node_side_exclusive(history: History, p: Params) -> Verdict:
@@ -560,6 +753,18 @@ def _never_deallocated_in_use(history: History, p: Params) -> Verdict:
        "devices.")
 def _nothing_from_gone_slices(history: History, p: Params) -> Verdict:
     return nothing_from_gone_slices(history, p["node"])
+
+
+@check("untainted_allocation", "No claim is allocated a device with a NoSchedule or NoExecute "
+       "taint its request does not tolerate.")
+def _untainted_allocation(history: History, p: Params) -> Verdict:
+    return untainted_allocation(history, p["namespace"])
+
+
+@check("evicted_for_taint", "A pod whose claim's device is tainted NoExecute, untolerated, is "
+       "being deleted within a bound.")
+def _evicted_for_taint(history: History, p: Params) -> Verdict:
+    return evicted_for_taint(history, p["namespace"], p["within"])
 
 
 CONCEPTS = ("device_driver",)
@@ -591,3 +796,13 @@ prop("D7", "D2-D4 hold across kube-controller-manager / kube-scheduler restarts 
                  "node_side_exclusive", "node_state_exclusive", "never_deallocated_in_use"],
      CONCEPTS,
      ("component_restart",))
+prop("D14", "No allocation from a tainted device: no claim is allocated a device that carries a "
+     "NoSchedule or NoExecute taint its request does not tolerate (KEP-5055, GA in 1.37: a "
+     "driver taints a device in its ResourceSlice, and the scheduler keeps it from new "
+     "allocations). Judged where the taint was recorded before the claim was made; a "
+     "DeviceTaintRule's taints are not in a slice, and not seen.", ["untainted_allocation"],
+     CONCEPTS)
+prop("D15", "Eviction from a NoExecute device: a pod whose claim is allocated a device tainted "
+     "NoExecute, which the claim does not tolerate, is being deleted within T of the taint "
+     "(kube-controller-manager's device taint eviction; kubernetes#141290), and a pod whose "
+     "claim tolerates it stays.", ["evicted_for_taint", "never_has_from"], CONCEPTS)

@@ -102,6 +102,21 @@ def allocated_before_bind(scenario: Scenario) -> None:
     scenario.judge(Judgement("allocated_before_bind", {"namespace": scenario.namespace}))
 
 
+@then("no claim was allocated a device with a taint it does not tolerate",
+      check="untainted_allocation")
+def untainted_allocation(scenario: Scenario) -> None:
+    """The taints a ResourceSlice lists on a device (NoSchedule, NoExecute), against the
+    tolerations of the claim's request."""
+    scenario.judge(Judgement("untainted_allocation", {"namespace": scenario.namespace}))
+
+
+@then("within {within:d} seconds of a NoExecute taint every pod on the tainted device that "
+      "does not tolerate it was being deleted", check="evicted_for_taint")
+def evicted_for_taint(scenario: Scenario, within: int) -> None:
+    scenario.judge(Judgement("evicted_for_taint", {"namespace": scenario.namespace,
+                                                   "within": within}))
+
+
 @then("no device was ever allocated to two claims at once", check="exclusive_devices")
 def exclusive_devices(scenario: Scenario) -> None:
     scenario.judge(Judgement("exclusive_devices"))
