@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,23 @@ from aftershock.history.state import State
 from aftershock.profile.schema import SEEN_IDENTITIES
 
 Device = tuple[str, str, str]  # driver, pool, device
+
+
+def current_pools(slices: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Each pool (driver, pool name) with its slices at its newest generation: what a scheduler
+    reads, ignoring an older generation while a newer one is being published."""
+    pools: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for item in slices:
+        spec = item.get("spec") or {}
+        pools.setdefault((spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")),
+                         []).append(item)
+    newest = {key: max(map(_generation, found)) for key, found in pools.items()}
+    return {key: [s for s in found if _generation(s) == newest[key]]
+            for key, found in pools.items()}
+
+
+def _generation(item: dict[str, Any]) -> int:
+    return int(((item.get("spec") or {}).get("pool") or {}).get("generation", 0))
 
 
 def allocated_devices(claim: dict[str, Any]) -> list[Device]:

@@ -16,6 +16,7 @@ from aftershock.concepts.dra import (
     allocated_devices,
     claim_names,
     consumers,
+    current_pools,
     held_alone,
     kubelet_claims,
     kubelet_consumers,
@@ -542,24 +543,16 @@ EVICTING = "NoExecute"
 KEEPING_OFF = ("NoSchedule", "NoExecute")  # effects that keep a device from a new allocation
 
 
-def device_taints(state: State, device: Device) -> list[dict[str, Any]] | None:
-    """A device's taints as the newest generation of its pool's slices lists them (KEP-5055:
-    a driver taints a device in its ResourceSlice); None when no recorded slice lists it. A
+Taints = dict[Device, list[dict[str, Any]]]
+
+
+def device_taints(state: State) -> Taints:
+    """Each device's taints (none: an empty list) as the newest generation of its pool's
+    slices lists them (KEP-5055: a driver taints a device in its ResourceSlice). A
     DeviceTaintRule's taints are not in a slice, and not seen here."""
-    driver, pool, name = device
-    slices = [s.get("spec") or {} for s in state.select("resourceslices")]
-    slices = [s for s in slices if s.get("driver") == driver
-              and (s.get("pool") or {}).get("name") == pool]
-    if not slices:
-        return None
-    newest = max((s.get("pool") or {}).get("generation", 0) for s in slices)
-    for spec in slices:
-        if (spec.get("pool") or {}).get("generation", 0) != newest:
-            continue
-        for listed in spec.get("devices") or []:
-            if listed.get("name") == name:
-                return list(listed.get("taints") or [])
-    return None
+    return {(driver, pool, listed.get("name", "")): list(listed.get("taints") or [])
+            for (driver, pool), current in current_pools(state.select("resourceslices")).items()
+            for item in current for listed in (item.get("spec") or {}).get("devices") or []}
 
 
 def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
@@ -596,16 +589,16 @@ def request_tolerations(claim: dict[str, Any], request: str) -> list[dict[str, A
     return []
 
 
-def _untolerated(state: State, claim: dict[str, Any], effects: tuple[str, ...]
+def _untolerated(taints: Taints, claim: dict[str, Any], effects: tuple[str, ...]
                  ) -> list[tuple[Device, dict[str, Any]]]:
     """Each (device, taint) of the claim's allocation with one of ``effects`` that its request
-    does not tolerate, by the slices recorded now."""
+    does not tolerate, by the slices recorded now (``taints``: device_taints of the state)."""
     allocation = (claim.get("status") or {}).get("allocation") or {}
     found = []
     for result in (allocation.get("devices") or {}).get("results") or []:
         device = (result.get("driver", ""), result.get("pool", ""), result.get("device", ""))
         tolerations = request_tolerations(claim, result.get("request", ""))
-        for taint in device_taints(state, device) or []:
+        for taint in taints.get(device, []):
             if taint.get("effect") in effects and not tolerates(tolerations, taint):
                 found.append((device, taint))
     return found
@@ -638,7 +631,7 @@ def untainted_allocation(history: Recorded, namespace: str,
         if not allocated_devices(change.after) or before:
             continue
         judged.add(change.name)
-        for device, taint in _untolerated(state, change.after, KEEPING_OFF):
+        for device, taint in _untolerated(device_taints(state), change.after, KEEPING_OFF):
             since = tainted.get((device, taint.get("key", ""), taint.get("effect", "")))
             if since is None or since.order > made[change.name] or not change.seen:
                 continue
@@ -657,15 +650,13 @@ def untainted_allocation(history: Recorded, namespace: str,
 
 def _note_taints(state: State, change: Change,
                  tainted: dict[tuple[Device, str, str], Change]) -> None:
-    """Keep, for each taint of a device the changed slice lists, the change since which it has
-    been there."""
+    """Keep, for each taint of a device of the changed slice's pool, the change since which it
+    has been there."""
     spec = (change.after or change.object or {}).get("spec") or {}
     pool = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
-    now = set()
-    for listed in spec.get("devices") or []:
-        device = (*pool, listed.get("name", ""))
-        for taint in device_taints(state, device) or []:
-            now.add((device, taint.get("key", ""), taint.get("effect", "")))
+    now = {(device, taint.get("key", ""), taint.get("effect", ""))
+           for device, taints in device_taints(state).items() if device[:2] == pool
+           for taint in taints}
     for key in [k for k in tainted if k[0][:2] == pool and k not in now]:
         del tainted[key]
     for key in now:
@@ -718,13 +709,14 @@ def _due(state: State, namespace: str) -> dict[str, str]:
     """The pods of the namespace, not being deleted, whose claim is allocated a device with a
     NoExecute taint it does not tolerate, and why."""
     due = {}
+    taints = device_taints(state)
     for pod in state.select("pods", namespace):
         meta = pod.get("metadata") or {}
         if meta.get("deletionTimestamp"):
             continue
         for claim_name in claim_names(pod):
             claim = state.get("resourceclaims", namespace, claim_name) or {}
-            found = _untolerated(state, claim, (EVICTING,))
+            found = _untolerated(taints, claim, (EVICTING,))
             if found:
                 due[meta.get("name", "")] = _shown(*found[0])
                 break

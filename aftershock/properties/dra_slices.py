@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
+from aftershock.concepts.dra import current_pools
 from aftershock.history import Change, History
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.dra import CONCEPTS
@@ -31,13 +32,7 @@ def _of(slices: Slices, driver: str, node: str) -> list[dict[str, Any]]:
     reads: it ignores an older generation while a newer one is being published)."""
     mine = [obj for obj in slices.values() if (obj.get("spec") or {}).get("driver") == driver
             and (obj.get("spec") or {}).get("nodeName") == node]
-    newest: dict[str, int] = {}
-    for obj in mine:
-        pool = (obj["spec"].get("pool") or {})
-        newest[pool.get("name", "")] = max(newest.get(pool.get("name", ""), 0),
-                                           pool.get("generation", 0))
-    return [obj for obj in mine if (obj["spec"].get("pool") or {}).get("generation", 0)
-            == newest[(obj["spec"].get("pool") or {}).get("name", "")]]
+    return [obj for current in current_pools(mine).values() for obj in current]
 
 
 def published(slices: Slices, driver: str, node: str) -> set[str]:

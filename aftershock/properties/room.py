@@ -24,7 +24,7 @@ from typing import Any
 
 from kubernetes.utils import parse_quantity
 
-from aftershock.concepts.dra import allocated_devices, selects_node
+from aftershock.concepts.dra import allocated_devices, current_pools, selects_node
 from aftershock.concepts.gang_scheduler import TERMINAL, deleting
 from aftershock.history.state import State, node_of, phase
 from aftershock.properties.binding import unfit
@@ -168,16 +168,8 @@ def _free_devices(state: State) -> dict[str, dict[str, list[Device]]]:
     whose pool is complete at its newest generation."""
     taken = {device for claim in state.select("resourceclaims")
              for device in allocated_devices(claim)}
-    pools: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for item in state.select("resourceslices"):
-        spec = item.get("spec") or {}
-        pool = spec.get("pool") or {}
-        pools.setdefault((spec.get("driver", ""), pool.get("name", "")), []).append(item)
     free: dict[str, dict[str, list[Device]]] = {}
-    for (driver, pool), slices in sorted(pools.items()):
-        newest = max(int((s["spec"].get("pool") or {}).get("generation", 0)) for s in slices)
-        current = [s for s in slices
-                   if int((s["spec"].get("pool") or {}).get("generation", 0)) == newest]
+    for (driver, pool), current in sorted(current_pools(state.select("resourceslices")).items()):
         if any(int(s["spec"]["pool"].get("resourceSliceCount", 1)) != len(current)
                for s in current):
             continue  # incomplete: the scheduler allocates nothing from it either
