@@ -11,6 +11,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.concepts.gang_scheduler import PodGroup
 from aftershock.properties import Judgement
 from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
+from tests.verdict_corpus import keep
 
 NS = "ns"
 MAPPING = {"scheduler_name": "s", "min_member_path": "spec.minMember",
@@ -360,8 +361,17 @@ def _waiting_group_and_single(single_created: int, priority: int = 0) -> History
 def test_a_gang_passed_over_by_a_single_pod_created_after_it_is_violated():
     """A stream of single pods starving a gang (volcano#5805, koordinator#872): room the gang
     had, taken by a pod that came later, is still room it waited in."""
-    verdict = judge(_waiting_group_and_single(single_created=2), "g")
+    h = _waiting_group_and_single(single_created=2)
+    verdict = judge(h, "g")
     assert verdict.status == VIOLATED, verdict.explain()
+    keep("b6-a-gang-passed-over-by-a-later-single-pod", h.entries,
+         Judgement("bound_when_room", {"group": asdict(PodGroup("g", NS, MAPPING)),
+                                       "within": 10}), ["B6"], {"B6": "violated"},
+         wrong="B6: PASS: podgroup/ns/g never waited 10s with room for its minimum (2 waits "
+               "with room, each ended in time)",
+         found="issue 67, writing the scenario of a gang against single pods: the room a "
+               "single pod made after the gang took ended the gang's wait, so a stream of "
+               "them could starve it and B6 pass")
     assert "pod/ns/single, created after them and of no higher priority, was bound into it " \
         "at +3.500s" in verdict.summary, verdict.summary
     assert "from +3.000s" in verdict.summary
