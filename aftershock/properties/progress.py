@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from aftershock.checks.verdict import PASS, UNKNOWN, VIOLATED, Verdict
 from aftershock.concepts.dra import allocated_devices, claim_names
 from aftershock.concepts.gang_scheduler import TERMINAL, PodGroup, deleting, newly_bound
-from aftershock.history import Change, History, seconds
+from aftershock.history import INF, Change, History, seconds
 from aftershock.history.state import State, node_of, phase
 from aftershock.properties.base import Params, check, prop
 from aftershock.properties.binding import group_evictions
@@ -44,27 +44,32 @@ def bound_when_room(history: Recorded, group: PodGroup, within: float,
     # a group whose pods claim devices: its room reads claims, classes and slices too
     reads = frozenset({"pods", "nodes", group.resource} | (set(DRA) if claiming else set()))
     since: tuple[Change, list[str]] | None = None
+    opened = INF  # the latest the room stood by (the cluster's order may bound it sooner)
     passed: Change | None = None  # the binding of a later pod that took the group's room
     waits, unjudged = 0, ""
     for change, state in history.replay(reads):
-        if since is not None and change.lo > since[0].hi + within:
-            return _starved(name, group, since, within, change.lo, origin, reads, passed)
+        if since is not None and change.lo > opened + within:
+            return _starved(name, group, since, opened, within, change.lo, origin, reads,
+                            passed)
         room = _room_for(state, group)
         if isinstance(room, str):
             unjudged, since, passed = unjudged or room, None, None
             continue
         if room is None:
             if since is not None and passed is None and _passes_over(change, state, group):
-                passed = change
+                # the room stood before the binding that took it: a deletion that made the
+                # room may have no moment of its own sooner than the end of the record
+                passed, opened = change, min(opened, change.hi)
             if passed is None or _waiting(state, group) is None:
                 since, passed = None, None
         elif since is None:
-            since, waits = (change, room), waits + 1
+            since, opened, waits = (change, room), change.hi, waits + 1
     if since is not None:
-        if history.end > since[0].hi + within:
-            return _starved(name, group, since, within, history.end, origin, reads, passed)
+        if history.end > opened + within:
+            return _starved(name, group, since, opened, within, history.end, origin, reads,
+                            passed)
         return Verdict(name, UNKNOWN, f"{group.ref} waited with room for its minimum from "
-                       f"+{since[0].hi - origin:.3f}s, less than {within:g}s before the "
+                       f"+{opened - origin:.3f}s, less than {within:g}s before the "
                        "history ends", [since[0].entry], origin, reads=reads)
     if unjudged:
         return Verdict(name, UNKNOWN, unjudged, [], origin, reads=reads)
@@ -110,23 +115,23 @@ def _recorded_pods(history: History, group: PodGroup) -> list[dict]:
             ((change.after.get("metadata") or {}).get("labels") or {}).items()]
 
 
-def _starved(name: str, group: PodGroup, since: tuple[Change, list[str]], within: float,
-             until: float, origin: float, reads: frozenset[str],
+def _starved(name: str, group: PodGroup, since: tuple[Change, list[str]], opened: float,
+             within: float, until: float, origin: float, reads: frozenset[str],
              passed: Change | None = None) -> Verdict:
     start, placement = since
     shown = ", ".join(placement)
-    waited = (f"{group.ref} waited for its minimum from +{start.hi - origin:.3f}s to at least "
+    waited = (f"{group.ref} waited for its minimum from +{opened - origin:.3f}s to at least "
               f"+{until - origin:.3f}s, more than {within:g}s")
     if passed is None:
         return Verdict(name, VIOLATED, f"{waited}, while the nodes had room for the pods it "
                        f"lacked ({shown}) and nothing recorded changed that", [start.entry],
-                       origin, subjects=1, window=(start.lo, start.hi + within),
+                       origin, subjects=1, window=(start.lo, opened + within),
                        by_absence=True, reads=reads)
     return Verdict(name, VIOLATED, f"{waited}: the nodes had room for the pods it lacked "
                    f"({shown}), and pod/{passed.namespace}/{passed.name}, created after them "
                    f"and of no higher priority, was bound into it at "
                    f"+{passed.hi - origin:.3f}s", [start.entry, passed.entry], origin,
-                   subjects=1, window=(start.lo, start.hi + within), by_absence=True,
+                   subjects=1, window=(start.lo, opened + within), by_absence=True,
                    reads=reads)
 
 
