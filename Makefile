@@ -119,7 +119,7 @@ demo-all: toolchain report-tools
 	    --progress --profile profiles/storage-correct.yaml --profile profiles/storage-faulty.yaml
 	-$(BIN)/aftershock run features/operator/node_record_reclaim.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/noderecords-correct.yaml --profile profiles/noderecords-faulty.yaml
-	@echo "==> [demo] DRA drivers on kind, also under node faults (a reboot, a kubelet restart, the plugin down): the DRA example driver (its plugin built from its module, installed by its own chart), Kubernetes' e2e test driver and aftershock's reference kubelet plugin (correct and faulty), judged from each node's kubelet checkpoint"
+	@echo "==> [demo] DRA drivers on kind, also under node faults (a reboot, a kubelet restart or stop, the plugin down): the DRA example driver (its plugin built from its module, installed by its own chart), Kubernetes' e2e test driver and aftershock's reference kubelet plugin (correct and faulty), judged from each node's kubelet checkpoint"
 	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/thirdparty/dra-example-driver.yaml \
 	    --profile profiles/thirdparty/k8s-dra-test-driver.yaml \

@@ -1,6 +1,7 @@
 """Faults on what runs on a node, below the API: the node reboots (its disk kept, its tmpfs
-gone), its kubelet restarts, or a driver's node agent (its DaemonSet's pod there) is stopped and
-started again. Each needs real kubelets (capability node_agent: kind's)."""
+gone), its kubelet restarts or stops for a while, or a driver's node agent (its DaemonSet's
+pod there) is stopped and started again. Each needs real kubelets (capability node_agent:
+kind's)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,27 @@ class KubeletRestart:
 
     def revert(self) -> None:  # done once applied: a restarted kubelet is simply running
         return None
+
+
+@dataclass
+class KubeletStopped:
+    """The node's kubelet stops (systemd stops its unit) and stays stopped until reverted; the
+    node's containers run on, and nothing on it answers the API server: what is deleted
+    meanwhile the kubelet learns only when it starts again, from its checkpoints."""
+
+    cluster: Any
+    node: str
+
+    @property
+    def description(self) -> str:
+        return f"the kubelet of node/{self.node} stopped"
+
+    def apply(self) -> None:
+        self.cluster.stop_kubelet_unit(self.node)
+
+    def revert(self) -> None:
+        if not self.cluster.kubelet_active(self.node):
+            self.cluster.start_kubelet_unit(self.node)
 
 
 def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, str]) -> bool:

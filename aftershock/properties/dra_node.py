@@ -52,6 +52,16 @@ def runs_since(pod: dict[str, Any], since_wall: float) -> bool:
                for c in status.get("conditions") or [])
 
 
+def heard_since(node: dict[str, Any] | None, since_wall: float) -> bool:
+    """Whether ``node`` reads Ready with a heartbeat its kubelet wrote at or after
+    ``since_wall`` (whole seconds): a kubelet that started again has spoken."""
+    ready = next((c for c in ((node or {}).get("status") or {}).get("conditions") or []
+                  if c.get("type") == "Ready"), {})
+    beat = ready.get("lastHeartbeatTime")
+    return ready.get("status") == "True" and bool(beat) and \
+        seconds(beat) >= math.floor(since_wall)
+
+
 def why_not_running(pod: dict[str, Any] | None) -> str:
     """What the pod's last recorded state says of its containers, as kubectl describe does."""
     if pod is None:
@@ -384,6 +394,156 @@ def kept_while_used(snapshots: list[dict[str, Any]], history: Recorded,
                    reads=frozenset({"pods"}), external=NODE_STATE)
 
 
+def _went(history: History) -> dict[str, tuple[Span | None, float | None]]:
+    """Each pod (by uid): when its going began (its deletion mark or removal, as a span) and
+    when it was certainly gone or finished (the recorder's scale), either None if never."""
+    went = {}
+    for life in history.lives_of("pods"):
+        going = life.going
+        done = next((c.hi for c in life.changes if c.after is None or
+                     (c.after.get("status") or {}).get("phase") in DONE), None)
+        went[life.uid or life.id] = (going.at if going is not None else None, done)
+    return went
+
+
+def _start_after_downs(start: float, node: str, downs: list[dict[str, Any]],
+                       within: float) -> float:
+    """When the bound for ``node`` starts: ``start``, moved to the return of every stretch the
+    node's kubelet, the node or the driver's plugin was down that it, or the bound after it,
+    meets (nothing can be unprepared while one of them is down)."""
+    moved = True
+    while moved:
+        moved = False
+        for down in downs:
+            if down["node"] == node and down["since"] <= start + within and \
+                    down["back"] > start:
+                start, moved = down["back"], True
+    return start
+
+
+def _kubelet_down_at(span: Span, node: str, downs: list[dict[str, Any]]) -> dict | None:
+    """The stretch ``node``'s kubelet was certainly down throughout ``span``, if any."""
+    return next((d for d in downs if d["node"] == node and d["what"] != "plugin"
+                 and d["since"] <= span.lo and span.hi <= d["back"]), None)
+
+
+def unprepared_once(snapshots: list[dict[str, Any]], history: Recorded,
+                    downs: list[dict[str, Any]], within: float, namespace: str | None = None,
+                    name: str = "unprepared_once") -> Verdict:
+    """D16: every claim a node's kubelet checkpointed as prepared is unprepared there (leaves
+    the checkpoint) once, within ``within`` seconds (never less than the kubelet's retry) of
+    the going of every pod it was prepared for, the bound started again at the return of each
+    stretch the node's kubelet, the node or the driver's plugin was down (``downs``: {"node",
+    "what", "since", "back"}, the recorder's scale); it is never prepared again after that; and
+    a claim first prepared after such a stretch was never prepared for pods whose deletion
+    began while the kubelet was down (kubernetes/kubernetes#116411: a kubelet that restarted
+    between a Prepare and its checkpoint never called Unprepare)."""
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
+    reads, copies = _read(snapshots, namespace)
+    within = max(within, KUBELET_RETRY)
+    went = _went(history)
+    by_node: dict[str, list[_Copy]] = {}
+    pods: dict[tuple[str, str], set[str]] = {}
+    for copy in copies:
+        by_node.setdefault(copy.node, []).append(copy)
+        for claim, uids in copy.claims.items():
+            pods.setdefault((copy.node, claim), set()).update(uids)
+    judged, took = 0, []
+    for (node, claim), uids in sorted(pods.items()):
+        seen = [(copy, claim in copy.claims) for copy in by_node[node]]
+        first = next(i for i, (_, held) in enumerate(seen) if held)
+        late = _prepared_for_the_deleted(seen, first, uids, went, node, downs, offset)
+        if late is not None:
+            down, copy = late
+            return Verdict(name, VIOLATED, f"claim {claim} was prepared on node/{node} after "
+                           f"its kubelet came back (+{down['back'] - origin:.1f}s), for pods "
+                           "whose deletion began while it was down",
+                           [_mark(copy, offset, f"{claim} prepared")], origin,
+                           subjects=len(pods), reads=frozenset({"pods"}), external=NODE_STATE)
+        ends = [went.get(uid, (None, None))[1] for uid in uids]
+        if not uids or None in ends:
+            continue  # a pod of it still there: nothing to unprepare yet
+        judged += 1
+        gone = max(e for e in ends if e is not None)
+        bound = _start_after_downs(gone, node, downs, within) + within
+        after = [(copy, held) for copy, held in seen if copy.time + offset > gone]
+        left = next((i for i, (_, held) in enumerate(after) if not held), None)
+        if left is not None and after[left][0].time + offset <= bound:
+            again = next((copy for copy, held in after[left:] if held), None)
+            if again is not None:
+                return Verdict(name, VIOLATED, f"claim {claim} was prepared again on "
+                               f"node/{node} after it was unprepared there, every pod it was "
+                               "prepared for gone", [_mark(after[left][0], offset,
+                                                           f"{claim} unprepared"),
+                                                     _mark(again, offset,
+                                                           f"{claim} prepared again")],
+                               origin, subjects=len(pods), reads=frozenset({"pods"}),
+                               external=NODE_STATE)
+            took.append(after[left][0].time + offset - gone)
+            continue
+        past = [t for t in reads[node].known if t + offset > bound]
+        if not past:
+            return Verdict(name, UNKNOWN, f"{NODE_STATE} of node/{node} was not read past the "
+                           f"bound (+{bound - origin:.1f}s): {claim} was still prepared at "
+                           "its last read", [], origin, subjects=judged, reads=frozenset(),
+                           external=NODE_STATE)
+        blind = _not_seen(reads, history, name, judged, node)
+        if blind is not None:
+            return blind
+        held = [copy for copy, is_held in seen if is_held][-1]
+        return Verdict(name, VIOLATED, f"claim {claim} was still prepared on node/{node} "
+                       f"{within:g}s after every pod it was prepared for was gone (and its "
+                       "node's kubelet and the driver's plugin were up): the kubelet's "
+                       "checkpoint still held it", [_mark(held, offset, f"{claim} still held")],
+                       origin, subjects=judged, reads=frozenset({"pods"}), external=NODE_STATE)
+    for node in sorted({node for node, _ in pods}):
+        blind = _not_seen(reads, history, name, judged, node)
+        if blind is not None:
+            return blind
+    if not judged:
+        return Verdict(name, UNKNOWN, "no claim prepared on a node had all its pods gone",
+                       [], origin, subjects=0, reads=frozenset(), external=NODE_STATE)
+    down = sorted(uid for uid, (going, _) in went.items() if going is not None and any(
+        _kubelet_down_at(going, node, downs) for node in reads))
+    during = (f"; {len(down)} pods began going while their node's kubelet was down, and "
+              "nothing was prepared for them after it came back" if down else "")
+    return Verdict(name, PASS, f"{judged} claims, each unprepared once on its node within "
+                   f"{within:g}s of its pods' going: seen gone {_spread(took)} after "
+                   f"it{during}", [], origin, subjects=judged,
+                   reads=frozenset({"pods", "nodes"}), external=NODE_STATE)
+
+
+def pending(snapshots: list[dict[str, Any]], history: Recorded,
+            downs: list[dict[str, Any]], within: float, namespace: str | None = None) -> bool:
+    """Whether D16 still waits for a read past a claim's bound (its step waits no longer
+    than that)."""
+    verdict = unprepared_once(snapshots, history, downs, within, namespace)
+    return verdict.status == UNKNOWN and "not read past the bound" in verdict.summary
+
+
+def _prepared_for_the_deleted(seen: list[tuple[_Copy, bool]], first: int, uids: set[str],
+                              went: dict[str, tuple[Span | None, float | None]], node: str,
+                              downs: list[dict[str, Any]], offset: float
+                              ) -> tuple[dict, _Copy] | None:
+    """The kubelet-down stretch and the copy, when the claim was first held after the
+    stretch's return (the node read before the stretch, without it) and every pod it was
+    prepared for began going within the stretch."""
+    copy = seen[first][0]
+    stretches = []
+    for uid in sorted(uids):
+        going = went.get(uid, (None, None))[0]
+        down = _kubelet_down_at(going, node, downs) if going is not None else None
+        if down is None:
+            return None
+        stretches.append(down)
+    down = stretches[0] if stretches else None
+    if down is None or copy.time + offset <= down["back"] or not any(
+            c.time + offset <= down["since"] for c, _ in seen[:first]):
+        return None
+    return down, copy
+
+
 @check("ran_again", "Every pod with a claim running on a node when it rebooted runs again "
        "within a bound: each container started after the reboot, the pod Ready.")
 def _ran_again(history: History, p: Params) -> Verdict:
@@ -402,6 +562,15 @@ def _no_duplicate_devices(history: History, p: Params) -> Verdict:
 def _unprepared_once_back(history: History, p: Params) -> Verdict:
     return unprepared_once_back(p["node_state"], history, p["node"], p["back"],
                                 p["within"], p.get("namespace"), returning=p.get("returning"))
+
+
+@check("unprepared_once", "Every claim a node's kubelet checkpointed as prepared leaves the "
+       "checkpoint once, within a bound of its pods' going (restarted by each return of the "
+       "node's kubelet or the driver's plugin), and nothing is prepared for a pod deleted "
+       "while the node's kubelet was down.")
+def _unprepared_once(history: History, p: Params) -> Verdict:
+    return unprepared_once(p["node_state"], history, p["downs"], p["within"],
+                           p.get("namespace"))
 
 
 @check("kept_while_used", "A claim leaves a node's kubelet DRA checkpoint only when no pod "
@@ -423,5 +592,10 @@ prop("D10", "Unprepare after the plugin returns: a claim whose pods left while t
      "unprepares a pod it no longer runs every 60 s, a call may take 45 s, and Kubernetes' own "
      "node e2e allows a retry 90 s + 30 s.", ["unprepared_once_back"], CONCEPTS,
      ("node_agent",))
+prop("D16", "Unprepared once: a claim prepared on a node is unprepared there once, within T "
+     "of the going of every pod it was prepared for (or of the return of the node's kubelet or "
+     "the driver's plugin, if they were down), and never prepared again; nothing is prepared "
+     "for a pod deleted while the node's kubelet was down (kubernetes/kubernetes#116411).",
+     ["unprepared_once"], CONCEPTS, ("node_agent",))
 prop("D11", "No unprepare in use: deleting one pod never unprepares a claim another pod on the "
      "node still uses (kubernetes PR #140212).", ["kept_while_used"], CONCEPTS)

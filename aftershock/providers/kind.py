@@ -269,6 +269,20 @@ class KindCluster:
     def restart_kubelet(self, node: str) -> None:
         self._run(cmd.restart_kubelet(self.engine, self._container(node)))
 
+    def stop_kubelet_unit(self, node: str) -> None:
+        """The node's kubelet stops (its unit); the node, its runtime and containers run on."""
+        self._run(cmd.kubelet_unit(self.engine, self._container(node), "stop"))
+
+    def start_kubelet_unit(self, node: str) -> None:
+        self._run(cmd.kubelet_unit(self.engine, self._container(node), "start"))
+
+    def kubelet_active(self, node: str) -> bool:
+        try:  # is-active exits non-zero for a unit that is not active
+            self._run(cmd.kubelet_unit(self.engine, self._container(node), "is-active"), 60)
+        except ClusterError:
+            return False
+        return True
+
     def node_running(self, node: str) -> bool:
         answer = self._run(cmd.node_state(self.engine, self._container(node)))
         return answer.strip() == "true"
@@ -281,6 +295,9 @@ class KindCluster:
             if not self.node_running(node):
                 self.start_kubelet(node)
                 changed.append(f"started the container of node/{node}")
+            elif not self.kubelet_active(node):  # a run killed while it had it stopped
+                self.start_kubelet_unit(node)
+                changed.append(f"started the kubelet of node/{node}")
         with kube.api_client(self.paths.kubeconfig, self.info.context) as api:
             changed += self._reset_node_objects(kube.core(api))
             # also when nothing changed here: a node failure reverted as its scenario ended

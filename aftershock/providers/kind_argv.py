@@ -81,6 +81,12 @@ def restart_kubelet(engine: str, container: str) -> list[str]:
     return in_node(engine, container, "systemctl", "restart", "kubelet")
 
 
+def kubelet_unit(engine: str, container: str, verb: str) -> list[str]:
+    """systemctl ``verb`` (stop, start, is-active) of the node's kubelet unit alone: its
+    containers keep running while it is stopped."""
+    return in_node(engine, container, "systemctl", verb, "kubelet")
+
+
 def node_state(engine: str, container: str) -> list[str]:
     return [engine, "inspect", "--format", "{{.State.Running}}", container]
 

@@ -321,3 +321,78 @@ def test_a_force_deletion_is_dated_by_its_request_to_its_removal():
     keep(slug, history, Judgement("unprepared_once_back", record["params"]), ["D10"],
          {"D10": PASS}, UNKNOWN,
          "dra-example-driver v0.2.1 on kind at 1.37.2, its pods and node-2's reads (issue 65)")
+
+
+# --- D16: unprepared once its pods are gone, nothing prepared for a pod deleted while down --
+
+def once(texts, timeline, downs=(), within=120, start=0.0):
+    return judge("D16", "unprepared_once", {"node_state": reads(*texts, start=start),
+                                             "downs": list(downs), "within": within,
+                                             "namespace": "ns"}, timeline)
+
+
+KUBELET_DOWN = {"node": "node-1", "what": "kubelet", "since": 103.0, "back": 140.0}
+# the pod is force-deleted at +110 s, while the kubelet of its node is down (+103 to +140 s)
+DELETED_WHILE_DOWN = history((101, "ADDED", pod("p", started=101)), (110, "DELETED", "p"))
+
+
+def test_a_claim_unprepared_once_the_kubelet_is_back_passes():
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    texts = [held] * 45 + [empty] * 20  # read from +100 s: gone at +145 s, 5 s after the return
+    verdict = once(texts, DELETED_WHILE_DOWN, [KUBELET_DOWN])
+    assert verdict.status == PASS, verdict.explain()
+    assert "1 claims, each unprepared once on its node within 120s of its pods' going: seen " \
+           "gone 35.0s after it" in verdict.summary
+
+
+def test_the_bound_starts_again_when_the_kubelet_comes_back():
+    """Gone at +110 s, the kubelet back at +140 s: unprepared at +245 s is within 120 s of the
+    return, though not of the pod's going."""
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    texts = [held] * 145 + [empty] * 20
+    assert once(texts, DELETED_WHILE_DOWN, [KUBELET_DOWN]).status == PASS
+    assert once(texts, DELETED_WHILE_DOWN).status == VIOLATED
+
+
+def test_a_claim_never_unprepared_is_a_violation():
+    """What a plugin that reads the claim to unprepare it does when the claim went with its
+    pod: the kubelet keeps it in its checkpoint."""
+    held = checkpoint(("a", ["gpu-0"], ["uid-p"]))
+    verdict = once([held] * 280, DELETED_WHILE_DOWN, [KUBELET_DOWN])
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "claim ns/a was still prepared on node/node-1 120s after every pod it was prepared " \
+           "for was gone" in verdict.summary
+    assert once([held] * 150, DELETED_WHILE_DOWN, [KUBELET_DOWN]).status == UNKNOWN
+
+
+def test_a_claim_prepared_again_after_it_was_unprepared_is_a_violation():
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    verdict = once([held] * 45 + [empty] * 5 + [held] * 5 + [empty] * 5, DELETED_WHILE_DOWN,
+                   [KUBELET_DOWN])
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "prepared again on node/node-1 after it was unprepared there" in verdict.summary
+
+
+def test_a_claim_prepared_for_a_pod_deleted_while_the_kubelet_was_down_is_a_violation():
+    """A pod placed on the node while its kubelet was down and deleted before it came back:
+    the kubelet must not prepare its claim when it starts again."""
+    timeline = history((101, "ADDED", pod("p", started=None, waiting="ContainerCreating",
+                                          claim="b")),
+                       (105, "MODIFIED", {**pod("p", waiting="ContainerCreating", claim="b"),
+                                          "metadata": {"name": "p", "namespace": "ns",
+                                                       "uid": "uid-p",
+                                                       "deletionTimestamp": stamp(105)}}),
+                       (150, "DELETED", "p"))
+    empty, held = checkpoint(), checkpoint(("b", ["gpu-0"], ["uid-p"]))
+    verdict = once([empty] * 45 + [held] * 3 + [empty] * 20, timeline, [KUBELET_DOWN])
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "claim ns/b was prepared on node/node-1 after its kubelet came back (+40.0s), for " \
+           "pods whose deletion began while it was down" in verdict.summary
+    never = once([empty] * 70, timeline, [KUBELET_DOWN])
+    assert never.status == UNKNOWN and "no claim prepared" in never.summary, never.explain()
+
+
+def test_a_claim_whose_pod_still_runs_is_not_judged_by_d16():
+    held = checkpoint(("a", ["gpu-0"], ["uid-p"]))
+    running = history((101, "ADDED", pod("p", started=101)))
+    assert once([held] * 20, running).status == UNKNOWN

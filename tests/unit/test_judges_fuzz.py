@@ -79,7 +79,10 @@ def histories(draw, only: frozenset[str] | None = None) -> list[Entry]:
         entries.append(Entry(len(entries), clock[0], 1e9 + clock[0], kind, **fields))
 
     def relist(resource: str) -> None:
-        changes = [{"type": draw(st.sampled_from(("ADDED", "DELETED"))),
+        # a re-list deletes only what the record had: an object it never had cannot be
+        # missing from a list (one made and deleted within the gap leaves no trace)
+        changes = [{"type": draw(st.sampled_from(("ADDED", "DELETED")))
+                    if _recorded(entries, resource, n) else "ADDED",
                     "object": _object(resource, n, draw)}
                    for n in draw(st.sets(st.sampled_from(NAMES[resource])))]
         add(GAP_END, resource=resource, detail="re-listed", extra={"changes": changes})
@@ -356,6 +359,7 @@ JUDGEMENTS = {
     "unprepared_once_back": ({"node_state": [], "node": "n1", "back": 3.0, "within": 5},
                              {"nodes"}),
     "kept_while_used": ({"node_state": []}, {"nodes", "pods"}),
+    "unprepared_once": ({"node_state": [], "downs": [], "within": 5}, {"nodes", "pods"}),
     "sees_own_devices": ({"views": [{"pod": "web-0", "uid": "uid-web-0", "container": "main",
                                      "node": "n1", "lines": ["env D_DEVICE=a"],
                                      "complete": True}],
@@ -478,7 +482,8 @@ SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "own_claim_kept": (("persistentvolumeclaims", "data-data-0"),),
     "data_kept": (), "reads_clean": (), "node_side_exclusive": (), "node_state_exclusive": (),
     "ran_again": (WEB, ("pods", "db-0"), ("pods", "data-")), "no_duplicate_devices": (),
-    "unprepared_once_back": (), "kept_while_used": (), "sees_own_devices": (("pods", "web-0"),),
+    "unprepared_once_back": (), "kept_while_used": (), "unprepared_once": (),
+    "sees_own_devices": (("pods", "web-0"),),
     "only_present_devices": (("resourceslices", ""),),
     "published_again": (("resourceslices", "n1-"),),
     "end_state_as_reference": (("pods", ""),), "writes_as_reference": (("audit", "ctl"),),

@@ -10,12 +10,19 @@ from aftershock.bdd.steps.dra import claiming_pod_spec, create_pod, device_claim
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.nodes import node_of_named_pod, node_of_pod
 from aftershock.concepts import concept
+from aftershock.concepts.node_reads import SILENT_SECONDS
 from aftershock.faults import node_agent
 from aftershock.kube import api as kube
 from aftershock.kube import door, workloads
 from aftershock.machine.capabilities import Capability
 from aftershock.properties import Judgement
-from aftershock.properties.dra_node import KUBELET_RETRY, runs_since, unprepared_all
+from aftershock.properties.dra_node import (
+    KUBELET_RETRY,
+    heard_since,
+    runs_since,
+    unprepared_all,
+)
+from aftershock.properties.dra_node import pending as d16_pending
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 
 
@@ -36,7 +43,7 @@ def reboot(scenario: Scenario, node: str) -> None:
     after = (lambda: watch.resume(node)) if watch is not None else None
     since = scenario.now
     scenario.inject(node_agent.NodeReboot(scenario.cluster, node, after))
-    _agent_back(scenario, node, since)
+    _agent_back(scenario, node, since, "node")
 
 
 @when("node {node:Name} reboots")
@@ -50,17 +57,19 @@ def node_of_pod_reboots(scenario: Scenario, name: str) -> None:
     reboot(scenario, node_of_pod(scenario, name))
 
 
-def _agent_back(scenario: Scenario, node: str, since: float) -> None:
-    """What a fault on ``node`` stopped (the node, its kubelet, the driver's plugin) is back:
-    D12 judges the node's ResourceSlices from then."""
-    scenario.remember("node agent back", {"node": node, "since": since, "back": scenario.now})
+def _agent_back(scenario: Scenario, node: str, since: float, what: str) -> None:
+    """What a fault on ``node`` stopped (``what``: the node, its kubelet, the driver's plugin)
+    is back: D12 judges the node's ResourceSlices from then, and D16 starts its bound again."""
+    back = {"node": node, "what": what, "since": since, "back": scenario.now}
+    scenario.remember("node agent back", back)
+    scenario.facts.setdefault("node downs", []).append(back)
 
 
 def restart_kubelet(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_AGENT)
     since = scenario.now
     scenario.inject(node_agent.KubeletRestart(scenario.cluster, node))
-    _agent_back(scenario, node, since)
+    _agent_back(scenario, node, since, "kubelet")
 
 
 @when("the kubelet of node {node:Name} restarts")
@@ -76,6 +85,39 @@ def kubelet_of_named_pod_restarts(scenario: Scenario, pod: str) -> None:
 @when("the kubelet of the node running a pod of {name:Name} restarts")
 def kubelet_of_pod_restarts(scenario: Scenario, name: str) -> None:
     restart_kubelet(scenario, node_of_pod(scenario, name))
+
+
+def stop_kubelet(scenario: Scenario, node: str) -> None:
+    scenario.require(Capability.NODE_AGENT)
+    fault = node_agent.KubeletStopped(scenario.cluster, node)
+    scenario.remember("stopped kubelet", {"node": node, "since": scenario.now,
+                                          "fault": fault.description})
+    scenario.inject(fault)
+
+
+@when("the kubelet of node {node:Name} stops")
+def kubelet_stops(scenario: Scenario, node: str) -> None:
+    """Its unit stops; the node's containers run on, and nothing there answers for them."""
+    stop_kubelet(scenario, node)
+
+
+@when("the kubelet of the node running a pod of {name:Name} stops")
+def kubelet_of_pod_stops(scenario: Scenario, name: str) -> None:
+    stop_kubelet(scenario, node_of_pod(scenario, name))
+
+
+@when("the kubelet starts again")
+def kubelet_starts(scenario: Scenario) -> None:
+    """Returns once the node's Ready condition has a heartbeat from after the start."""
+    stopped = scenario.recall("stopped kubelet")
+    node, started = stopped["node"], time.time()
+    scenario.end_fault(stopped["fault"])
+
+    held, _ = scenario.wait_until(
+        lambda state: heard_since(state.get("nodes", "", node), started), 120)
+    if not held:
+        raise StepFailed(f"node/{node} had no Ready heartbeat 120s after its kubelet started")
+    _agent_back(scenario, node, stopped["since"], "kubelet")
 
 
 def stop_plugin(scenario: Scenario, node: str) -> None:
@@ -111,11 +153,9 @@ def plugin_of_pod_stops(scenario: Scenario, name: str) -> None:
     stop_plugin(scenario, node_of_pod(scenario, name))
 
 
-@when("I force-delete the pod of {name:Name} on the node the driver's plugin left")
-def force_delete_on_plugin_node(scenario: Scenario, name: str) -> None:
+def force_delete_on(scenario: Scenario, name: str, node: str) -> None:
     """Its API object goes at once, and its generated claim after it, while the kubelet there
     cannot unprepare the claim yet (a graceful delete would wait for that)."""
-    node = _plugin_node(scenario)
     pods = kube.core(scenario.api).list_namespaced_pod(
         scenario.namespace, label_selector=workloads.label_selector(name),
         field_selector=f"spec.nodeName={node}").items
@@ -127,17 +167,36 @@ def force_delete_on_plugin_node(scenario: Scenario, name: str) -> None:
                 grace_period_seconds=0)
 
 
-@when("a pod {name:Name} that claims a device is placed on the node the driver's plugin left")
-def claimant_on_plugin_node(scenario: Scenario, name: str) -> None:
+@when("I force-delete the pod of {name:Name} on the node the driver's plugin left")
+def force_delete_on_plugin_node(scenario: Scenario, name: str) -> None:
+    force_delete_on(scenario, name, _plugin_node(scenario))
+
+
+@when("I force-delete the pod of {name:Name} on the node whose kubelet stopped")
+def force_delete_on_stopped_kubelet(scenario: Scenario, name: str) -> None:
+    force_delete_on(scenario, name, scenario.recall("stopped kubelet")["node"])
+
+
+def claimant_on(scenario: Scenario, name: str, node: str) -> None:
     """Its claim allocated by the scheduler from that node's devices (a node affinity, not a
     nodeName): the first free one, often the device a force-deleted pod's claim held there."""
-    node = _plugin_node(scenario)
     spec = claiming_pod_spec({"resourceClaimTemplateName": device_claim(
         scenario, "ResourceClaimTemplate", f"{name}-device")})
     spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchFields": [
             {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
     create_pod(scenario, name, spec)
+
+
+@when("a pod {name:Name} that claims a device is placed on the node the driver's plugin left")
+def claimant_on_plugin_node(scenario: Scenario, name: str) -> None:
+    claimant_on(scenario, name, _plugin_node(scenario))
+
+
+@when("a pod {name:Name} that claims a device is placed on the node whose kubelet stopped")
+def claimant_on_stopped_kubelet(scenario: Scenario, name: str) -> None:
+    """Scheduled there while the node still reads Ready (its lease is not stale yet)."""
+    claimant_on(scenario, name, scenario.recall("stopped kubelet")["node"])
 
 
 @when("the driver's plugin starts again")
@@ -147,7 +206,7 @@ def plugin_starts(scenario: Scenario) -> None:
     scenario.remember("plugin returning", scenario.now)
     scenario.end_fault(stopped)
     scenario.remember("plugin back", scenario.now)
-    _agent_back(scenario, _plugin_node(scenario), scenario.recall("plugin stopped at"))
+    _agent_back(scenario, _plugin_node(scenario), scenario.recall("plugin stopped at"), "plugin")
 
 
 def _pod(scenario: Scenario, name: str, claim: str) -> None:
@@ -231,6 +290,29 @@ def unprepared_once_back(scenario: Scenario, seconds: int) -> None:
     scenario.judge(Judgement("unprepared_once_back", {
         "node_state": _node_state(scenario), "node": node, "back": back, "within": seconds,
         "returning": returning, "namespace": scenario.namespace}))
+
+
+@then("within {seconds:d} seconds of its pods' going every claim prepared on a node was "
+      "unprepared there once, and none was prepared for a pod deleted while its node's "
+      "kubelet was down", check="unprepared_once")
+def unprepared_once(scenario: Scenario, seconds: int) -> None:
+    """The bound (never shorter than the kubelet's retry) starts again at each return of a
+    node's kubelet or the driver's plugin. Judged once every claim whose pods are gone is read
+    unprepared, or at the last bound."""
+    downs = list(scenario.facts.get("node downs", []))
+    # a read a little past the last claim's bound decides it (a loop says it read every 2 s)
+    bound = max([down["back"] for down in downs] + [scenario.now]) + \
+        max(seconds, KUBELET_RETRY) + SILENT_SECONDS
+
+    def judged() -> bool:
+        return not d16_pending(_node_state(scenario), scenario.timeline.entries, downs,
+                               seconds, scenario.namespace)
+    # the checkpoint is read on the node, not recorded: no event wakes this, so ask each second
+    while scenario.now < bound and not judged():
+        scenario.wait_until(lambda state: False, min(1.0, bound - scenario.now))
+    scenario.judge(Judgement("unprepared_once", {
+        "node_state": _node_state(scenario), "downs": downs, "within": seconds,
+        "namespace": scenario.namespace}))
 
 
 @then("no claim was unprepared on a node while a pod there still used it",
