@@ -24,13 +24,23 @@ BEAT = "@@aftershock-beat "
 END = "@@aftershock-end"
 
 
-def loop(path: str, name: str = "aftershock-node-state") -> list[str]:
-    """The loop run on a node: a copy of ``path`` after a MARK line with the node's time each
-    time it changed (a FAILED line with the error when it could not be read), then END; a BEAT
-    line with the node's time when nothing changed for HEARTBEAT_SECONDS."""
+# What a CDI spec directory holds, read as one file: a line per spec file, its path, a tab and
+# its content on one line (the directories CDI looks in by default, /etc/cdi and /var/run/cdi)
+CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
+CDI_LISTING = ("for f in " + " ".join(f"{d}/*" for d in CDI_DIRS) + "; do "
+               '[ -f "$f" ] || continue; printf "%s\\t%s\\n" "$f" "$(tr "\\n\\t" "  " < "$f")"; '
+               "done")
+
+
+def loop(path: str, name: str = "aftershock-node-state", read: str | None = None) -> list[str]:
+    """The loop run on a node: a copy of ``path`` (or what the shell command ``read`` prints)
+    after a MARK line with the node's time each time it changed (a FAILED line with the error
+    when it could not be read), then END; a BEAT line with the node's time when nothing changed
+    for HEARTBEAT_SECONDS."""
+    command = read or 'cat "$1"'
     script = (f'end=$(( $(date +%s) + {MAX_SECONDS} )); old=""; beat=0; '
               f'while [ "$(date +%s)" -lt "$end" ]; do t=$(date +%s.%N); now=${{t%.*}}; '
-              f'if new=$(cat "$1" 2>&1); then mark="{MARK}"; else mark="{FAILED}"; fi; '
+              f'if new=$({command} 2>&1); then mark="{MARK}"; else mark="{FAILED}"; fi; '
               f'if [ "$mark$new" != "$old" ]; then '
               f'printf "%s%s\\n%s\\n{END}\\n" "$mark" "$t" "$new"; old="$mark$new"; beat=$now; '
               f'elif [ $(( now - beat )) -ge {HEARTBEAT_SECONDS} ]; then '

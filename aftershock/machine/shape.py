@@ -20,7 +20,8 @@ DEFAULT_CAPACITY = {"cpu": "32", "memory": "256Gi", "pods": "110"}
 
 SHAPE_FIELDS = ("name", "kubernetesVersion", "nodes", "nodeFailure", "gangScheduling",
                 "scheduler")
-SCHEDULER_FIELDS = ("clientQPS", "clientBurst")
+SCHEDULER_FIELDS = ("clientQPS", "clientBurst", "verbosity")
+MAX_VERBOSITY = 10  # klog's highest level anything logs at
 # kube-scheduler's own defaults for its client's rate (KubeSchedulerConfiguration
 # clientConnection); a shape may raise them to schedule as fast as the API server allows
 SCHEDULER_QPS, SCHEDULER_BURST, MAX_CLIENT_RATE = 50, 100, 100_000
@@ -69,6 +70,7 @@ class Shape:
     gang_scheduling: bool = False
     scheduler_qps: int = SCHEDULER_QPS  # kube-scheduler's --kube-api-qps
     scheduler_burst: int = SCHEDULER_BURST  # its --kube-api-burst
+    scheduler_verbosity: int | None = None  # its --v: the level its log is written at
 
     @property
     def node_names(self) -> list[str]:
@@ -226,6 +228,11 @@ def parse(doc: Located) -> Shape:
         if rate > MAX_CLIENT_RATE:
             raise doc.error(f"field 'scheduler.{key}' must be at most {MAX_CLIENT_RATE}, got "
                             f"{rate}", "scheduler", key)
+    verbosity = scheduler.get("verbosity")
+    if verbosity is not None and (isinstance(verbosity, bool) or not isinstance(verbosity, int)
+                                  or not 0 <= verbosity <= MAX_VERBOSITY):
+        raise doc.error(f"field 'scheduler.verbosity' must be a whole number from 0 to "
+                        f"{MAX_VERBOSITY}, got '{verbosity}'", "scheduler", "verbosity")
     failure = _mapping(doc, raw.get("nodeFailure", {}), "nodeFailure")
     _unknown(doc, failure, FAILURE_FIELDS, "nodeFailure")
     return Shape(
@@ -244,6 +251,7 @@ def parse(doc: Located) -> Shape:
         gang_scheduling=gang,
         scheduler_qps=rates["clientQPS"],
         scheduler_burst=rates["clientBurst"],
+        scheduler_verbosity=verbosity,
     )
 
 

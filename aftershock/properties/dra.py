@@ -4,7 +4,7 @@ controller, with the profile's driver (its prepare log travels with the judgemen
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -195,8 +195,11 @@ class NodeReads:
     last: dict[Device, set[str]] = field(default_factory=dict)  # the last copy that checked out
     reading: bool = False  # whether the last line showed the state (no failure since)
     since: dict[tuple[Device, str], float | None] = field(default_factory=dict)
+    # what a copy is read as: the kubelet's checkpoint (what it prepared) by default; any other
+    # reading (a CDI listing) keeps only when the state was known
+    parse: Callable[[str], Any] | None = None
 
-    def read(self, snap: dict[str, Any]) -> dict[Device, set[str]] | None:
+    def read(self, snap: dict[str, Any]) -> Any:
         """Take one line in; what it shows prepared, for a copy that checked out."""
         at = snap["time"]
         if snap.get("taken"):
@@ -208,13 +211,18 @@ class NodeReads:
                 self.known.append(at)
             return None
         try:
-            prepared = kubelet_prepared(snap["text"]) if "text" in snap else None
+            prepared = (self.parse or kubelet_prepared)(snap["text"]) if "text" in snap \
+                else None
         except ValueError as exc:
             prepared, snap = None, {**snap, "error": str(exc)}
         if prepared is None:
             self.reading = False
             self.failed.append((at, snap.get("error") or "not read"))
             return None
+        if self.parse is not None:
+            self.reading = True
+            self.known.append(at)
+            return prepared
         before = self.known[-1] if self.known else None
         self.since = {(device, claim): self.since.get((device, claim), before)
                       if claim in self.last.get(device, ()) else before

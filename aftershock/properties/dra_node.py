@@ -544,6 +544,158 @@ def _prepared_for_the_deleted(seen: list[tuple[_Copy, bool]], first: int, uids: 
     return down, copy
 
 
+def cdi_listing(text: str) -> dict[str, str]:
+    """A node's CDI spec files as its read loop lists them (`node_reads.CDI_LISTING`): each
+    file's path and its content, on one line."""
+    found = {}
+    for line in text.splitlines():
+        path, tab, content = line.partition("\t")
+        if tab:
+            found[path] = content
+    return found
+
+
+def _checkpoint_uids(text: str) -> dict[str, str]:
+    """Every claim the kubelet's checkpoint holds, prepared or being prepared: uid -> ns/name."""
+    return {c.get("ClaimUID", ""): f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}"
+            for c in kubelet_claims(text) if c.get("ClaimUID")}
+
+
+def _cdi_ids(text: str) -> dict[str, set[str]]:
+    """Each CDI device id the kubelet's checkpoint lists, and the claims (uids) it lists it for."""
+    found: dict[str, set[str]] = {}
+    for claim in kubelet_claims(text):
+        for state in (claim.get("DriverState") or {}).values():
+            for device in (state or {}).get("Devices") or []:
+                for cdi in device.get("CDIDeviceIDs") or []:
+                    found.setdefault(cdi, set()).add(claim.get("ClaimUID", ""))
+    return found
+
+
+def cdi_clean(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], history: Recorded,
+              within: float, namespace: str | None = None, name: str = "cdi_clean") -> Verdict:
+    """D17: no CDI spec file on a node names one of the scenario's claims (its uid, in the
+    file's path or content) for longer than ``within`` seconds while the node's kubelet
+    checkpoint does not hold that claim (not prepared, nor being prepared: the kubelet writes a
+    claim there before it asks the driver, and removes it after the driver unprepared it), and
+    no CDI device id is listed for two claims (a name reused across claims: a spec left for
+    one is then a spec for the other). ``cdi``: the lines of each node's loop over its CDI spec
+    directories; ``snapshots``: its kubelet checkpoint's."""
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
+    reads, _ = _read(snapshots, namespace)
+    ours = {life.uid: f"{life.namespace}/{life.name}" for life in history.lives_of(
+        "resourceclaims", namespace) if life.uid}
+    held: dict[str, list[tuple[float, set[str]]]] = {}
+    ids: dict[str, set[str]] = {}
+    for snap in sorted(snapshots, key=lambda s: s["time"]):
+        try:
+            uids = _checkpoint_uids(snap["text"]) if "text" in snap else None
+            found = _cdi_ids(snap["text"]) if "text" in snap else {}
+        except ValueError:
+            continue
+        if uids is None:
+            continue
+        ours.update({uid: claim for uid, claim in uids.items() if _mine(claim, namespace)})
+        held.setdefault(snap["node"], []).append((snap["time"], set(uids)))
+        for device, claims in found.items():
+            ids.setdefault(device, set()).update(claims)
+    for device, claims in sorted(ids.items()):
+        if len(claims) > 1 and claims & set(ours):
+            named = ", ".join(sorted(ours.get(uid, uid) for uid in claims))
+            return Verdict(name, VIOLATED, f"CDI device {device} was listed for {len(claims)} "
+                           f"claims in the kubelet's checkpoints: {named}", [], origin,
+                           subjects=len(ours), reads=frozenset(), external=NODE_STATE)
+    specs: dict[str, NodeReads] = {}
+    listed: dict[str, list[tuple[float, dict[str, str]]]] = {}
+    for snap in sorted(cdi, key=lambda s: s["time"]):
+        node = specs.setdefault(snap["node"], NodeReads(snap["node"], parse=cdi_listing))
+        files = node.read(snap)
+        if files is not None:
+            listed.setdefault(snap["node"], []).append((snap["time"], files))
+    for node, copies in sorted(listed.items()):
+        stale = _stale_spec(copies, held.get(node, []), specs[node].known, ours, within)[0]
+        if stale is not None:
+            (since, path, uid), last = stale
+            return Verdict(name, VIOLATED, f"the CDI spec {path} on node/{node} named claim "
+                           f"{ours[uid]} for {last - since:.1f}s while the node's kubelet did "
+                           "not hold it prepared (more than the "
+                           f"{within:g}s allowed)", [
+                               mark(offset, since, f"node/{node} CDI spec {path}: "
+                                    f"{ours[uid]}, not in the kubelet's checkpoint"),
+                               mark(offset, last, f"node/{node} CDI spec {path} still there")],
+                           origin, subjects=len(ours), reads=frozenset(), external=NODE_STATE)
+    for seen in (reads, specs):
+        blind = _not_seen(seen, history, name, len(ours))
+        if blind is not None:
+            return blind
+    on_nodes = {uid for copies in held.values() for _, uids in copies for uid in uids
+                if uid in ours}
+    on_nodes |= {uid for copies in listed.values() for _, files in copies
+                 for path, content in files.items() for uid in ours
+                 if uid in path or uid in content}
+    if not on_nodes or not reads or not specs:
+        return Verdict(name, UNKNOWN, "no claim of the scenario was seen on a node (in its "
+                       "kubelet's checkpoint or a CDI spec), or a node's state was not read",
+                       [], origin, subjects=0, reads=frozenset(), external=NODE_STATE)
+    return Verdict(name, PASS, f"{len(on_nodes)} claims seen on the nodes: no CDI spec named "
+                   f"one for more than {within:g}s while its node's kubelet did not hold it, "
+                   f"and no CDI device id was listed for two claims ({len(ids)} ids)", [],
+                   origin, subjects=len(on_nodes), reads=frozenset({"resourceclaims", "nodes"}),
+                   external=NODE_STATE)
+
+
+def _stale_spec(copies: list[tuple[float, dict[str, str]]],
+                held: list[tuple[float, set[str]]], known: list[float],
+                ours: dict[str, str], within: float
+                ) -> tuple[tuple[tuple[float, str, str], float] | None, bool]:
+    """The first (since, path, claim uid) a spec named while the checkpoint did not hold the
+    claim, for longer than ``within``, and the last moment it was known still so; and whether
+    some spec did so at the last moment known (a stretch that may yet last longer)."""
+    since: dict[str, tuple[float, str]] = {}
+    for at in sorted({t for t, _ in copies} | {t for t, _ in held} | set(known)):
+        files = next((f for t, f in reversed(copies) if t <= at), {})
+        holding = next((h for t, h in reversed(held) if t <= at), None)
+        if holding is None:
+            continue  # the checkpoint not read yet: nothing to compare with
+        named = {uid: path for path, content in sorted(files.items()) for uid in ours
+                 if uid in path or uid in content}
+        for uid in list(since):
+            if uid not in named or uid in holding:
+                del since[uid]
+        for uid, path in named.items():
+            if uid in holding:
+                continue
+            began, where = since.setdefault(uid, (at, path))
+            if at - began > within:
+                return ((began, where, uid), at), True
+    return None, bool(since)
+
+
+def cdi_pending(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], history: Recorded,
+                namespace: str | None = None) -> bool:
+    """Whether a CDI spec names one of the scenario's claims, at the last read, while its
+    node's kubelet does not hold it (D17's step waits its bound out then)."""
+    history = History.of(history)
+    ours = {life.uid: f"{life.namespace}/{life.name}" for life in history.lives_of(
+        "resourceclaims", namespace) if life.uid}
+    held: dict[str, list[tuple[float, set[str]]]] = {}
+    for snap in sorted(snapshots, key=lambda s: s["time"]):
+        try:
+            uids = _checkpoint_uids(snap["text"]) if "text" in snap else None
+        except ValueError:
+            continue
+        if uids is not None:
+            ours.update({u: c for u, c in uids.items() if _mine(c, namespace)})
+            held.setdefault(snap["node"], []).append((snap["time"], set(uids)))
+    listed: dict[str, list[tuple[float, dict[str, str]]]] = {}
+    for snap in cdi:
+        if "text" in snap:
+            listed.setdefault(snap["node"], []).append((snap["time"], cdi_listing(snap["text"])))
+    return any(_stale_spec(sorted(copies, key=lambda c: c[0]), held.get(node, []), [], ours,
+                           math.inf)[1] for node, copies in listed.items())
+
+
 @check("ran_again", "Every pod with a claim running on a node when it rebooted runs again "
        "within a bound: each container started after the reboot, the pod Ready.")
 def _ran_again(history: History, p: Params) -> Verdict:
@@ -573,6 +725,13 @@ def _unprepared_once(history: History, p: Params) -> Verdict:
                            p.get("namespace"))
 
 
+@check("cdi_clean", "No CDI spec file on a node names a claim for longer than a bound while "
+       "the node's kubelet checkpoint does not hold it, and no CDI device id is listed for two "
+       "claims (read on the node through the scenario).")
+def _cdi_clean(history: History, p: Params) -> Verdict:
+    return cdi_clean(p["cdi"], p["node_state"], history, p["within"], p.get("namespace"))
+
+
 @check("kept_while_used", "A claim leaves a node's kubelet DRA checkpoint only when no pod "
        "on that node still uses it.")
 def _kept_while_used(history: History, p: Params) -> Verdict:
@@ -597,5 +756,9 @@ prop("D16", "Unprepared once: a claim prepared on a node is unprepared there onc
      "the driver's plugin, if they were down), and never prepared again; nothing is prepared "
      "for a pod deleted while the node's kubelet was down (kubernetes/kubernetes#116411).",
      ["unprepared_once"], CONCEPTS, ("node_agent",))
+prop("D17", "CDI hygiene: no CDI spec stays on a node for a claim the kubelet does not hold "
+     "there, and no CDI device id is given to two claims: a driver's CDI state in step with the "
+     "claims it prepared (out of step in kubernetes-sigs/dra-driver-nvidia-gpu#1144 and "
+     "ROCm/k8s-gpu-dra-driver#75).", ["cdi_clean"], CONCEPTS, ("node_agent",))
 prop("D11", "No unprepare in use: deleting one pod never unprepares a claim another pod on the "
      "node still uses (kubernetes PR #140212).", ["kept_while_used"], CONCEPTS)

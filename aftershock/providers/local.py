@@ -58,10 +58,13 @@ ISSUER = "https://kubernetes.default.svc.cluster.local"
 
 
 def scheduler_rate(shape: Shape) -> list[str]:
-    """kube-scheduler's client rate when the shape raises it from the scheduler's defaults."""
+    """kube-scheduler's client rate when the shape raises it from the scheduler's defaults, and
+    the level it logs at when the shape names one."""
+    verbosity = [] if shape.scheduler_verbosity is None else [f"--v={shape.scheduler_verbosity}"]
     if (shape.scheduler_qps, shape.scheduler_burst) == (SCHEDULER_QPS, SCHEDULER_BURST):
-        return []
-    return [f"--kube-api-qps={shape.scheduler_qps}", f"--kube-api-burst={shape.scheduler_burst}"]
+        return verbosity
+    return [f"--kube-api-qps={shape.scheduler_qps}", f"--kube-api-burst={shape.scheduler_burst}",
+            *verbosity]
 
 
 def heartbeat(nodes: int) -> tuple[int, int]:

@@ -33,6 +33,8 @@ class NodeStateWatch:
     nodes: list[str]
     workdir: Path
     state: processes.ClusterState | None = None
+    read: str | None = None  # a shell command whose output is read instead of ``path``
+    label: str = "node-state"  # names its loops' records and logs (two watches, one workdir)
     records: dict[str, processes.ProcessRecord] = field(default_factory=dict)
     ended: list[tuple[str, processes.ProcessRecord]] = field(default_factory=list)
     # the name the loops run under on the nodes ($0 of their shell), to end them there
@@ -58,8 +60,9 @@ class NodeStateWatch:
         self._spawn(node)
 
     def _spawn(self, node: str) -> None:
-        _, record = processes.spawn(f"node-state-{node}-{self._loops(node)}",
-                                    self.cluster.node_command(node, loop(self.path, self.name)),
+        _, record = processes.spawn(f"{self.label}-{node}-{self._loops(node)}",
+                                    self.cluster.node_command(
+                                        node, loop(self.path, self.name, self.read)),
                                     self._log(node, self._loops(node)))
         self.records[node] = record
         if self.state is not None:
@@ -70,7 +73,7 @@ class NodeStateWatch:
         return sum(1 for name, _ in self.ended if name == node)
 
     def _log(self, node: str, number: int = 0) -> Path:
-        return self.workdir / f"node-state-{node}{f'-{number}' if number else ''}.log"
+        return self.workdir / f"{self.label}-{node}{f'-{number}' if number else ''}.log"
 
     def snapshots(self) -> list[dict[str, Any]]:
         """Every line so far (copies and heartbeats), and for each node when they were taken:

@@ -4,8 +4,9 @@ Feature: D - a driver's claims through a kubelet that stops and comes back
   was stopped (its containers running on, nothing there answering the API server): once it is
   back, each claim prepared there is unprepared once, within the kubelet's retry, and nothing
   is prepared for a pod that was placed there and deleted meanwhile
-  (kubernetes/kubernetes#116411). Judged from what the API server recorded and each node's
-  kubelet checkpoint (read on the node). These need real kubelets: on the embedded cluster
+  (kubernetes/kubernetes#116411); no CDI spec stays for a claim the kubelet no longer holds,
+  and no CDI device id is given to two claims. Judged from what the API server recorded and
+  each node's kubelet checkpoint and CDI spec files (read on the node). These need real kubelets: on the embedded cluster
   they are skipped (aftershock run features/driver --cluster=kind --profile ...).
 
   Background:
@@ -25,5 +26,6 @@ Feature: D - a driver's claims through a kubelet that stops and comes back
     And within 120 seconds pod/late is gone
     Then within 120 seconds of its pods' going every claim prepared on a node was unprepared there once, and none was prepared for a pod deleted while its node's kubelet was down (D16)
     And within 120 seconds 2 pods of web are Running
+    And no CDI spec stayed on a node for more than 30 seconds for a claim its kubelet did not hold, and no CDI device id was given to two claims (D17)
     And no claim was unprepared on a node while a pod there still used it (D11)
     And the driver never prepared a device for two claims at once on a node (D5)

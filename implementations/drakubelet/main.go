@@ -17,7 +17,8 @@
 //
 // Two more are correct but for what a container sees (D13): leaky gives each claim's
 // container the environment of every device of the node, other claims' too; bare gives it
-// none of its devices' (only a variable saying it was prepared).
+// none of its devices' (only a variable saying it was prepared). And litter is correct but
+// for its CDI specs (D17): it leaves a claim's spec file behind when it unprepares the claim.
 package main
 
 import (
@@ -235,7 +236,9 @@ func (d *driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 		if _, known := d.claims[claim.UID]; !known {
 			continue // nothing of it is left to undo
 		}
-		if err := os.Remove(d.specPath(claim.UID)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if d.variant == "litter" { // the claim is forgotten, its CDI spec left on the node
+			klog.InfoS("leaving the CDI spec", "claim", claim.String())
+		} else if err := os.Remove(d.specPath(claim.UID)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			results[claim.UID] = err
 			continue
 		}
@@ -318,7 +321,7 @@ func main() {
 		}
 		os.Exit(0)
 	}
-	variant := flag.String("variant", "correct", "correct, faulty, leaky or bare")
+	variant := flag.String("variant", "correct", "correct, faulty, leaky, bare or litter")
 	name := flag.String("driver", "gpu.aftershock.io", "the driver's name")
 	node := flag.String("node", os.Getenv("NODE_NAME"), "the node it runs on")
 	count := flag.Int("devices", 4, "how many devices the node has")
@@ -326,9 +329,9 @@ func main() {
 	klog.InitFlags(nil)
 	flag.Parse()
 	switch *variant {
-	case "correct", "faulty", "leaky", "bare":
+	case "correct", "faulty", "leaky", "bare", "litter":
 	default:
-		klog.Fatalf("--variant must be correct, faulty, leaky or bare, not %q", *variant)
+		klog.Fatalf("--variant must be correct, faulty, leaky, bare or litter, not %q", *variant)
 	}
 	d := &driver{name: *name, node: *node, faulty: *variant == "faulty", variant: *variant,
 		count: *count, cdiDir: *cdiDir,

@@ -1,6 +1,7 @@
 """kubernetes/kubernetes#136269 with the steps for any resource
-(features/kubernetes/dra_double_allocation.feature): kube-scheduler 1.35.0 now and then gives
-one device to two claims when it schedules many claiming pods fast; 1.35.1 and later do not.
+(features/kubernetes/dra_double_allocation.feature): kube-scheduler 1.35.0 gives one device to
+two claims in most runs when it schedules many claiming pods at once, its log at verbosity 6;
+1.35.1 and later never do (benchmarks/bench_136269.py counts both).
 On the default version the feature passes over every claim it made; the two versions side by
 side, repeated until the race shows, run when asked (AFTERSHOCK_TEST_136269=1) on a machine
 that has built both."""
@@ -17,7 +18,7 @@ import pytest
 
 from aftershock.go import toolchain
 from aftershock.timeline import load
-from aftershock.timeline.entry import KUBERNETES, MARK
+from aftershock.timeline.entry import KUBERNETES, MARK, WATCH
 
 REPO = Path(__file__).resolve().parents[2]
 FEATURE = "features/kubernetes/dra_double_allocation.feature"
@@ -32,25 +33,34 @@ def _run(run: Path, *arguments: str) -> subprocess.CompletedProcess:
         timeout=3600)
 
 
-def _d2(run: Path) -> list[tuple[str, str, str]]:
-    """(Kubernetes version, status, summary) of every D2 judgement in the run."""
+def d2(run: Path) -> list[tuple[str, str, str]]:
+    """(Kubernetes version, status, summary) of every D2 judgement in the run. The claims are
+    the cluster's, so a repeated run also records the claims an earlier run left going: a
+    violation that names none of the run's own claims (its namespace: where its pods were
+    made) is the earlier run's, status "earlier"."""
     found = []
     for path in sorted(run.glob("**/judgements.jsonl")):
-        version = next((entry.extra[KUBERNETES] for entry in load(path.parent)
+        entries = list(load(path.parent))
+        version = next((entry.extra[KUBERNETES] for entry in entries
                         if entry.kind == MARK and KUBERNETES in (entry.extra or {})), "?")
+        own = next((e.namespace for e in entries if e.kind == WATCH and e.resource == "pods"
+                    and e.type == "ADDED"), None)
         for line in path.read_text().splitlines():
             record = json.loads(line)
             if record["ids"] == ["D2"]:
-                found.append((version, record["status"], record["summary"]))
+                status = record["status"]
+                if status == "violated" and f" {own}/" not in record["summary"]:
+                    status = "earlier"
+                found.append((version.lstrip("v"), status, record["summary"]))
     return found
 
 
 def test_the_default_version_never_shares_a_device(tmp_path):
     result = _run(tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    [(version, status, summary)] = _d2(tmp_path)
-    assert version == f"v{toolchain.pinned_kubernetes()}"
-    assert (status, summary) == ("pass", "no device was ever in two allocations (240 claims)")
+    [(version, status, summary)] = d2(tmp_path)
+    assert version == toolchain.pinned_kubernetes()
+    assert (status, summary) == ("pass", "no device was ever in two allocations (720 claims)")
 
 
 @pytest.mark.skipif(os.environ.get("AFTERSHOCK_TEST_136269") != "1",
@@ -61,12 +71,12 @@ def test_1_35_0_shares_a_device_and_1_35_4_never_does(tmp_path):
             pytest.skip(f"Kubernetes {version} is not built here: aftershock toolchain build "
                         f"--kubernetes-version {version}")
     result = _run(tmp_path, "--kubernetes-version", f"{BUGGY},{FIXED}", "--repeat", "10")
-    verdicts = _d2(tmp_path)
-    buggy = [v for v in verdicts if v[0] == f"v{BUGGY}"]
-    fixed = [v for v in verdicts if v[0] == f"v{FIXED}"]
+    verdicts = d2(tmp_path)
+    buggy = [v for v in verdicts if v[0] == BUGGY]
+    fixed = [v for v in verdicts if v[0] == FIXED]
     assert len(buggy) == len(fixed) == 10, verdicts
     assert all(status == "pass" for _, status, _ in fixed), fixed
     caught = [summary for _, status, summary in buggy if status == "violated"]
-    assert caught, buggy
+    assert len(caught) >= 8, buggy
     assert "is allocated to 2 claims at once" in caught[0]
     assert result.returncode == 1  # a property was violated

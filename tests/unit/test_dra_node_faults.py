@@ -396,3 +396,73 @@ def test_a_claim_whose_pod_still_runs_is_not_judged_by_d16():
     held = checkpoint(("a", ["gpu-0"], ["uid-p"]))
     running = history((101, "ADDED", pod("p", started=101)))
     assert once([held] * 20, running).status == UNKNOWN
+
+
+# --- D17: no CDI spec left for a claim the kubelet does not hold, no CDI id for two claims ---
+
+def listing(*uids: str) -> str:
+    """A node's CDI spec directories as its loop lists them: a spec per claim uid."""
+    return "".join(f"/var/run/cdi/k8s.{DRIVER}-{uid}.json\t{{\"devices\": [{{\"name\": "
+                   f"\"{uid}-gpu-0\"}}]}} \n" for uid in uids)
+
+
+def clean(specs, texts, timeline, within=10):
+    return judge("D17", "cdi_clean", {"cdi": reads(*specs), "node_state": reads(*texts),
+                                       "within": within, "namespace": "ns"}, timeline)
+
+
+CLAIMED = history((101, "ADDED", pod("p", started=101)))
+
+
+def test_a_spec_removed_with_its_claim_passes():
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    verdict = clean([listing("uid-a")] * 10 + [listing()] * 20, [held] * 10 + [empty] * 20,
+                    CLAIMED)
+    assert verdict.status == PASS, verdict.explain()
+    assert "1 claims seen on the nodes: no CDI spec named one for more than 10s" in \
+        verdict.summary
+
+
+def test_a_spec_left_after_its_claim_was_unprepared_is_a_violation():
+    """A plugin that forgets to remove the spec when it unprepares (the litter variant)."""
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    verdict = clean([listing("uid-a")] * 30, [held] * 10 + [empty] * 20, CLAIMED)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "the CDI spec /var/run/cdi/k8s.gpu.example.com-uid-a.json on node/node-1 named " \
+           "claim ns/a for 11.0s while the node's kubelet did not hold it" in verdict.summary
+    short = clean([listing("uid-a")] * 15 + [listing()] * 15, [held] * 10 + [empty] * 20,
+                  CLAIMED)
+    assert short.status == PASS, short.explain()
+
+
+def test_a_cdi_device_id_listed_for_two_claims_is_a_violation():
+    """A driver that names a CDI device by the device alone gives the next claim of the device
+    the name the last one had."""
+    first = checkpoint(("a", ["gpu-0"], ["uid-p"]), cdi={"gpu-0": ["k8s.x/gpu=gpu-0"]})
+    second = checkpoint(("b", ["gpu-0"], ["uid-q"]), cdi={"gpu-0": ["k8s.x/gpu=gpu-0"]})
+    verdict = clean([listing()] * 20, [first] * 10 + [second] * 10, CLAIMED)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "CDI device k8s.x/gpu=gpu-0 was listed for 2 claims in the kubelet's checkpoints: " \
+           "ns/a, ns/b" in verdict.summary
+
+
+def test_a_silent_cdi_loop_is_unknown():
+    held = checkpoint(("a", ["gpu-0"], ["uid-p"]))
+    verdict = judge("D17", "cdi_clean", {"cdi": reads(listing("uid-a"), listing("uid-a"),
+                                                      every=10),
+                                         "node_state": reads(*[held] * 20), "within": 10,
+                                         "namespace": "ns"}, CLAIMED)
+    assert verdict.status == UNKNOWN and "not seen" in verdict.summary, verdict.explain()
+
+
+def test_the_d17_step_waits_while_a_spec_outlives_its_claim():
+    """The litter variant's spec stays past the unprepare: judged at once, a stretch shorter
+    than the bound passed (on kind, D17 was judged 8 s after the unprepare). The step waits
+    while a spec names a claim its kubelet does not hold at the last read."""
+    from aftershock.properties.dra_node import cdi_pending
+
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    assert cdi_pending(reads(*[listing("uid-a")] * 12), reads(*[held] * 10 + [empty] * 2),
+                       CLAIMED, "ns")
+    assert not cdi_pending(reads(*[listing("uid-a")] * 10 + [listing()] * 2),
+                           reads(*[held] * 10 + [empty] * 2), CLAIMED, "ns")

@@ -6,6 +6,7 @@ from aftershock.bdd.steps.history import judge_created, judge_deleted_none, neve
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
 from aftershock.concepts import NoConcept, concept, replica_group_selector
 from aftershock.concepts.dra import KUBELET_DRA_STATE
+from aftershock.concepts.node_reads import CDI_LISTING
 from aftershock.faults.component_delay import DelayedWatch
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
@@ -73,14 +74,19 @@ def node_state_of(profile) -> str | None:
 
 
 def _watch_node_state(scenario: Scenario, path: str | None, workdir) -> None:
+    """A loop on each node over its kubelet's checkpoint, and one over its CDI spec files."""
     if path is None:
         return
     nodes = sorted(node.metadata.name for node in kube.core(scenario.api).list_node().items)
-    watch = NodeStateWatch(scenario.cluster, path, nodes, workdir,
-                           getattr(scenario.cluster, "state", None))
-    scenario.on_cleanup("stop reading the nodes' state", watch.stop)
-    watch.start()
-    scenario.remember("node state", watch)
+    state = getattr(scenario.cluster, "state", None)
+    for key, watch in (("node state", NodeStateWatch(scenario.cluster, path, nodes, workdir,
+                                                     state)),
+                       ("cdi specs", NodeStateWatch(scenario.cluster, "cdi", nodes, workdir,
+                                                    state, read=CDI_LISTING,
+                                                    label="cdi-specs"))):
+        scenario.on_cleanup(f"stop reading the nodes' {key}", watch.stop)
+        watch.start()
+        scenario.remember(key, watch)
 
 
 def runs_in_cluster(scenario: Scenario, profile) -> bool:

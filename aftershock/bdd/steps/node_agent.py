@@ -8,7 +8,7 @@ import time
 
 from aftershock.bdd.steps.dra import claiming_pod_spec, create_pod, device_claim
 from aftershock.bdd.steps.implementation import implementation_of
-from aftershock.bdd.steps.nodes import node_of_named_pod, node_of_pod
+from aftershock.bdd.steps.nodes import NODE_WATCHES, node_of_named_pod, node_of_pod
 from aftershock.concepts import concept
 from aftershock.concepts.node_reads import SILENT_SECONDS
 from aftershock.faults import node_agent
@@ -18,6 +18,7 @@ from aftershock.machine.capabilities import Capability
 from aftershock.properties import Judgement
 from aftershock.properties.dra_node import (
     KUBELET_RETRY,
+    cdi_pending,
     heard_since,
     runs_since,
     unprepared_all,
@@ -39,10 +40,13 @@ def reboot(scenario: Scenario, node: str) -> None:
     scenario.remember("rebooted node", {"node": node, "since": scenario.now,
                                         "wall": time.time(),
                                         "pods": _claimants_on(scenario, node)})
-    watch = scenario.facts.get("node state")
-    after = (lambda: watch.resume(node)) if watch is not None else None
+    watches = [scenario.facts[key] for key in NODE_WATCHES if key in scenario.facts]
+
+    def after() -> None:
+        for watch in watches:
+            watch.resume(node)
     since = scenario.now
-    scenario.inject(node_agent.NodeReboot(scenario.cluster, node, after))
+    scenario.inject(node_agent.NodeReboot(scenario.cluster, node, after if watches else None))
     _agent_back(scenario, node, since, "node")
 
 
@@ -313,6 +317,22 @@ def unprepared_once(scenario: Scenario, seconds: int) -> None:
     scenario.judge(Judgement("unprepared_once", {
         "node_state": _node_state(scenario), "downs": downs, "within": seconds,
         "namespace": scenario.namespace}))
+
+
+@then("no CDI spec stayed on a node for more than {seconds:d} seconds for a claim its kubelet "
+      "did not hold, and no CDI device id was given to two claims", check="cdi_clean")
+def cdi_clean(scenario: Scenario, seconds: int) -> None:
+    """From each node's CDI spec files and its kubelet's checkpoint, both read on the node. A
+    spec that names a claim its kubelet does not hold when the step begins is waited for, at
+    most the bound and a little (the judgement asks how long it stayed)."""
+    bound = scenario.now + seconds + SILENT_SECONDS
+    while scenario.now < bound and cdi_pending(
+            scenario.recall("cdi specs").snapshots(), _node_state(scenario),
+            scenario.timeline.entries, scenario.namespace):
+        scenario.wait_until(lambda state: False, min(1.0, bound - scenario.now))
+    scenario.judge(Judgement("cdi_clean", {
+        "cdi": scenario.recall("cdi specs").snapshots(), "node_state": _node_state(scenario),
+        "within": seconds, "namespace": scenario.namespace}))
 
 
 @then("no claim was unprepared on a node while a pod there still used it",

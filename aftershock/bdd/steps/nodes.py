@@ -182,9 +182,14 @@ def node_joins(scenario: Scenario, node: str) -> None:
     scenario.require(Capability.NODE_ADD)
     scenario.timeline.mark(f"node/{node} joins")
     scenario.cluster.add_node(node)
-    watch = scenario.facts.get("node state")
-    if watch is not None:  # its state is read from now on, as the other nodes' is
-        watch.add(node)
+    for key in NODE_WATCHES:  # its state is read from now on, as the other nodes' is
+        if key in scenario.facts:
+            scenario.facts[key].add(node)
+
+
+# the facts that hold a loop on each node (`sut.node_state`): a node's kubelet checkpoint, its
+# CDI spec files
+NODE_WATCHES = ("node state", "cdi specs")
 
 
 def node_of_named_pod(scenario: Scenario, pod: str) -> str:
