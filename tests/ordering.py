@@ -34,7 +34,7 @@ COSTS = {
     "tests/integration/test_leaks.py::": 58,
     "tests/integration/test_generic_steps.py::test_a_kind_the_implementation": 57,
     "tests/integration/test_installed_library.py::": 51,
-    "tests/integration/test_dra_double_allocation.py::test_the_default": 36,
+    "tests/integration/test_dra_double_allocation.py::test_the_default": 79,  # 2026-12-01
     "tests/integration/test_dra_device_taints.py::test_d14": 36,
     "tests/integration/test_gang_shared_claim.py::test_the_default": 90,
     "tests/integration/test_operator_profiles.py::test_the_replicaset": 34,

@@ -572,6 +572,45 @@ def _cdi_ids(text: str) -> dict[str, set[str]]:
     return found
 
 
+@dataclass
+class _CdiState:
+    """What the nodes showed of the scenario's claims: each claim (uid -> ns/name), the claims
+    each node's checkpoint held at each copy, the claims each CDI device id was listed for,
+    and each node's CDI spec files at each copy (with its reads, for what was seen)."""
+
+    ours: dict[str, str]
+    held: dict[str, list[tuple[float, set[str]]]]
+    ids: dict[str, set[str]]
+    specs: dict[str, NodeReads]
+    listed: dict[str, list[tuple[float, dict[str, str]]]]
+
+    @classmethod
+    def of(cls, cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], history: History,
+           namespace: str | None) -> _CdiState:
+        ours = {life.uid: f"{life.namespace}/{life.name}" for life in history.lives_of(
+            "resourceclaims", namespace) if life.uid}
+        state = cls(ours, {}, {}, {}, {})
+        for snap in sorted(snapshots, key=lambda s: s["time"]):
+            try:
+                uids = _checkpoint_uids(snap["text"]) if "text" in snap else None
+                found = _cdi_ids(snap["text"]) if "text" in snap else {}
+            except ValueError:
+                continue
+            if uids is None:
+                continue
+            ours.update({uid: claim for uid, claim in uids.items() if _mine(claim, namespace)})
+            state.held.setdefault(snap["node"], []).append((snap["time"], set(uids)))
+            for device, claims in found.items():
+                state.ids.setdefault(device, set()).update(claims)
+        for snap in sorted(cdi, key=lambda s: s["time"]):
+            node = state.specs.setdefault(snap["node"],
+                                          NodeReads(snap["node"], parse=cdi_listing))
+            files = node.read(snap)
+            if files is not None:
+                state.listed.setdefault(snap["node"], []).append((snap["time"], files))
+        return state
+
+
 def cdi_clean(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], history: Recorded,
               within: float, namespace: str | None = None, name: str = "cdi_clean") -> Verdict:
     """D17: no CDI spec file on a node names one of the scenario's claims (its uid, in the
@@ -584,35 +623,18 @@ def cdi_clean(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], histor
     history = History.of(history)
     origin, offset = history.origin, history.offset
     reads, _ = _read(snapshots, namespace)
-    ours = {life.uid: f"{life.namespace}/{life.name}" for life in history.lives_of(
-        "resourceclaims", namespace) if life.uid}
-    held: dict[str, list[tuple[float, set[str]]]] = {}
-    ids: dict[str, set[str]] = {}
-    for snap in sorted(snapshots, key=lambda s: s["time"]):
-        try:
-            uids = _checkpoint_uids(snap["text"]) if "text" in snap else None
-            found = _cdi_ids(snap["text"]) if "text" in snap else {}
-        except ValueError:
-            continue
-        if uids is None:
-            continue
-        ours.update({uid: claim for uid, claim in uids.items() if _mine(claim, namespace)})
-        held.setdefault(snap["node"], []).append((snap["time"], set(uids)))
-        for device, claims in found.items():
-            ids.setdefault(device, set()).update(claims)
+    nodes = _CdiState.of(cdi, snapshots, history, namespace)
+    ours, held, ids, specs, listed = (nodes.ours, nodes.held, nodes.ids, nodes.specs,
+                                      nodes.listed)
+    every = {path: content for copies in listed.values() for _, files in copies
+             for path, content in files.items()}
+    claims_known = set(ours) | {uid for found in ids.values() for uid in found}
     for device, claims in sorted(ids.items()):
-        if len(claims) > 1 and claims & set(ours):
+        if len(claims) > 1 and claims & set(ours) and not _common(device, every, claims_known):
             named = ", ".join(sorted(ours.get(uid, uid) for uid in claims))
             return Verdict(name, VIOLATED, f"CDI device {device} was listed for {len(claims)} "
                            f"claims in the kubelet's checkpoints: {named}", [], origin,
                            subjects=len(ours), reads=frozenset(), external=NODE_STATE)
-    specs: dict[str, NodeReads] = {}
-    listed: dict[str, list[tuple[float, dict[str, str]]]] = {}
-    for snap in sorted(cdi, key=lambda s: s["time"]):
-        node = specs.setdefault(snap["node"], NodeReads(snap["node"], parse=cdi_listing))
-        files = node.read(snap)
-        if files is not None:
-            listed.setdefault(snap["node"], []).append((snap["time"], files))
     for node, copies in sorted(listed.items()):
         stale = _stale_spec(copies, held.get(node, []), specs[node].known, ours, within)[0]
         if stale is not None:
@@ -643,6 +665,15 @@ def cdi_clean(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], histor
                    f"and no CDI device id was listed for two claims ({len(ids)} ids)", [],
                    origin, subjects=len(on_nodes), reads=frozenset({"resourceclaims", "nodes"}),
                    external=NODE_STATE)
+
+
+def _common(device: str, files: dict[str, str], claims: set[str]) -> bool:
+    """Whether a CDI device is one the driver gives every claim (dra-example-driver's
+    ``common``): the spec files that define it (its kind and name in them) name no claim."""
+    kind, _, named = device.partition("=")
+    defining = [f"{path} {content}" for path, content in files.items()
+                if named in content and kind in content]
+    return bool(defining) and not any(uid in text for text in defining for uid in claims)
 
 
 def _stale_spec(copies: list[tuple[float, dict[str, str]]],
@@ -676,24 +707,9 @@ def cdi_pending(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], hist
                 namespace: str | None = None) -> bool:
     """Whether a CDI spec names one of the scenario's claims, at the last read, while its
     node's kubelet does not hold it (D17's step waits its bound out then)."""
-    history = History.of(history)
-    ours = {life.uid: f"{life.namespace}/{life.name}" for life in history.lives_of(
-        "resourceclaims", namespace) if life.uid}
-    held: dict[str, list[tuple[float, set[str]]]] = {}
-    for snap in sorted(snapshots, key=lambda s: s["time"]):
-        try:
-            uids = _checkpoint_uids(snap["text"]) if "text" in snap else None
-        except ValueError:
-            continue
-        if uids is not None:
-            ours.update({u: c for u, c in uids.items() if _mine(c, namespace)})
-            held.setdefault(snap["node"], []).append((snap["time"], set(uids)))
-    listed: dict[str, list[tuple[float, dict[str, str]]]] = {}
-    for snap in cdi:
-        if "text" in snap:
-            listed.setdefault(snap["node"], []).append((snap["time"], cdi_listing(snap["text"])))
-    return any(_stale_spec(sorted(copies, key=lambda c: c[0]), held.get(node, []), [], ours,
-                           math.inf)[1] for node, copies in listed.items())
+    nodes = _CdiState.of(cdi, snapshots, History.of(history), namespace)
+    return any(_stale_spec(copies, nodes.held.get(node, []), [], nodes.ours, math.inf)[1]
+               for node, copies in nodes.listed.items())
 
 
 @check("ran_again", "Every pod with a claim running on a node when it rebooted runs again "

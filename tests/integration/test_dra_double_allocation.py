@@ -64,7 +64,7 @@ def test_the_default_version_never_shares_a_device(tmp_path):
 
 
 @pytest.mark.skipif(os.environ.get("AFTERSHOCK_TEST_136269") != "1",
-                    reason="about 15 minutes: AFTERSHOCK_TEST_136269=1 runs it")
+                    reason="about 25 minutes: AFTERSHOCK_TEST_136269=1 runs it")
 def test_1_35_0_shares_a_device_and_1_35_4_never_does(tmp_path):
     for version in (BUGGY, FIXED):
         if toolchain.find(version) is None:

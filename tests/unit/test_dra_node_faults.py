@@ -466,3 +466,27 @@ def test_the_d17_step_waits_while_a_spec_outlives_its_claim():
                        CLAIMED, "ns")
     assert not cdi_pending(reads(*[listing("uid-a")] * 10 + [listing()] * 2),
                            reads(*[held] * 10 + [empty] * 2), CLAIMED, "ns")
+
+
+def test_a_cdi_device_the_driver_gives_every_claim_is_no_reuse():
+    """dra-example-driver lists, beside each claim's own device, a device `common` from a spec
+    file of its own that names no claim (the node's name and the driver's, for every
+    container): on kind at 1.37.2 D17 first called it a name given to three claims."""
+    common = "/var/run/cdi/k8s.gpu.example.com-gpu_common.yaml\t--- devices: - name: common " \
+             "kind: k8s.gpu.example.com/gpu \n"
+    ids = {"gpu-0": ["k8s.gpu.example.com/gpu=common", "k8s.gpu.example.com/gpu=uid-a-gpu-0"]}
+    first = checkpoint(("a", ["gpu-0"], ["uid-p"]), cdi=ids)
+    second = checkpoint(("b", ["gpu-0"], ["uid-q"]), cdi={"gpu-0": [
+        "k8s.gpu.example.com/gpu=common", "k8s.gpu.example.com/gpu=uid-b-gpu-0"]})
+    specs = [common + listing("uid-a")] * 10 + [common + listing("uid-b")] * 10
+    verdict = clean(specs, [first] * 10 + [second] * 10, CLAIMED)
+    assert verdict.status == PASS, verdict.explain()
+    keep("d17-a-cdi-device-the-driver-gives-every-claim", CLAIMED, Judgement("cdi_clean", {
+        "cdi": reads(*specs), "node_state": reads(*[first] * 10 + [second] * 10),
+        "within": 10, "namespace": "ns"}), ["D17"], {"D17": PASS},
+        "D17: VIOLATED: CDI device k8s.gpu.example.com/gpu=common was listed for 2 claims",
+        "dra-example-driver v0.2.1 on kind at 1.37.2, dra_driver_life.feature (issue 68)")
+    bare = clean([listing("uid-a")] * 10 + [listing("uid-b")] * 10,
+                 [first] * 10 + [second] * 10, CLAIMED)
+    assert bare.status == VIOLATED and "k8s.gpu.example.com/gpu=common" in bare.summary, \
+        bare.explain()
