@@ -530,15 +530,13 @@ def _prepared_for_the_deleted(seen: list[tuple[_Copy, bool]], first: int, uids: 
     stretch's return (the node read before the stretch, without it) and every pod it was
     prepared for began going within the stretch."""
     copy = seen[first][0]
-    stretches = []
-    for uid in sorted(uids):
-        going = went.get(uid, (None, None))[0]
-        down = _kubelet_down_at(going, node, downs) if going is not None else None
-        if down is None:
-            return None
-        stretches.append(down)
-    down = stretches[0] if stretches else None
-    if down is None or copy.time + offset <= down["back"] or not any(
+    goings = [went.get(uid, (None, None))[0] for uid in sorted(uids)]
+    stretches = [_kubelet_down_at(going, node, downs) if going is not None else None
+                 for going in goings]
+    if not stretches or None in stretches:
+        return None
+    down = stretches[0]
+    if copy.time + offset <= down["back"] or not any(
             c.time + offset <= down["since"] for c, _ in seen[:first]):
         return None
     return down, copy
@@ -555,21 +553,20 @@ def cdi_listing(text: str) -> dict[str, str]:
     return found
 
 
-def _checkpoint_uids(text: str) -> dict[str, str]:
-    """Every claim the kubelet's checkpoint holds, prepared or being prepared: uid -> ns/name."""
-    return {c.get("ClaimUID", ""): f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}"
-            for c in kubelet_claims(text) if c.get("ClaimUID")}
-
-
-def _cdi_ids(text: str) -> dict[str, set[str]]:
-    """Each CDI device id the kubelet's checkpoint lists, and the claims (uids) it lists it for."""
-    found: dict[str, set[str]] = {}
+def _checkpoint_claims(text: str) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """Every claim the kubelet's checkpoint holds, prepared or being prepared (uid -> ns/name),
+    and each CDI device id it lists with the claims (uids) it lists it for."""
+    uids: dict[str, str] = {}
+    ids: dict[str, set[str]] = {}
     for claim in kubelet_claims(text):
+        uid = claim.get("ClaimUID", "")
+        if uid:
+            uids[uid] = f"{claim.get('Namespace', '')}/{claim.get('ClaimName', '')}"
         for state in (claim.get("DriverState") or {}).values():
             for device in (state or {}).get("Devices") or []:
                 for cdi in device.get("CDIDeviceIDs") or []:
-                    found.setdefault(cdi, set()).add(claim.get("ClaimUID", ""))
-    return found
+                    ids.setdefault(cdi, set()).add(uid)
+    return uids, ids
 
 
 @dataclass
@@ -591,12 +588,11 @@ class _CdiState:
             "resourceclaims", namespace) if life.uid}
         state = cls(ours, {}, {}, {}, {})
         for snap in sorted(snapshots, key=lambda s: s["time"]):
-            try:
-                uids = _checkpoint_uids(snap["text"]) if "text" in snap else None
-                found = _cdi_ids(snap["text"]) if "text" in snap else {}
-            except ValueError:
+            if "text" not in snap:
                 continue
-            if uids is None:
+            try:
+                uids, found = _checkpoint_claims(snap["text"])
+            except ValueError:
                 continue
             ours.update({uid: claim for uid, claim in uids.items() if _mine(claim, namespace)})
             state.held.setdefault(snap["node"], []).append((snap["time"], set(uids)))

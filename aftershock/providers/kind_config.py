@@ -20,7 +20,7 @@ from aftershock.containers.images import registry
 from aftershock.errors import UserError
 from aftershock.machine.shape import DEVICES_LABEL, NodeSpec, Shape
 from aftershock.providers import gates
-from aftershock.providers.local import NODE_LEASE_SECONDS, NODE_MONITOR_GRACE, scheduler_rate
+from aftershock.providers.local import NODE_LEASE_SECONDS, NODE_MONITOR_GRACE, scheduler_flags
 
 API_VERSION = "kind.x-k8s.io/v1alpha4"
 NODE_IMAGE = "kindest/node"
@@ -139,8 +139,9 @@ def cluster_patch(shape: Shape) -> str:
 
 
 def scheduler_args(shape: Shape) -> dict[str, Any]:
-    """The same client rate for kube-scheduler as on the local provider (scheduler_rate)."""
-    flags = dict(flag.lstrip("-").split("=", 1) for flag in scheduler_rate(shape))
+    """The same client rate and log level for kube-scheduler as on the local provider
+    (scheduler_flags)."""
+    flags = dict(flag.lstrip("-").split("=", 1) for flag in scheduler_flags(shape))
     return {"scheduler": {"extraArgs": flags}} if flags else {}
 
 

@@ -57,7 +57,7 @@ KCM_PACE = ("--kube-api-qps=50", "--kube-api-burst=100")
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 
 
-def scheduler_rate(shape: Shape) -> list[str]:
+def scheduler_flags(shape: Shape) -> list[str]:
     """kube-scheduler's client rate when the shape raises it from the scheduler's defaults, and
     the level it logs at when the shape names one."""
     verbosity = [] if shape.scheduler_verbosity is None else [f"--v={shape.scheduler_verbosity}"]
@@ -315,7 +315,7 @@ class LocalCluster(Nodes):
                     *self._gates.flags(component)]
         if component == "kube-scheduler":
             return [binary, *served, *self._gates.flags(component),
-                    *scheduler_rate(self.shape)]
+                    *scheduler_flags(self.shape)]
         raise ValueError(f"unknown component {component}")
 
     def _kubelet_command(self, kubeconfig: Path | None) -> list[str]:

@@ -146,15 +146,15 @@ def test_a_shape_may_raise_the_scheduler_s_client_rate_on_both_providers(tmp_pat
     """kube-scheduler writes at 50 requests a second by default; a shape that schedules as
     fast as the API server allows says so, and both providers pass it on the same way."""
     from aftershock.providers.kind_config import scheduler_args
-    from aftershock.providers.local import scheduler_rate
+    from aftershock.providers.local import scheduler_flags
 
     fast = load_shape(REPO / "clusters/one-node-fast-scheduler.yaml")
     assert (fast.scheduler_qps, fast.scheduler_burst) == (1000, 10000)
-    assert scheduler_rate(fast) == ["--kube-api-qps=1000", "--kube-api-burst=10000", "--v=6"]
+    assert scheduler_flags(fast) == ["--kube-api-qps=1000", "--kube-api-burst=10000", "--v=6"]
     assert scheduler_args(fast) == {"scheduler": {"extraArgs": {
         "kube-api-qps": "1000", "kube-api-burst": "10000", "v": "6"}}}
     plain = load_shape(REPO / "clusters/three-nodes.yaml")
-    assert scheduler_rate(plain) == [] and scheduler_args(plain) == {}
+    assert scheduler_flags(plain) == [] and scheduler_args(plain) == {}
     path = tmp_path / "s.yaml"
     for body, message in (
             ("scheduler: {clientQPS: 0}\n", "'scheduler.clientQPS' must be a whole number ≥ 1"),
@@ -169,12 +169,12 @@ def test_a_shape_may_name_the_level_the_scheduler_logs_at(tmp_path):
     """kube-scheduler's --v, on both providers: at 6 its DRA plugin logs every device it sees
     allocated, which slows the handlers the race of kubernetes#136269 runs between."""
     from aftershock.providers.kind_config import scheduler_args
-    from aftershock.providers.local import scheduler_rate
+    from aftershock.providers.local import scheduler_flags
 
     path = tmp_path / "s.yaml"
     path.write_text("nodes: {count: 1}\nscheduler: {verbosity: 6}\n")
     shape = load_shape(path)
-    assert scheduler_rate(shape) == ["--v=6"]
+    assert scheduler_flags(shape) == ["--v=6"]
     assert scheduler_args(shape) == {"scheduler": {"extraArgs": {"v": "6"}}}
     for value in ("11", "-1", "true", "high"):
         path.write_text(f"nodes: {{count: 1}}\nscheduler: {{verbosity: {value}}}\n")
