@@ -134,6 +134,13 @@ demo-all: toolchain report-tools
 	@echo "==> [demo] CDI hygiene (D17): the reference plugin's litter variant, which leaves a claim's CDI spec when it unprepares it, caught"
 	-$(BIN)/aftershock run features/driver/dra_driver_life.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/incluster/drakubelet-litter.yaml
+	@echo "==> [demo] an upgrade of the plugin (D16-D20): the reference plugin's amnesiac, stale and tidy variants, each caught"
+	-$(BIN)/aftershock run features/driver/dra_driver_upgrade.feature --cluster=kind --run-dir $(DEMO_RUN) \
+	    --progress --profile profiles/incluster/drakubelet-amnesiac.yaml
+	-$(BIN)/aftershock run features/driver/dra_driver_upgrade.feature --cluster=kind --run-dir $(DEMO_RUN) \
+	    --progress --profile profiles/incluster/drakubelet-stale.yaml
+	-$(BIN)/aftershock run features/driver/dra_driver_upgrade.feature --cluster=kind --run-dir $(DEMO_RUN) \
+	    --progress --profile profiles/incluster/drakubelet-tidy.yaml
 	@echo "==> [demo] AIStore under its own operator on kind, at the parent of NVIDIA/ais-k8s PR #61, its fix and 3.4.0: operator from its source tree, aisnode and ais-init from their module (where the source cannot be reached, one line says why)"
 	-$(BIN)/aftershock run features/operator/storage_scale_down.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress -k "not service" --profile profiles/thirdparty/ais-operator-388c1f8e.yaml \

@@ -11,6 +11,7 @@ from typing import Any
 
 from kubernetes import client, watch
 
+from aftershock.kube import door
 from aftershock.kube.api import set_taint, suppress_not_found
 
 AGENT_TAINT = {"key": "aftershock.io/node-agent", "value": "stopped", "effect": "NoExecute"}
@@ -170,3 +171,90 @@ class AgentStopped:
 def _ready(pod: Any) -> bool:
     return not pod.metadata.deletion_timestamp and any(
         c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))
+
+
+ROLLOUT_ANNOTATION = "aftershock.io/rollout"  # on the pod template: what makes it a new revision
+ROLLOUTS = {  # how a DaemonSet replaces a node's pod, one node at a time
+    "surge": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+    "recreate": {"type": "RollingUpdate",
+                 "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},
+}
+ROLLOUT_SAID = {"surge": "each node's new pod Ready before its old one stops",
+                "recreate": "each node's old pod deleted before its new one is made"}
+
+
+@dataclass
+class DaemonSetRollout:
+    """A DaemonSet rolls out a new revision of its pods, as an upgrade of a driver's plugin
+    does: its pod template changes (an annotation, so the image stays the one under test) and
+    its controller replaces the pods node by node, with surge (``how`` "surge") or by deleting
+    each old pod before it makes the new one ("recreate"). Applied at once; ``wait`` returns
+    once every node runs a Ready pod of the new revision and no old pod is left. Not reverted:
+    the new revision is the plugin from then on."""
+
+    api: Any
+    namespace: str
+    daemonset: str
+    how: str
+    revision: str = "1"
+
+    @property
+    def description(self) -> str:
+        return (f"daemonset/{self.namespace}/{self.daemonset} rolled out a new revision "
+                f"({ROLLOUT_SAID[self.how]})")
+
+    def apply(self) -> None:
+        template = {"metadata": {"annotations": {ROLLOUT_ANNOTATION: self.revision}}}
+        door.call(client.AppsV1Api(self.api).patch_namespaced_daemon_set, self.daemonset,
+                  self.namespace, body={"spec": {"updateStrategy": ROLLOUTS[self.how],
+                                                 "template": template}})
+
+    def revert(self) -> None:
+        return None
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the rollout finished within ``timeout`` seconds: the DaemonSet's status
+        says every node has an available pod of the new revision, and no other pod of it is
+        left (an old one still stopping, with surge)."""
+        apps, core = client.AppsV1Api(self.api), client.CoreV1Api(self.api)
+        where = {"field_selector": f"metadata.name={self.daemonset}"}
+        listing = apps.list_namespaced_daemon_set(self.namespace, **where)
+        done = any(map(_rolled_out, listing.items))
+        if not done:
+            stream = watch.Watch()
+            for event in stream.stream(apps.list_namespaced_daemon_set, self.namespace,
+                                       **where, resource_version=listing.metadata
+                                       .resource_version, timeout_seconds=int(timeout)):
+                if _rolled_out(event["object"]):
+                    stream.stop()
+                    done = True
+        if not done:
+            return False
+        spec = apps.read_namespaced_daemon_set(self.daemonset, self.namespace)
+        labels = ",".join(f"{k}={v}" for k, v in spec.spec.selector.match_labels.items())
+        wanted = spec.status.desired_number_scheduled or 0
+        listing = core.list_namespaced_pod(self.namespace, label_selector=labels)
+        pods = {p.metadata.name for p in listing.items}
+        if len(pods) <= wanted:
+            return True
+        stream = watch.Watch()
+        for event in stream.stream(core.list_namespaced_pod, self.namespace,
+                                   label_selector=labels, timeout_seconds=int(timeout),
+                                   resource_version=listing.metadata.resource_version):
+            if event["type"] == "DELETED":
+                pods.discard(event["object"].metadata.name)
+            else:
+                pods.add(event["object"].metadata.name)
+            if len(pods) <= wanted:
+                stream.stop()
+                return True
+        return False
+
+
+def _rolled_out(daemonset: Any) -> bool:
+    """As `kubectl rollout status` reads a DaemonSet: its controller saw the new template, and
+    every node it wants a pod on has an available pod of it."""
+    status, wanted = daemonset.status, daemonset.status.desired_number_scheduled or 0
+    return ((status.observed_generation or 0) >= (daemonset.metadata.generation or 0)
+            and (status.updated_number_scheduled or 0) >= wanted
+            and (status.number_available or 0) >= wanted and wanted > 0)

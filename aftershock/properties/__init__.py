@@ -15,6 +15,7 @@ from aftershock.properties import (  # noqa: F401
     dra_container,
     dra_node,
     dra_slices,
+    dra_upgrade,
     explore,
     gang,
     harness,

@@ -461,13 +461,17 @@ def unprepared_once(snapshots: list[dict[str, Any]], history: Recorded,
                            "whose deletion began while it was down",
                            [_mark(copy, offset, f"{claim} prepared")], origin,
                            subjects=len(pods), reads=frozenset({"pods"}), external=NODE_STATE)
-        ends = [went.get(uid, (None, None))[1] for uid in uids]
+        goings = [went.get(uid, (None, None)) for uid in uids]
+        ends = [end for _, end in goings]
         if not uids or None in ends:
             continue  # a pod of it still there: nothing to unprepare yet
         judged += 1
         gone = max(e for e in ends if e is not None)
         bound = _start_after_downs(gone, node, downs, within) + within
-        after = [(copy, held) for copy, held in seen if copy.time + offset > gone]
+        # from when its last pod began going: a kubelet unprepares a pod's claims once its
+        # containers stopped, before it has the pod deleted (or reports it finished)
+        began = max(going.lo if going is not None else end for going, end in goings)
+        after = [(copy, held) for copy, held in seen if copy.time + offset > began]
         left = next((i for i, (_, held) in enumerate(after) if not held), None)
         if left is not None and after[left][0].time + offset <= bound:
             again = next((copy for copy, held in after[left:] if held), None)
@@ -480,7 +484,7 @@ def unprepared_once(snapshots: list[dict[str, Any]], history: Recorded,
                                                            f"{claim} prepared again")],
                                origin, subjects=len(pods), reads=frozenset({"pods"}),
                                external=NODE_STATE)
-            took.append(after[left][0].time + offset - gone)
+            took.append(after[left][0].time + offset - began)
             continue
         past = [t for t in reads[node].known if t + offset > bound]
         if not past:

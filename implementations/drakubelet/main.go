@@ -19,6 +19,13 @@
 // container the environment of every device of the node, other claims' too; bare gives it
 // none of its devices' (only a variable saying it was prepared). And litter is correct but
 // for its CDI specs (D17): it leaves a claim's spec file behind when it unprepares the claim.
+//
+// Three more are correct but for an upgrade of the plugin (its DaemonSet rolling out a new
+// revision): amnesiac keeps what it prepared in its container, not on the node, so a new pod of
+// it unprepares the old one's claims as unknown and leaves their CDI specs (D17); stale exits
+// without closing its sockets when it is told to stop, so its registration socket stays on the
+// node with nobody serving it (D20, kubernetes#128696); tidy deletes the node's ResourceSlices
+// as it stops, which with surge are its successor's, made again (D18).
 package main
 
 import (
@@ -252,6 +259,14 @@ func (d *driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 	return results, nil
 }
 
+// deleteSlices deletes the node's ResourceSlices of the driver (tidy, as it stops).
+func deleteSlices(client kubernetes.Interface, d *driver) {
+	selector := fmt.Sprintf("spec.nodeName=%s,spec.driver=%s", d.node, d.name)
+	err := client.ResourceV1().ResourceSlices().DeleteCollection(context.Background(),
+		metav1.DeleteOptions{}, metav1.ListOptions{FieldSelector: selector})
+	klog.InfoS("deleted the node's ResourceSlices as it stops", "err", err)
+}
+
 func (d *driver) HandleError(_ context.Context, err error, msg string) {
 	klog.ErrorS(err, msg)
 }
@@ -321,7 +336,8 @@ func main() {
 		}
 		os.Exit(0)
 	}
-	variant := flag.String("variant", "correct", "correct, faulty, leaky, bare or litter")
+	variant := flag.String("variant", "correct",
+		"correct, faulty, leaky, bare, litter, amnesiac, stale or tidy")
 	name := flag.String("driver", "gpu.aftershock.io", "the driver's name")
 	node := flag.String("node", os.Getenv("NODE_NAME"), "the node it runs on")
 	count := flag.Int("devices", 4, "how many devices the node has")
@@ -329,15 +345,21 @@ func main() {
 	klog.InitFlags(nil)
 	flag.Parse()
 	switch *variant {
-	case "correct", "faulty", "leaky", "bare", "litter":
+	case "correct", "faulty", "leaky", "bare", "litter", "amnesiac", "stale", "tidy":
 	default:
-		klog.Fatalf("--variant must be correct, faulty, leaky, bare or litter, not %q", *variant)
+		klog.Fatalf("--variant must be correct, faulty, leaky, bare, litter, amnesiac, stale "+
+			"or tidy, not %q", *variant)
 	}
 	d := &driver{name: *name, node: *node, faulty: *variant == "faulty", variant: *variant,
 		count: *count, cdiDir: *cdiDir,
 		stateDir: filepath.Join(kubeletplugin.KubeletPluginsDir, *name)}
-	if err := os.MkdirAll(d.stateDir, 0o750); err != nil {
-		klog.Fatal(err)
+	if *variant == "amnesiac" { // in the container: a new pod of it knows nothing prepared
+		d.stateDir = filepath.Join(os.TempDir(), *name)
+	}
+	for _, dir := range []string{filepath.Join(kubeletplugin.KubeletPluginsDir, *name), d.stateDir} {
+		if err := os.MkdirAll(dir, 0o750); err != nil { // its sockets go in the first
+			klog.Fatal(err)
+		}
 	}
 	if err := d.load(); err != nil {
 		klog.Fatalf("reading %s: %v", d.statePath(), err)
@@ -353,7 +375,11 @@ func main() {
 	// Sockets named after this pod: a plugin pod that replaces another on the node (the next
 	// scenario's, or the one back after a stop) never shares a socket path with the old one,
 	// whose removal the kubelet could take for the new one's.
-	helper, err := kubeletplugin.Start(ctx, d, kubeletplugin.KubeClient(client),
+	pluginCtx := ctx
+	if *variant == "stale" { // nothing closes its sockets when it is told to stop
+		pluginCtx = context.WithoutCancel(ctx)
+	}
+	helper, err := kubeletplugin.Start(pluginCtx, d, kubeletplugin.KubeClient(client),
 		kubeletplugin.NodeName(d.node), kubeletplugin.DriverName(d.name),
 		kubeletplugin.HealthService(false),
 		kubeletplugin.RollingUpdate(types.UID(os.Getenv("POD_UID"))))
@@ -380,4 +406,12 @@ func main() {
 	klog.InfoS("started drakubelet", "variant", *variant, "node", d.node, "devices", *count,
 		"at", metav1.Now())
 	<-ctx.Done()
+	switch *variant {
+	case "stale": // gone at once, its registration socket left on the node
+		klog.InfoS("stopping, the sockets left where they are")
+		klog.Flush()
+		os.Exit(0)
+	case "tidy":
+		deleteSlices(client, d)
+	}
 }

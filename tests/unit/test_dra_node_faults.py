@@ -490,3 +490,29 @@ def test_a_cdi_device_the_driver_gives_every_claim_is_no_reuse():
                  [first] * 10 + [second] * 10, CLAIMED)
     assert bare.status == VIOLATED and "k8s.gpu.example.com/gpu=common" in bare.summary, \
         bare.explain()
+
+
+def test_a_claim_unprepared_before_its_pod_was_deleted_passes():
+    """A pod deleted the usual way: its kubelet stops its containers, unprepares its claims
+    and only then reports it finished and has it deleted. On kind at 1.37.2 (the upgrade
+    feature, the correct plugin) D16 counted only copies of the checkpoint after the pod was
+    recorded finished, found none without the claim, and called it never unprepared."""
+    marked = {**pod("p", started=101), "metadata": {"name": "p", "namespace": "ns",
+                                                    "uid": "uid-p",
+                                                    "deletionTimestamp": stamp(140)}}
+    timeline = history((101, "ADDED", pod("p", started=101)), (110, "MODIFIED", marked),
+                       (119, "MODIFIED", {**marked, "status": {"phase": "Succeeded"}}),
+                       (120, "DELETED", "p"))
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    texts = [held] * 18 + [empty]  # the claim gone from the checkpoint at +118 s, then beats
+    lines = reads(*texts) + [{"time": WALL + 18 + i, "node": "node-1", "beat": True}
+                             for i in range(1, 200)]
+    judgement = Judgement("unprepared_once", {"node_state": lines, "downs": [],
+                                              "within": 120, "namespace": "ns"})
+    verdict = properties.judge(["D16"], judgement, timeline)
+    assert verdict.status == PASS, verdict.explain()
+    assert "seen gone 8.0s after it" in verdict.summary
+    keep("d16-unprepared-before-its-pod-was-deleted", timeline, judgement, ["D16"],
+         {"D16": PASS}, "D16: VIOLATED: claim ns/a was still prepared on node/node-1 120s "
+         "after every pod it was prepared for was gone",
+         "drakubelet-correct on kind at 1.37.2, dra_driver_upgrade.feature (issue 68)")

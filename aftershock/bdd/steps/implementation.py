@@ -6,7 +6,7 @@ from aftershock.bdd.steps.history import judge_created, judge_deleted_none, neve
 from aftershock.bdd.steps.nodes import cordon_and_drain, node_of_pod
 from aftershock.concepts import NoConcept, concept, replica_group_selector
 from aftershock.concepts.dra import KUBELET_DRA_STATE
-from aftershock.concepts.node_reads import CDI_LISTING
+from aftershock.concepts.node_reads import CDI_LISTING, REGISTRY_LISTING
 from aftershock.faults.component_delay import DelayedWatch
 from aftershock.faults.drain import DrainOptions
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
@@ -74,7 +74,8 @@ def node_state_of(profile) -> str | None:
 
 
 def _watch_node_state(scenario: Scenario, path: str | None, workdir) -> None:
-    """A loop on each node over its kubelet's checkpoint, and one over its CDI spec files."""
+    """A loop on each node over its kubelet's checkpoint, one over its CDI spec files and one
+    over its kubelet's plugin registry."""
     if path is None:
         return
     nodes = sorted(node.metadata.name for node in kube.core(scenario.api).list_node().items)
@@ -83,7 +84,10 @@ def _watch_node_state(scenario: Scenario, path: str | None, workdir) -> None:
                                                      state)),
                        ("cdi specs", NodeStateWatch(scenario.cluster, "cdi", nodes, workdir,
                                                     state, read=CDI_LISTING,
-                                                    label="cdi-specs"))):
+                                                    label="cdi-specs")),
+                       ("registrations", NodeStateWatch(scenario.cluster, "registry", nodes,
+                                                        workdir, state, read=REGISTRY_LISTING,
+                                                        label="plugin-registry"))):
         scenario.on_cleanup(f"stop reading the nodes' {key}", watch.stop)
         watch.start()
         scenario.remember(key, watch)

@@ -24,6 +24,8 @@ from aftershock.properties.dra_node import (
     unprepared_all,
 )
 from aftershock.properties.dra_node import pending as d16_pending
+from aftershock.properties.dra_upgrade import registry_pending
+from aftershock.properties.dra_upgrade import runs as upgrade_runs
 from aftershock.scenario import Scenario, StepFailed, given, then, when
 
 
@@ -124,8 +126,9 @@ def kubelet_starts(scenario: Scenario) -> None:
     _agent_back(scenario, node, stopped["since"], "kubelet")
 
 
-def stop_plugin(scenario: Scenario, node: str) -> None:
-    """The driver's node agent (the DaemonSet its profile installs) leaves ``node``."""
+def _plugin_daemonset(scenario: Scenario) -> tuple[object, str]:
+    """The implementation run in the cluster and the name of its DaemonSet (the driver's
+    plugin, as its profile installs it)."""
     scenario.require(Capability.NODE_AGENT)
     implementation = implementation_of(scenario)
     spec = getattr(implementation, "spec", None)  # an implementation run in the cluster
@@ -133,6 +136,12 @@ def stop_plugin(scenario: Scenario, node: str) -> None:
     if kind != "DaemonSet":
         raise StepFailed("the driver's plugin is the DaemonSet its profile installs "
                          "(install_in_cluster.daemonset); this implementation has none")
+    return implementation, name
+
+
+def stop_plugin(scenario: Scenario, node: str) -> None:
+    """The driver's node agent (the DaemonSet its profile installs) leaves ``node``."""
+    implementation, name = _plugin_daemonset(scenario)
     fault = node_agent.AgentStopped(scenario.api, node, implementation.namespace, name)
     scenario.remember("plugin stopped at", scenario.now)
     try:
@@ -211,6 +220,58 @@ def plugin_starts(scenario: Scenario) -> None:
     scenario.end_fault(stopped)
     scenario.remember("plugin back", scenario.now)
     _agent_back(scenario, _plugin_node(scenario), scenario.recall("plugin stopped at"), "plugin")
+
+
+def begin_upgrade(scenario: Scenario, how: str) -> None:
+    """The plugin's DaemonSet rolls out a new revision (`node_agent.DaemonSetRollout`); the
+    stretch from now is remembered (fact `upgrades`) for D18-D20."""
+    implementation, name = _plugin_daemonset(scenario)
+    upgrades = scenario.facts.setdefault("upgrades", [])
+    fault = node_agent.DaemonSetRollout(scenario.api, implementation.namespace, name, how,
+                                        revision=str(len(upgrades) + 1))
+    upgrades.append({"how": how, "since": scenario.now, "done": None})
+    scenario.inject(fault)
+    scenario.remember("upgrade", fault)
+
+
+def finish_upgrade(scenario: Scenario, seconds: int) -> None:
+    fault = scenario.recall("upgrade")
+    if not fault.wait(seconds):
+        raise StepFailed(f"{fault.description.split(' rolled out')[0]} had not rolled out "
+                         f"its new revision on every node {seconds}s later")
+    scenario.facts["upgrades"][-1]["done"] = scenario.now
+
+
+UPGRADE_SECONDS = 180  # three nodes, each pod's replacement Ready within a minute
+
+
+@when("the driver's plugin is upgraded with surge")
+def upgraded_with_surge(scenario: Scenario) -> None:
+    """Each node's new plugin pod starts before its old one stops; returns once done."""
+    begin_upgrade(scenario, "surge")
+    finish_upgrade(scenario, UPGRADE_SECONDS)
+
+
+@when("the driver's plugin is upgraded by deleting and recreating its pods")
+def upgraded_by_recreating(scenario: Scenario) -> None:
+    """Each node's old plugin pod is deleted before its new one is made; returns once done."""
+    begin_upgrade(scenario, "recreate")
+    finish_upgrade(scenario, UPGRADE_SECONDS)
+
+
+@when("the driver's plugin begins an upgrade with surge")
+def begins_upgrade_with_surge(scenario: Scenario) -> None:
+    begin_upgrade(scenario, "surge")
+
+
+@when("the driver's plugin begins an upgrade by deleting and recreating its pods")
+def begins_upgrade_by_recreating(scenario: Scenario) -> None:
+    begin_upgrade(scenario, "recreate")
+
+
+@when("the driver's plugin finishes its upgrade within {seconds:d} seconds")
+def upgrade_finishes(scenario: Scenario, seconds: int) -> None:
+    finish_upgrade(scenario, seconds)
 
 
 def _pod(scenario: Scenario, name: str, claim: str) -> None:
@@ -367,3 +428,47 @@ def published_again(scenario: Scenario, seconds: int) -> None:
     scenario.judge(Judgement("published_again", {
         "driver": driver, "node": back["node"], "since": back["since"], "back": back["back"],
         "within": seconds, "now": scenario.now}))
+
+
+def _upgrade_began(scenario: Scenario) -> float:
+    upgrades = scenario.facts.get("upgrades")
+    if not upgrades:
+        raise StepFailed("judged from when the driver's plugin began an upgrade: no earlier "
+                         "step upgraded it (\"the driver's plugin is upgraded with surge\")")
+    return upgrades[0]["since"]
+
+
+@then("no ResourceSlice of the driver was deleted once its plugin began its upgrade",
+      check="slices_kept")
+def slices_kept(scenario: Scenario) -> None:
+    scenario.judge(Judgement("slices_kept", {"driver": concept(scenario, "device_driver")
+                                             ["driver"], "since": _upgrade_began(scenario)}))
+
+
+@then("within {seconds:d} seconds of its placement every pod with a claim ran through the "
+      "upgrade, and none failed", check="pods_started")
+def pods_started(scenario: Scenario, seconds: int) -> None:
+    """Waits until every pod with a claim runs (or is going), at most ``seconds``: one not
+    placed yet is waited for too."""
+    since = _upgrade_began(scenario)
+
+    def all_running(state) -> bool:
+        return all(upgrade_runs(pod) for pod in state.select("pods", scenario.namespace)
+                   if (pod.get("spec") or {}).get("resourceClaims")
+                   and not (pod.get("metadata") or {}).get("deletionTimestamp"))
+    scenario.wait_until(all_running, seconds)
+    scenario.judge(Judgement("pods_started", {"namespace": scenario.namespace, "since": since,
+                                              "within": seconds, "now": scenario.now}))
+
+
+@then("no plugin registration socket on a node stayed refused for more than {seconds:d} "
+      "seconds once served", check="registrations_live")
+def registrations_live(scenario: Scenario, seconds: int) -> None:
+    """From each node's kubelet plugin registry, read on the node. A socket refused when the
+    step begins is waited for, at most the bound and a little."""
+    bound = scenario.now + seconds + SILENT_SECONDS
+    while scenario.now < bound and registry_pending(
+            scenario.recall("registrations").snapshots()):
+        scenario.wait_until(lambda state: False, min(1.0, bound - scenario.now))
+    scenario.judge(Judgement("registrations_live", {
+        "registry": scenario.recall("registrations").snapshots(), "within": seconds}))

@@ -188,8 +188,8 @@ def node_joins(scenario: Scenario, node: str) -> None:
 
 
 # the facts that hold a loop on each node (`sut.node_state`): a node's kubelet checkpoint, its
-# CDI spec files
-NODE_WATCHES = ("node state", "cdi specs")
+# CDI spec files, its kubelet's plugin registry
+NODE_WATCHES = ("node state", "cdi specs", "registrations")
 
 
 def node_of_named_pod(scenario: Scenario, pod: str) -> str:
