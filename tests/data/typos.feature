@@ -31,3 +31,7 @@ Feature: Typos in the steps for any resource
   Scenario: a selector on a key the items of the list do not have
     Given a cluster with 3 nodes
     Then at no point did deployment/web have status.conditions[tpye=Available].status == "False"
+
+  Scenario: a manifest file that is not YAML
+    Given a cluster with 3 nodes
+    And I apply the manifest manifests/not-yaml.yaml

@@ -142,4 +142,6 @@ def test_a_kind_or_field_typo_is_one_line_naming_file_line_and_what_is_served(tm
     assert "tests/data/typos.feature:33: deployment has no field " \
            "status.conditions[tpye=Available].status: the items of 'status.conditions' have " \
            "no field 'tpye' to select one by" in out, out[-3000:]
+    assert "tests/data/typos.feature:37: manifests/not-yaml.yaml: the YAML does not parse: " \
+           "expected ',' or '}', but got '<stream end>' (line 5, column 1)" in out, out[-3000:]
     assert "Traceback" not in out and "During handling" not in out

@@ -79,15 +79,18 @@ def prepare(scenario: Scenario, feature: Path | None,
                     step[0].func is never_has_until_step:  # a notebook's next steps: not yet
                 _later_step(step[1]["words"], [split_keyword(t)[1] for t, _, _ in
                                                steps[index + 1:]])
+            where = "the step's block"
             if step is not None and step[0].func is apply_file:
                 block = _manifest_file(scenario, step[1]["path"])
-            if block is not None and step is not None and step[0].func in (apply_block,
-                                                                           apply_file):
-                found += _manifest_kinds(scenario, block)
-            if block is not None:
-                _check_size(block)
+                where = step[1]["path"]
+            documents = None if block is None else _parsed(scenario, block, where)
+            if documents is not None and step is not None and step[0].func in (apply_block,
+                                                                               apply_file):
+                found += _manifest_kinds(scenario, documents)
+            if documents is not None:
+                _check_size(documents)
             if step is not None:
-                _check_fields(scenario, *step, block)
+                _check_fields(scenario, *step, documents)
         except (UnknownKind, FileNotFoundError, TooLarge, StepFailed, PartialError) as exc:
             if feature is None:
                 raise UserError(str(exc)) from None
@@ -96,15 +99,28 @@ def prepare(scenario: Scenario, feature: Path | None,
         _record(scenario, kind)
 
 
+def _parsed(scenario: Scenario, block: str, where: str) -> list[Any]:
+    """A step's manifests as they will be applied ({name} and {namespace} filled), or one
+    clear message where they do not parse."""
+    filled = fill(block, {"namespace": scenario.namespace, "name": scenario.namespace})
+    try:
+        return list(yaml.safe_load_all(filled))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise StepFailed(f"{where}: the YAML does not parse: {why}{at}") from None
+
+
 def _check_fields(scenario: Scenario, definition, arguments: dict[str, Any],
-                  block: str | None) -> None:
+                  documents: list[Any] | None) -> None:
     """The fields a judging step names exist in the kind's published schema: a typo would
     otherwise make "at no point did it have <typo> > 5" hold for ever."""
     refs = REF.findall(definition.pattern)
     if not refs or definition.func not in FIELDS:
         return
     if definition.func in (matches, matches_for):
-        expected = [d for d in yaml.safe_load_all(block or "") if d is not None]
+        expected = [d for d in documents or [] if d is not None]
         named = [(refs[0], path) for path in
                  (partial.leaf_paths(expected[0]) if len(expected) == 1 else [])]
     else:
@@ -143,15 +159,15 @@ class TooLarge(ValueError):
     """Manifests that would make more pods than this machine holds."""
 
 
-def _check_size(block: str) -> None:
-    problem = limits.manifest_problem(list(yaml.safe_load_all(block)))
+def _check_size(documents: list[Any]) -> None:
+    problem = limits.manifest_problem(documents)
     if problem:
         raise TooLarge(f"{problem} (every replicas and parallelism in the manifests counts)")
 
 
-def _manifest_kinds(scenario: Scenario, block: str) -> list[Kind]:
+def _manifest_kinds(scenario: Scenario, documents: list[Any]) -> list[Kind]:
     kinds = []
-    for manifest in yaml.safe_load_all(block):
+    for manifest in documents:
         if isinstance(manifest, dict) and manifest.get("apiVersion") and manifest.get("kind"):
             kinds.append(catalog(scenario).of_manifest(manifest["apiVersion"],
                                                        manifest["kind"]))
@@ -186,7 +202,10 @@ def _documents(scenario: Scenario, text: str, where: str) -> list[dict[str, Any]
     try:
         found = [d for d in yaml.safe_load_all(filled) if d is not None]
     except yaml.YAMLError as exc:
-        raise StepFailed(f"{where}: the YAML does not parse: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise StepFailed(f"{where}: the YAML does not parse: {why}{at}") from None
     if not found or not all(isinstance(d, dict) for d in found):
         raise StepFailed(f"{where}: expected one or more manifests (maps)")
     return found
