@@ -116,13 +116,16 @@ def selects_node(claim: dict[str, Any], node: str) -> bool:
 
 
 def claim_names(pod: dict[str, Any]) -> list[str]:
-    """The ResourceClaims a pod uses: named directly, or generated from a template."""
+    """The ResourceClaims a pod uses: named directly, generated from a template, or made by
+    the scheduler for the extended resources a DeviceClass backs (KEP-5004, named in the pod's
+    status.extendedResourceClaimStatus)."""
+    status = pod.get("status") or {}
     names = [c["resourceClaimName"] for c in (pod.get("spec") or {}).get("resourceClaims") or []
              if c.get("resourceClaimName")]
-    names += [s["resourceClaimName"] for s in
-              (pod.get("status") or {}).get("resourceClaimStatuses") or []
+    names += [s["resourceClaimName"] for s in status.get("resourceClaimStatuses") or []
               if s.get("resourceClaimName")]
-    return names
+    extended = (status.get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+    return [*names, extended] if extended else names
 
 
 def read_prepare_log(path: Path) -> list[dict[str, Any]]:

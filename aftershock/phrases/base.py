@@ -18,7 +18,8 @@ from aftershock.history.state import State
 from aftershock.phrases.types import EXTRA_TYPES
 
 PLURAL = {singular: plural for plural, singular in SINGULAR.items()}
-CLUSTER_SCOPED = {"nodes", "persistentvolumes", "deviceclasses", "resourceslices", "namespaces"}
+CLUSTER_SCOPED = {"nodes", "persistentvolumes", "deviceclasses", "resourceslices", "namespaces",
+                  "devicetaintrules"}
 
 
 @dataclass(frozen=True)

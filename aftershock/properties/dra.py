@@ -554,13 +554,38 @@ KEEPING_OFF = ("NoSchedule", "NoExecute")  # effects that keep a device from a n
 Taints = dict[Device, list[dict[str, Any]]]
 
 
+RULES = "devicetaintrules"
+
+
 def device_taints(state: State) -> Taints:
     """Each device's taints (none: an empty list) as the newest generation of its pool's
-    slices lists them (KEP-5055: a driver taints a device in its ResourceSlice). A
-    DeviceTaintRule's taints are not in a slice, and not seen here."""
-    return {(driver, pool, listed.get("name", "")): list(listed.get("taints") or [])
-            for (driver, pool), current in current_pools(state.select("resourceslices")).items()
-            for item in current for listed in (item.get("spec") or {}).get("devices") or []}
+    slices lists them (KEP-5055: a driver taints a device in its ResourceSlice), and each
+    DeviceTaintRule whose selector picks it adds (as an administrator taints devices)."""
+    rules = [r.get("spec") or {} for r in state.select(RULES)]
+    found: Taints = {}
+    for (driver, pool), current in current_pools(state.select("resourceslices")).items():
+        for item in current:
+            for listed in (item.get("spec") or {}).get("devices") or []:
+                device = (driver, pool, listed.get("name", ""))
+                found[device] = list(listed.get("taints") or []) + [
+                    rule["taint"] for rule in rules
+                    if rule.get("taint") and selects(rule.get("deviceSelector"), device)]
+    return found
+
+
+def selects(selector: dict[str, Any] | None, device: Device) -> bool:
+    """Whether a DeviceTaintRule's selector picks the device: none picks nothing, and each of
+    driver, pool and device that it sets must be the device's (an empty one picks all)."""
+    if selector is None:
+        return False
+    return all(selector.get(field) in (None, value)
+               for field, value in zip(("driver", "pool", "device"), device, strict=True))
+
+
+def taint_reads(history: History, *kinds: str) -> frozenset[str]:
+    """What a judge of device taints reads: ``kinds`` and the DeviceTaintRules, unless the
+    cluster serves none (before 1.36 they are an alpha API, off unless asked for)."""
+    return frozenset(kinds) | (frozenset() if RULES in history.unserved else {RULES})
 
 
 def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
@@ -624,12 +649,12 @@ def untainted_allocation(history: Recorded, namespace: str,
     the claim was made (a scheduler may have decided on a view a moment old)."""
     history = History.of(history)
     origin = history.origin
-    reads = frozenset({"resourceclaims", "resourceslices"})
+    reads = taint_reads(history, "resourceclaims", "resourceslices")
     made: dict[str, int] = {}  # claim -> the order of its first recorded change
     tainted: dict[tuple[Device, str, str], Change] = {}  # (device, key, effect) -> since
     judged: set[str] = set()
     for change, state in history.replay(reads):
-        if change.resource == "resourceslices":
+        if change.resource in ("resourceslices", RULES):
             _note_taints(state, change, tainted)
             continue
         if change.namespace != namespace or change.after is None:
@@ -658,14 +683,16 @@ def untainted_allocation(history: Recorded, namespace: str,
 
 def _note_taints(state: State, change: Change,
                  tainted: dict[tuple[Device, str, str], Change]) -> None:
-    """Keep, for each taint of a device of the changed slice's pool, the change since which it
-    has been there."""
+    """Keep, for each taint of a device of the changed slice's pool (of every pool, for a
+    DeviceTaintRule's change), the change since which it has been there."""
     spec = (change.after or change.object or {}).get("spec") or {}
     pool = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
+    if change.resource == RULES:
+        pool = None
     now = {(device, taint.get("key", ""), taint.get("effect", ""))
-           for device, taints in device_taints(state).items() if device[:2] == pool
+           for device, taints in device_taints(state).items() if pool in (None, device[:2])
            for taint in taints}
-    for key in [k for k in tainted if k[0][:2] == pool and k not in now]:
+    for key in [k for k in tainted if pool in (None, k[0][:2]) and k not in now]:
         del tainted[key]
     for key in now:
         tainted.setdefault(key, change)
@@ -678,7 +705,7 @@ def evicted_for_taint(history: Recorded, namespace: str, within: float,
     being recorded on it (KEP-5055: kube-controller-manager evicts it)."""
     history = History.of(history)
     origin = history.origin
-    reads = frozenset({"pods", "resourceclaims", "resourceslices"})
+    reads = taint_reads(history, "pods", "resourceclaims", "resourceslices")
     since: dict[str, tuple[Change, str]] = {}  # pod -> (from when it should go, why)
     judged: set[str] = set()
     for change, state in history.replay(reads):
@@ -798,11 +825,12 @@ prop("D7", "D2-D4 hold across kube-controller-manager / kube-scheduler restarts 
      ("component_restart",))
 prop("D14", "No allocation from a tainted device: no claim is allocated a device that carries a "
      "NoSchedule or NoExecute taint its request does not tolerate (KEP-5055, GA in 1.37: a "
-     "driver taints a device in its ResourceSlice, and the scheduler keeps it from new "
-     "allocations). Judged where the taint was recorded before the claim was made; a "
-     "DeviceTaintRule's taints are not in a slice, and not seen.", ["untainted_allocation"],
-     CONCEPTS)
+     "driver taints a device in its ResourceSlice, an administrator with a DeviceTaintRule, "
+     "and the scheduler keeps it from new allocations). Judged where the taint was recorded "
+     "before the claim was made.", ["untainted_allocation"], CONCEPTS)
 prop("D15", "Eviction from a NoExecute device: a pod whose claim is allocated a device tainted "
      "NoExecute, which the claim does not tolerate, is being deleted within T of the taint "
-     "(kube-controller-manager's device taint eviction; kubernetes#141290), and a pod whose "
-     "claim tolerates it stays.", ["evicted_for_taint", "never_has_from"], CONCEPTS)
+     "(kube-controller-manager's device taint eviction), a claim of its spec or the one the "
+     "scheduler made for its extended resources (KEP-5004; kubernetes#141290, kept until "
+     "1.37.2), and a pod whose claim tolerates it stays.",
+     ["evicted_for_taint", "never_has_from"], CONCEPTS)

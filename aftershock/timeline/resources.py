@@ -40,6 +40,9 @@ DEFAULT_RESOURCES = (
     Resource("resourceclaims", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
     Resource("resourceslices", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
     Resource("deviceclasses", "resource.k8s.io/v1", ("resource.k8s.io/v1beta2",)),
+    # An administrator's device taints (KEP-5055): v1 from 1.37, off by default before.
+    Resource("devicetaintrules", "resource.k8s.io/v1",
+             ("resource.k8s.io/v1beta2", "resource.k8s.io/v1alpha3")),
     # What operators make beside their pods: an end state (E1) or a count of writes (E2) over
     # a kind nobody watched could only be unknown. A Secret is recorded without its values.
     Resource("services", "v1"),

@@ -43,11 +43,19 @@ class History:
         self.add("resourceclaims", name, {"spec": {"devices": {"requests": [request]}},
                                           "status": status})
 
-    def pod(self, name: str, deleting: bool = False) -> None:
+    def pod(self, name: str, deleting: bool = False, extended: bool = False) -> None:
+        """A pod using claim ``name``: named in its spec, or (``extended``) made by the
+        scheduler for an extended resource and named in its status (KEP-5004)."""
         meta = {"deletionTimestamp": "2026-12-01T00:00:09Z"} if deleting else {}
-        self.add("pods", name, {"metadata": meta, "spec": {
-            "nodeName": "node-1", "resourceClaims": [{"name": "dev", "resourceClaimName": name}]},
-            "status": {"phase": "Running"}})
+        spec = {"nodeName": "node-1"}
+        status = {"phase": "Running"}
+        if extended:
+            status["extendedResourceClaimStatus"] = {"resourceClaimName": name, "requestMappings": [
+                {"containerName": "work", "resourceName": "example.com/gpu",
+                 "requestName": "container-0-request-0"}]}
+        else:
+            spec["resourceClaims"] = [{"name": "dev", "resourceClaimName": name}]
+        self.add("pods", name, {"metadata": meta, "spec": spec, "status": status})
 
     def end(self) -> None:
         for _ in range(15):  # later records: the history reaches 15 s further
@@ -130,3 +138,72 @@ def test_a_toleration_with_no_effect_tolerates_every_effect():
     assert not tolerates([{"key": UNHEALTHY, "value": "false"}], taint)
     assert not tolerates([{"key": UNHEALTHY, "operator": "Exists", "effect": "NoSchedule"}],
                          taint)
+
+
+def test_a_pod_given_its_device_through_an_extended_resource_is_due_as_well():
+    """kubernetes#141290: before 1.37.2 the eviction controller read only the claims of a pod's
+    spec, and kept a pod whose claim the scheduler made for its extended resource."""
+    h = History()
+    h.slice({})
+    h.claim("x", "dev-0")
+    h.pod("x", extended=True)
+    h.slice({"dev-0": "NoExecute"})
+    h.end()
+    verdict = evicted_for_taint(h.entries, NS, 10)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/x used device d/p/dev-0" in verdict.summary
+    h = History()
+    h.slice({})
+    h.claim("x", "dev-0")
+    h.pod("x", extended=True)
+    h.slice({"dev-0": "NoExecute"})
+    h.pod("x", deleting=True, extended=True)
+    h.end()
+    verdict = evicted_for_taint(h.entries, NS, 10)
+    assert verdict.status == PASS and "each of 1 pods" in verdict.summary, verdict.explain()
+
+
+def rule(h: History, name: str, effect: str, selector: dict | None) -> None:
+    """A DeviceTaintRule (cluster-scoped): an administrator's taint on the devices it selects."""
+    h.add("devicetaintrules", name, {"spec": {
+        **({"deviceSelector": selector} if selector is not None else {}),
+        "taint": {"key": UNHEALTHY, "value": "true", "effect": effect}}}, namespace="")
+
+
+def test_a_device_taint_rule_evicts_the_pods_on_the_devices_it_selects():
+    h = History()
+    h.slice({})
+    h.claim("a", "dev-0")
+    h.claim("b", "dev-1")
+    h.pod("a")
+    h.pod("b")
+    rule(h, "r", "NoExecute", {"driver": "d", "pool": "p", "device": "dev-0"})
+    h.end()
+    verdict = evicted_for_taint(h.entries, NS, 10)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "pod/ns/a used device d/p/dev-0 (taint example.com/unhealthy=true:NoExecute)" in \
+        verdict.summary
+    assert "devicetaintrules" in verdict.reads
+
+
+def test_a_rule_without_a_selector_picks_nothing_and_an_empty_one_everything():
+    for selector, due in ((None, False), ({}, True), ({"pool": "other"}, False)):
+        h = History()
+        h.slice({})
+        h.claim("a", "dev-0")
+        h.pod("a")
+        rule(h, "r", "NoExecute", selector)
+        h.end()
+        status = evicted_for_taint(h.entries, NS, 10).status
+        assert status == (VIOLATED if due else UNKNOWN), (selector, status)
+
+
+def test_a_claim_made_after_a_rule_tainted_its_device_and_allocated_it_is_violated():
+    h = History()
+    h.slice({})
+    rule(h, "r", "NoSchedule", {"device": "dev-0"})
+    h.claim("a")
+    h.claim("a", "dev-0")
+    verdict = untainted_allocation(h.entries, NS)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "device d/p/dev-0 (taint example.com/unhealthy=true:NoSchedule)" in verdict.summary
