@@ -31,12 +31,14 @@ CDI_LISTING = ("for f in " + " ".join(f"{d}/*" for d in CDI_DIRS) + "; do "
                '[ -f "$f" ] || continue; printf "%s\\t%s\\n" "$f" "$(tr "\\n\\t" "  " < "$f")"; '
                "done")
 
-# What a kubelet's plugin registry holds, read as one file: a line per registration socket there
-# (a driver's, which the kubelet's plugin watcher registers), "live" or "dead" and its path: dead
-# when a connection to it is refused, so that nobody serves it (a stale socket: a registration the
+# What a kubelet's plugin sockets are, read as one file: a line per socket in its plugin registry
+# (a driver's registration, which the kubelet's plugin watcher registers) and in each plugin's
+# directory (the service a registration names), "live" or "dead" and its path: dead when a
+# connection to it is refused, so that nobody serves it (a stale socket: a registration the
 # kubelet keeps for a plugin that is gone, kubernetes#128696). socat is in the node image.
 REGISTRY_DIR = "/var/lib/kubelet/plugins_registry"
-REGISTRY_LISTING = (f"for s in {REGISTRY_DIR}/*; do "
+PLUGINS_DIR = "/var/lib/kubelet/plugins"
+REGISTRY_LISTING = (f"for s in {REGISTRY_DIR}/* {PLUGINS_DIR}/*/*; do "
                     '[ -S "$s" ] || continue; '
                     'if socat -u OPEN:/dev/null UNIX-CONNECT:"$s" 2>/dev/null; '
                     'then echo "live $s"; else echo "dead $s"; fi; done')

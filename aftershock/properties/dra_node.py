@@ -506,8 +506,16 @@ def unprepared_once(snapshots: list[dict[str, Any]], history: Recorded,
         if blind is not None:
             return blind
     if not judged:
-        return Verdict(name, UNKNOWN, "no claim prepared on a node had all its pods gone",
-                       [], origin, subjects=0, reads=frozenset(), external=NODE_STATE)
+        stuck = sorted(f"{claim} on node/{node}" for (node, claim), uids in pods.items()
+                       if any(went.get(uid, (None, None))[0] is not None
+                              and went[uid][1] is None for uid in uids))
+        shown = ", ".join(stuck[:3]) + (", …" if len(stuck) > 3 else "")
+        still = (f": the deletion of a pod of {shown} began and was not done" if len(stuck) == 1
+                 else f": the deletion of the pods of {len(stuck)} claims began and was not "
+                 f"done ({shown})" if stuck else "")
+        return Verdict(name, UNKNOWN, f"no claim prepared on a node had all its pods gone"
+                       f"{still}", [], origin, subjects=0, reads=frozenset(),
+                       external=NODE_STATE)
     down = sorted(uid for uid, (going, _) in went.items() if going is not None and any(
         _kubelet_down_at(going, node, downs) for node in reads))
     during = (f"; {len(down)} pods began going while their node's kubelet was down, and "
@@ -520,10 +528,16 @@ def unprepared_once(snapshots: list[dict[str, Any]], history: Recorded,
 
 def pending(snapshots: list[dict[str, Any]], history: Recorded,
             downs: list[dict[str, Any]], within: float, namespace: str | None = None) -> bool:
-    """Whether D16 still waits for a read past a claim's bound (its step waits no longer
-    than that)."""
+    """Whether D16 still waits: for a read past a claim's bound, or for a pod a claim was
+    prepared for that began going to be gone (its step waits no longer than the bound)."""
     verdict = unprepared_once(snapshots, history, downs, within, namespace)
-    return verdict.status == UNKNOWN and "not read past the bound" in verdict.summary
+    if verdict.status == UNKNOWN and "not read past the bound" in verdict.summary:
+        return True
+    went = _went(History.of(history))
+    uids = {uid for copy in _read(snapshots, namespace)[1] for found in copy.claims.values()
+            for uid in found}
+    return any(went.get(uid, (None, None))[0] is not None and went[uid][1] is None
+               for uid in uids)
 
 
 def _prepared_for_the_deleted(seen: list[tuple[_Copy, bool]], first: int, uids: set[str],

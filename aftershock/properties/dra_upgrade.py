@@ -1,9 +1,10 @@
 """D18-D20: a DRA driver through an upgrade of its plugin (its DaemonSet rolling out a new
 revision, with surge or by deleting and recreating its pods): its ResourceSlices are never
 deleted (kubernetes#128964, a seamless kubelet plugin upgrade), every pod with a claim starts
-through it, and no registration socket stays on a node with nobody serving it (kubernetes#128696:
-a stale socket keeps a dead driver registered). Judged from the API server's record and what each
-node's kubelet plugin registry shows (read on the node), never from the driver's own words."""
+through it, and no plugin socket (a registration, or the service it names) stays on a node with
+nobody serving it (kubernetes#128696: a stale socket keeps a dead driver registered). Judged
+from the API server's record and what each node's kubelet plugin sockets show (read on the
+node), never from the driver's own words."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ Recorded = History | Iterable
 
 SLICES = frozenset({"resourceslices", "nodes"})
 PODS = frozenset({"pods"})
-REGISTRY = "the kubelet's plugin registry on each node"
+REGISTRY = "the kubelet's plugin sockets on each node"
 
 
 def _spec(change: Change) -> dict[str, Any]:
@@ -71,7 +72,8 @@ def slices_kept(history: Recorded, driver: str, since: float,
                       and _spec(c).get("nodeName") == node and c.previous is None), None)
         how = (f"; a slice for the node was made again after it ({again.ref}, by "
                f"+{again.hi - origin:.1f}s)" if again is not None else "")
-        when = f"at +{change.hi - origin:.1f}s"
+        when = (f"at +{change.hi - origin:.1f}s" if change.hi - change.lo < 0.1 else
+                f"between +{change.lo - origin:.1f}s and +{change.hi - origin:.1f}s")
         later = None
         if change.lo < since:  # its moment unsure (a deletion no request names: a collection's)
             later = _after(history, change, since)
@@ -80,8 +82,8 @@ def slices_kept(history: Recorded, driver: str, since: float,
                                f"deleted by +{change.hi - origin:.1f}s, perhaps before the "
                                f"upgrade began ({at})", [change.entry], origin, subjects=0,
                                reads=SLICES)
-            when = (f"by +{change.hi - origin:.1f}s, after {later.ref} changed at "
-                    f"+{later.lo - origin:.1f}s in the cluster's order")
+            when = (f"between +{later.lo - origin:.1f}s and +{change.hi - origin:.1f}s, after "
+                    f"{later.ref} changed at +{later.lo - origin:.1f}s in the cluster's order")
         return Verdict(name, VIOLATED, f"{change.ref} of {driver} for node/{node} was deleted "
                        f"{when}, after the driver's plugin began its upgrade ({at}){how}",
                        [c.entry for c in (there.get(change.name), later, change, again) if c],
@@ -93,8 +95,7 @@ def slices_kept(history: Recorded, driver: str, since: float,
     nodes = sorted({_spec(c)["nodeName"] for c in there.values()})
     return Verdict(name, PASS, f"the {len(there)} ResourceSlices of {driver} for "
                    f"{len(nodes)} nodes when the upgrade began ({at}) were never deleted "
-                   "through it and after", [], origin, subjects=len(there),
-                   window=(since, history.end), reads=SLICES)
+                   "through it and after", [], origin, subjects=len(there), reads=SLICES)
 
 
 def runs(obj: dict[str, Any] | None) -> bool:
@@ -169,7 +170,7 @@ def pods_started(history: Recorded, namespace: str, since: float, within: float,
                        f"(the driver's plugin began its upgrade at +{since - origin:.1f}s), did "
                        f"not run within {within:g}s: {why_not_running(seen[-1].after)}",
                        [placed.entry, seen[-1].entry], origin, subjects=len(claimants),
-                       window=(since, bound), by_absence=True, reads=PODS)
+                       window=(origin, bound), by_absence=True, reads=PODS)
     if not judged:
         return Verdict(name, UNKNOWN, "no pod with a claim was placed during or after the "
                        f"upgrade (+{since - origin:.1f}s) and ran" +
@@ -179,13 +180,13 @@ def pods_started(history: Recorded, namespace: str, since: float, within: float,
     named = f"; not judged, deleted first: {', '.join(skipped)}" if skipped else ""
     return Verdict(name, PASS, f"{len(judged)} pods with a claim placed during or after the "
                    f"upgrade ran, the slowest within {slowest:.1f}s of its placement, and none "
-                   f"failed{named}", [], origin, subjects=len(judged),
-                   window=(since, history.end), reads=PODS)
+                   f"failed{named}", [], origin, subjects=len(judged), reads=PODS)
 
 
 def registry_listing(text: str) -> dict[str, str]:
-    """A node's plugin registry as its read loop lists it (`node_reads.REGISTRY_LISTING`): each
-    registration socket's path and whether it was served ("live") or not ("dead")."""
+    """A node's plugin sockets as its read loop lists them (`node_reads.REGISTRY_LISTING`): each
+    socket's path (a registration, or the service it names) and whether it was served ("live")
+    or not ("dead")."""
     found = {}
     for line in text.splitlines():
         state, _, path = line.partition(" ")
@@ -231,11 +232,12 @@ def _registries(lines: list[dict[str, Any]]
 
 def registrations_live(registry: list[dict[str, Any]], history: Recorded, within: float,
                        name: str = "registrations_live") -> Verdict:
-    """D20: no plugin registration socket a node's kubelet was served on during the scenario
-    stays there unserved (a connection to it refused) for more than ``within`` seconds: the
-    kubelet keeps a registration while its socket is there (kubernetes#128696), and calls a
-    plugin that is gone. A socket refused from the first read was left by someone before the
-    scenario, and is none of its. ``registry``: the lines of each node's loop over it."""
+    """D20: no plugin socket of a node's kubelet (a registration, or the service one names)
+    served during the scenario stays there unserved (a connection to it refused) for more than
+    ``within`` seconds: the kubelet keeps a registration while its socket is there
+    (kubernetes#128696), and calls a service that is gone. A socket refused from the first read
+    was left by someone before the scenario, and is none of its. ``registry``: the lines of
+    each node's loop over them."""
     history = History.of(history)
     origin, offset = history.origin, history.offset
     reads, copies = _registries(registry)
@@ -244,10 +246,10 @@ def registrations_live(registry: list[dict[str, Any]], history: Recorded, within
     for node, found in sorted(copies.items()):
         for path, began, end, _ in _dead_stretches(found, reads[node].known):
             if end - began > within:
-                return Verdict(name, VIOLATED, f"the registration socket {path} on node/{node} "
+                return Verdict(name, VIOLATED, f"the plugin socket {path} on node/{node} "
                                f"was refused for {end - began:.1f}s (more than the "
-                               f"{within:g}s allowed) after it had been served: the kubelet "
-                               "kept a registration nobody served", [
+                               f"{within:g}s allowed) after it had been served: nobody served "
+                               "it, and it stayed", [
                                    mark(offset, began, f"node/{node} {path}: refused"),
                                    mark(offset, end, f"node/{node} {path}: still refused")],
                                origin, subjects=len(served), reads=frozenset(),
@@ -258,9 +260,9 @@ def registrations_live(registry: list[dict[str, Any]], history: Recorded, within
                                                             "each node", REGISTRY), [], origin,
                        subjects=len(served), reads=frozenset(), external=REGISTRY)
     if not served:
-        return Verdict(name, UNKNOWN, "no registration socket was seen served on a node", [],
+        return Verdict(name, UNKNOWN, "no plugin socket was seen served on a node", [],
                        origin, subjects=0, reads=frozenset(), external=REGISTRY)
-    return Verdict(name, PASS, f"{len(served)} registration sockets served on "
+    return Verdict(name, PASS, f"{len(served)} plugin sockets served on "
                    f"{len({node for node, _ in served})} nodes, none refused for more than "
                    f"{within:g}s once served", [], origin, subjects=len(served),
                    reads=frozenset({"nodes"}), external=REGISTRY)
@@ -286,8 +288,9 @@ def _pods_started(history: History, p: Params) -> Verdict:
     return pods_started(history, p["namespace"], p["since"], p["within"], p.get("now"))
 
 
-@check("registrations_live", "No plugin registration socket once served on a node stays "
-       "there refused for longer than a bound (read on the node through the scenario).")
+@check("registrations_live", "No plugin socket (a registration, or the service it names) once "
+       "served on a node stays there refused for longer than a bound (read on the node "
+       "through the scenario).")
 def _registrations_live(history: History, p: Params) -> Verdict:
     return registrations_live(p["registry"], history, p["within"])
 
@@ -300,8 +303,8 @@ prop("D18", "Slices kept through an upgrade: once a driver's plugin begins an up
 prop("D19", "Pods start through an upgrade: every pod with a claim placed while a driver's "
      "plugin is upgraded, or after, runs within T, and no pod with a claim fails "
      "(kubernetes/kubernetes#128964).", ["pods_started"], CONCEPTS, ("node_agent",))
-prop("D20", "No dead registration: no plugin registration socket once served on a node stays "
-     "there, refused, for longer than T: the kubelet keeps a registration while its socket is "
-     "there, and calls a plugin that is gone (kubernetes/kubernetes#128696, stale plugin "
-     "sockets keep a dead driver registered).", ["registrations_live"], CONCEPTS,
-     ("node_agent",))
+prop("D20", "No dead registration: no plugin socket once served on a node (a registration, or "
+     "the service one names) stays there, refused, for longer than T: the kubelet keeps a "
+     "registration while its socket is there, and calls a service that is gone "
+     "(kubernetes/kubernetes#128696, stale plugin sockets keep a dead driver registered).",
+     ["registrations_live"], CONCEPTS, ("node_agent",))

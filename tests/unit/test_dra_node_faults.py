@@ -14,6 +14,7 @@ from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.concepts.dra import kubelet_duplicates
 from aftershock.history import History, Span
 from aftershock.properties import Judgement
+from aftershock.properties.dra_node import pending
 from aftershock.timeline.entry import WATCH, Entry
 from aftershock.timeline.store import load
 from tests.verdict_corpus import CORPUS, SCENARIO, keep
@@ -516,3 +517,26 @@ def test_a_claim_unprepared_before_its_pod_was_deleted_passes():
          {"D16": PASS}, "D16: VIOLATED: claim ns/a was still prepared on node/node-1 120s "
          "after every pod it was prepared for was gone",
          "drakubelet-correct on kind at 1.37.2, dra_driver_upgrade.feature (issue 68)")
+
+
+def test_d16_waits_for_a_going_pod_to_be_gone():
+    """drakubelet-tidy on kind at 1.37.2: the kubelet unprepared the claims while their pods,
+    marked for deletion, were still there, and D16, judged at once, found no claim whose pods
+    were all gone (UNKNOWN); its step now waits for a going pod to be gone."""
+    held, empty = checkpoint(("a", ["gpu-0"], ["uid-p"])), checkpoint()
+    going = copy.deepcopy(pod("p", started=101))
+    going["metadata"]["deletionTimestamp"] = stamp(105)
+    texts = reads(*[held] * 6 + [empty] * 3)
+    marked = history((101, "ADDED", pod("p", started=101)), (105, "MODIFIED", going))
+    assert pending(texts, marked, [], 120, "ns")
+    stuck = judge("D16", "unprepared_once", {"node_state": texts, "downs": [], "within": 120,
+                                             "namespace": "ns"}, marked)
+    assert stuck.status == UNKNOWN and stuck.summary.endswith(
+        "no claim prepared on a node had all its pods gone: the deletion of a pod of ns/a on "
+        "node/node-1 began and was not done"), stuck.explain()
+    gone = history((101, "ADDED", pod("p", started=101)), (105, "MODIFIED", going),
+                   (108, "DELETED", "p"))
+    assert not pending(texts, gone, [], 120, "ns")
+    verdict = judge("D16", "unprepared_once", {"node_state": texts, "downs": [], "within": 120,
+                                               "namespace": "ns"}, gone)
+    assert verdict.status == PASS, verdict.explain()

@@ -151,7 +151,7 @@ def test_a_socket_removed_as_its_plugin_stops_passes():
     verdict = live([registry((OLD, "live"))] * 5 + [registry((OLD, "live"), (NEW, "live"))] * 3
                    + [registry((OLD, "dead"), (NEW, "live"))] + [registry((NEW, "live"))] * 10)
     assert verdict.status == PASS, verdict.explain()
-    assert "2 registration sockets served on 1 nodes, none refused for more than 10s" in \
+    assert "2 plugin sockets served on 1 nodes, none refused for more than 10s" in \
         verdict.summary
 
 
@@ -160,7 +160,7 @@ def test_a_socket_left_unserved_is_a_violation():
     verdict = live([registry((OLD, "live"))] * 5
                    + [registry((OLD, "dead"), (NEW, "live"))] * 15)
     assert verdict.status == VIOLATED, verdict.explain()
-    assert f"the registration socket {REG}/{OLD} on node/node-1 was refused for 14.0s" in \
+    assert f"the plugin socket {REG}/{OLD} on node/node-1 was refused for 14.0s" in \
         verdict.summary
     assert registry_pending(reads(*[registry((OLD, "live"))] * 2 + [registry((OLD, "dead"))]))
     assert not registry_pending(reads(registry((OLD, "live")), registry()))
@@ -174,7 +174,7 @@ def test_a_socket_refused_from_the_first_read_is_not_the_scenarios():
 
 def test_no_socket_served_or_a_silent_loop_is_unknown():
     none = live([registry()] * 20)
-    assert none.status == UNKNOWN and "no registration socket" in none.summary, none.explain()
+    assert none.status == UNKNOWN and "no plugin socket" in none.summary, none.explain()
     silent = judge("D20", "registrations_live", {
         "registry": reads(registry((OLD, "live")), registry((OLD, "live")), every=10),
         "within": 10}, entries((101, "pods", "ADDED", pod("p", started=101)),
@@ -211,6 +211,7 @@ def test_a_deletion_no_request_dates_is_placed_by_the_clusters_order():
     record = json.loads((CORPUS / slug / SCENARIO / "judgements.jsonl").read_text())
     verdict = properties.judge(["D18"], Judgement("slices_kept", record["params"]), history)
     assert verdict.status == VIOLATED, verdict.explain()
+    assert "was deleted between +11.5s and +25.8s, after controllerrevision/" in verdict.summary
     assert "in the cluster's order, after the driver's plugin began its upgrade" in \
         verdict.summary
     keep(slug, history, Judgement("slices_kept", record["params"]), ["D18"],
@@ -218,3 +219,17 @@ def test_a_deletion_no_request_dates_is_placed_by_the_clusters_order():
          "of gpu.aftershock.io for node/node-3 was deleted by +21.0s, perhaps before the "
          "upgrade began (+11.5s)",
          "drakubelet-tidy on kind at 1.37.2, dra_driver_upgrade.feature (issue 68)")
+
+
+def test_a_deletion_known_only_between_two_moments_is_told_so():
+    """dra-example-driver on kind at 1.37.2: its slice went in a kubelet's collection delete,
+    which no audited request names, so the deletion is known only between its last change and
+    the history's end; D18 said it was "deleted at" the end."""
+    slug = "d18-a-slice-deleted-by-a-collection-request"
+    history = load(CORPUS / slug / SCENARIO)
+    params = json.loads((CORPUS / slug / SCENARIO / "judgements.jsonl").read_text())["params"]
+    earlier = {**params, "since": params["since"] - 5}  # before the deletion's last change
+    verdict = properties.judge(["D18"], Judgement("slices_kept", earlier), history)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "was deleted between +8.4s and +25.8s, after the driver's plugin began its upgrade " \
+           "(+6.5s)" in verdict.summary

@@ -75,7 +75,7 @@ def node_state_of(profile) -> str | None:
 
 def _watch_node_state(scenario: Scenario, path: str | None, workdir) -> None:
     """A loop on each node over its kubelet's checkpoint, one over its CDI spec files and one
-    over its kubelet's plugin registry."""
+    over its kubelet's plugin sockets."""
     if path is None:
         return
     nodes = sorted(node.metadata.name for node in kube.core(scenario.api).list_node().items)

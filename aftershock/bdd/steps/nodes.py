@@ -188,7 +188,7 @@ def node_joins(scenario: Scenario, node: str) -> None:
 
 
 # the facts that hold a loop on each node (`sut.node_state`): a node's kubelet checkpoint, its
-# CDI spec files, its kubelet's plugin registry
+# CDI spec files, its kubelet's plugin sockets
 NODE_WATCHES = ("node state", "cdi specs", "registrations")
 
 
