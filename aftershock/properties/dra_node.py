@@ -507,8 +507,7 @@ def unprepared_once(snapshots: list[dict[str, Any]], history: Recorded,
             return blind
     if not judged:
         stuck = sorted(f"{claim} on node/{node}" for (node, claim), uids in pods.items()
-                       if any(went.get(uid, (None, None))[0] is not None
-                              and went[uid][1] is None for uid in uids))
+                       if _still_going(went, uids))
         shown = ", ".join(stuck[:3]) + (", …" if len(stuck) > 3 else "")
         still = (f": the deletion of a pod of {shown} began and was not done" if len(stuck) == 1
                  else f": the deletion of the pods of {len(stuck)} claims began and was not "
@@ -530,12 +529,18 @@ def pending(snapshots: list[dict[str, Any]], history: Recorded,
             downs: list[dict[str, Any]], within: float, namespace: str | None = None) -> bool:
     """Whether D16 still waits: for a read past a claim's bound, or for a pod a claim was
     prepared for that began going to be gone (its step waits no longer than the bound)."""
+    history = History.of(history)
     verdict = unprepared_once(snapshots, history, downs, within, namespace)
     if verdict.status == UNKNOWN and "not read past the bound" in verdict.summary:
         return True
-    went = _went(History.of(history))
-    uids = {uid for copy in _read(snapshots, namespace)[1] for found in copy.claims.values()
-            for uid in found}
+    return _still_going(_went(history), {uid for copy in _read(snapshots, namespace)[1]
+                                         for found in copy.claims.values() for uid in found})
+
+
+def _still_going(went: dict[str, tuple[Span | None, float | None]], uids: Iterable[str]
+                 ) -> bool:
+    """Whether the deletion of one of the pods ``uids`` began and is not done (``went``:
+    _went's, each pod's going and its end)."""
     return any(went.get(uid, (None, None))[0] is not None and went[uid][1] is None
                for uid in uids)
 

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.go import toolchain
-from aftershock.timeline import load
-from aftershock.timeline.entry import KUBERNETES, MARK
+from aftershock.runs import versions
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.cluster
@@ -54,17 +53,13 @@ def test_d14_holds_and_d15_catches_the_eviction_of_a_pod_tolerating_every_effect
 BUGGY = "1.37.0"  # kubernetes#141290: the eviction controller reads only a pod's spec for claims
 
 
-def _d15(run: Path) -> dict[str, tuple[str, str]]:
-    """Each Kubernetes version's D15 judgement (status, summary) in the run."""
-    found = {}
-    for path in sorted(run.glob("**/judgements.jsonl")):
-        version = next((entry.extra[KUBERNETES] for entry in load(path.parent)
-                        if entry.kind == MARK and KUBERNETES in (entry.extra or {})), "?")
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
+def _d15(run: Path) -> tuple[str, str] | None:
+    """The D15 judgement (status, summary) of the one scenario run in ``run``."""
+    for path in run.glob("*/judgements.jsonl"):
+        for record in map(json.loads, path.read_text().splitlines()):
             if record["ids"] == ["D15"]:
-                found[version.lstrip("v")] = (record["status"], record["summary"])
-    return found
+                return record["status"], record["summary"]
+    return None
 
 
 def test_1_37_0_keeps_a_pod_whose_device_came_through_an_extended_resource(tmp_path):
@@ -79,7 +74,7 @@ def test_1_37_0_keeps_a_pod_whose_device_came_through_an_extended_resource(tmp_p
          "features/kubernetes/dra_device_taints.feature", "-k", "extended", "-p",
          "no:cacheprovider", "--kubernetes-version", f"{BUGGY},{fixed}", "--run-dir",
          str(tmp_path)], capture_output=True, text=True, cwd=REPO, timeout=900)
-    found = _d15(tmp_path)
+    found = {version: _d15(versions.run_dir(tmp_path, version)) for version in (BUGGY, fixed)}
     status, summary = found[BUGGY]
     assert status == "violated", (found, result.stdout[-3000:])
     assert "/extended used device taint.example.com/" in summary and \

@@ -100,8 +100,9 @@ def prepare(scenario: Scenario, feature: Path | None,
 
 
 def _parsed(scenario: Scenario, block: str, where: str) -> list[Any]:
-    """A step's manifests as they will be applied ({name} and {namespace} filled), or one
-    clear message where they do not parse."""
+    """A step's manifests as they will be applied, or one clear message where they do not
+    parse. {name}: a name unique to the scenario that fits any object name or label (its
+    namespace's: a DNS label)."""
     filled = fill(block, {"namespace": scenario.namespace, "name": scenario.namespace})
     try:
         return list(yaml.safe_load_all(filled))
@@ -196,16 +197,7 @@ def _ref(scenario: Scenario, text: str) -> tuple[Kind, str, ObjectRef]:
 
 
 def _documents(scenario: Scenario, text: str, where: str) -> list[dict[str, Any]]:
-    # {name}: a name unique to the scenario that fits any object name or label (its
-    # namespace's: a DNS label)
-    filled = fill(text, {"namespace": scenario.namespace, "name": scenario.namespace})
-    try:
-        found = [d for d in yaml.safe_load_all(filled) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        why = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise StepFailed(f"{where}: the YAML does not parse: {why}{at}") from None
+    found = [d for d in _parsed(scenario, text, where) if d is not None]
     if not found or not all(isinstance(d, dict) for d in found):
         raise StepFailed(f"{where}: expected one or more manifests (maps)")
     return found
