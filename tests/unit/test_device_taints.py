@@ -3,9 +3,15 @@ guards, and a taint tolerated, or laid after the claim was made, is no violation
 
 from __future__ import annotations
 
+import json
+
+from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
+from aftershock.properties import Judgement
 from aftershock.properties.dra import evicted_for_taint, tolerates, untainted_allocation
 from aftershock.timeline.entry import WATCH, Entry
+from aftershock.timeline.store import load
+from tests.verdict_corpus import CORPUS, SCENARIO, keep
 
 NS = "ns"
 UNHEALTHY = "example.com/unhealthy"
@@ -207,3 +213,29 @@ def test_a_claim_made_after_a_rule_tainted_its_device_and_allocated_it_is_violat
     verdict = untainted_allocation(h.entries, NS)
     assert verdict.status == VIOLATED, verdict.explain()
     assert "device d/p/dev-0 (taint example.com/unhealthy=true:NoSchedule)" in verdict.summary
+
+
+CORPUS_CASES = {  # slug: (true status, where it was found); D15 said UNKNOWN on each before
+    "d15-a-pod-given-its-device-through-an-extended-resource-kept": (
+        VIOLATED, "the embedded cluster at 1.37.0, dra_device_taints.feature (issue 68, "
+        "kubernetes#141290)"),
+    "d15-a-pod-given-its-device-through-an-extended-resource-evicted": (
+        PASS, "the embedded cluster at 1.37.2, dra_device_taints.feature (issue 68)"),
+    "d15-a-device-taint-rule-evicts": (
+        PASS, "the embedded cluster at 1.37.2, dra_device_taints.feature (issue 68)"),
+}
+
+
+def test_d15_judges_an_extended_resources_claim_and_a_rules_taint_on_real_histories():
+    """A pod given its device through an extended resource names its claim in its status, and
+    an administrator's DeviceTaintRule is not in a slice: D15 saw neither, and said the
+    precondition never held."""
+    for slug, (truth, found) in CORPUS_CASES.items():
+        history = load(CORPUS / slug / SCENARIO)
+        record = json.loads((CORPUS / slug / SCENARIO / "judgements.jsonl").read_text())
+        judgement = Judgement("evicted_for_taint", record["params"])
+        verdict = properties.judge(["D15"], judgement, history)
+        assert verdict.status == truth, (slug, verdict.explain())
+        keep(slug, history, judgement, ["D15"], {"D15": truth},
+             "D15: UNKNOWN: the precondition never held: no pod of … used a device tainted "
+             "NoExecute that its claim does not tolerate", found)
