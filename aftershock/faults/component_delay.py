@@ -22,6 +22,8 @@ class DelayedWatch:
 
     @property
     def description(self) -> str:
+        if not self.rules:
+            return f"watches of {self.component} through a proxy"
         what = ", ".join(f"{r.resource or 'all'} +{r.delay:g}s" for r in self.rules)
         return f"watches of {self.component} delayed ({what})"
 
@@ -39,3 +41,49 @@ class DelayedWatch:
         self.cluster.restart_component(self.component)
         if self.proxy is not None:
             self.proxy.stop()
+
+
+@dataclass
+class StalledWatch:
+    """Fault: a component's watches of one resource, through its proxy, stall: what the API
+    server sends them for ``seconds`` is held, then delivered at once, in order (a client's
+    informer that falls behind and catches up in a burst). Reverting ends the hold."""
+
+    proxied: DelayedWatch
+    resource: str
+    seconds: float
+
+    @property
+    def description(self) -> str:
+        return f"{self.resource} watches of {self.proxied.component} stalled {self.seconds:g}s"
+
+    def apply(self) -> None:
+        assert self.proxied.proxy is not None, "the component is not behind its proxy"
+        self.proxied.proxy.hold(self.resource, self.seconds)
+
+    def revert(self) -> None:
+        if self.proxied.proxy is not None:
+            self.proxied.proxy.hold(self.resource, 0)
+
+
+@dataclass
+class SlowWrites:
+    """Fault: a component's writes of one resource, through its proxy, each wait ``seconds``
+    before they reach the API server (a loaded API server, as the component sees it: more of
+    its work in flight at once). Reverting ends it."""
+
+    proxied: DelayedWatch
+    resource: str
+    seconds: float
+
+    @property
+    def description(self) -> str:
+        return f"{self.resource} writes of {self.proxied.component} delayed {self.seconds:g}s"
+
+    def apply(self) -> None:
+        assert self.proxied.proxy is not None, "the component is not behind its proxy"
+        self.proxied.proxy.delay_writes(self.resource, self.seconds)
+
+    def revert(self) -> None:
+        if self.proxied.proxy is not None:
+            self.proxied.proxy.delay_writes(self.resource, 0)

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from aftershock.faults.watchdelay.frames import Frame as Received
 from aftershock.faults.watchdelay.frames import encoding_of, expired, frames
-from aftershock.faults.watchdelay.streams import PATH, Frame, Stream
+from aftershock.faults.watchdelay.streams import PATH, Frame, Stream, resource_of
 
 
 class UpstreamSide(Protocol):
@@ -37,6 +37,7 @@ class Served(Protocol):
 
     def log(self, event: str, **fields: Any) -> None: ...
     def written(self, method: str, path: str, status: int) -> None: ...
+    def write_delay(self, method: str, resource: str) -> float: ...
     def register(self, stream: Stream) -> None: ...
     def unregister(self, stream: Stream) -> None: ...
     def accept(self, stream: Stream, event: Received, namespace_of_path: str) -> None: ...
@@ -48,6 +49,10 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding
 
 class Server(ThreadingHTTPServer):
     proxy: Served
+    # a client opens a connection per request it has in flight: a burst of them (a scheduler's
+    # writes, each held by a write delay) overflowed socketserver's backlog of 5, and each
+    # connection refused was retried by TCP a second or more later
+    request_queue_size = 1024
 
     def handle_error(self, request, client_address) -> None:
         """A client that went away mid-response is logged, not printed."""
@@ -107,6 +112,9 @@ class Handler(BaseHTTPRequestHandler):
         own_token = any(key.lower() == "authorization" for key in headers)
         if not own_token and self.proxy.upstream.token:
             headers["Authorization"] = f"Bearer {self.proxy.upstream.token}"
+        delay = 0.0 if watching else self.proxy.write_delay(self.command, resource_of(parts.path))
+        if delay:
+            time.sleep(delay)  # the fault itself: this write reaches the API server late
         started = time.monotonic()
         bare = own_token and not self.proxy.upstream.token
         connection = None
@@ -114,6 +122,7 @@ class Handler(BaseHTTPRequestHandler):
             connection, response = self._exchange(watching, bare, body, headers)
             self.proxy.log("request", method=self.command, path=self.path, status=response.status,
                       watch=watching, seconds=round(time.monotonic() - started, 4),
+                      held=delay,
                       accept=headers.get("Accept", ""),
                       content_type=response.getheader("Content-Type", ""))
             if watching and response.status == 200:
