@@ -111,6 +111,9 @@ def run_workers(args: argparse.Namespace, extra: list[str]) -> int:
     run = Path(option_value(extra, "--run-dir") or "")  # cmd_run gave one when not told
     passed = workers.without(extra, "--run-dir")
     say(f"aftershock: {args.workers} workers, each its own cluster; reports in {run}")
+    # made here, before any shard starts: a shard that ran nothing removes the folders it made
+    # (the first missing one up from its own), which must never be the run's
+    run.mkdir(parents=True, exist_ok=True)
     codes = workers.run_shards(args.workers, lambda shard: workers.aftershock_command(
         "run", *args.paths, *passed, "--shard", str(shard),
         "--run-dir", str(workers.shard_dir(run, shard))), say)

@@ -46,3 +46,19 @@ def test_workers_beyond_this_machine_are_refused_before_anything_starts(tmp_path
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "--workers 64" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "r").exists()
+
+
+def test_a_shard_that_runs_nothing_leaves_the_others_results_whole(tmp_path):
+    """One scenario, two workers: the shard it does not fall in runs nothing, and removes only
+    what it made itself (it once removed the run dir, the other shard's results with it)."""
+    run = tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", "run", "--workers", "2",
+         "features/harness/smoke.feature", "--run-dir", str(run)],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    cases = [case for case in ET.parse(run / "junit.xml").getroot().iter("testcase")]
+    assert [case.get("name") for case in cases] == [
+        "test_a_drained_nodes_pods_come_back_on_the_other_nodes"], done.stderr[-3000:]
+    assert not any(case.find("error") is not None for case in cases)
+    assert len(list((run / "allure-results").glob("*-result.json"))) == 1
