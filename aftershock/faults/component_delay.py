@@ -44,29 +44,6 @@ class DelayedWatch:
 
 
 @dataclass
-class StalledWatch:
-    """Fault: a component's watches of one resource, through its proxy, stall: what the API
-    server sends them for ``seconds`` is held, then delivered at once, in order (a client's
-    informer that falls behind and catches up in a burst). Reverting ends the hold."""
-
-    proxied: DelayedWatch
-    resource: str
-    seconds: float
-
-    @property
-    def description(self) -> str:
-        return f"{self.resource} watches of {self.proxied.component} stalled {self.seconds:g}s"
-
-    def apply(self) -> None:
-        assert self.proxied.proxy is not None, "the component is not behind its proxy"
-        self.proxied.proxy.hold(self.resource, self.seconds)
-
-    def revert(self) -> None:
-        if self.proxied.proxy is not None:
-            self.proxied.proxy.hold(self.resource, 0)
-
-
-@dataclass
 class SlowWrites:
     """Fault: a component's writes of one resource, through its proxy, each wait ``seconds``
     before they reach the API server (a loaded API server, as the component sees it: more of

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from aftershock.bdd.steps.implementation import delay_implementation
 from aftershock.bdd.steps.nodes import component_name
-from aftershock.faults.component_delay import DelayedWatch, SlowWrites, StalledWatch
+from aftershock.faults.component_delay import DelayedWatch, SlowWrites
 from aftershock.faults.watchdelay import Rule
 from aftershock.machine.capabilities import Capability
-from aftershock.scenario import Scenario, StepFailed, given, when
+from aftershock.scenario import Scenario, StepFailed, when
 
 RESOURCE_WORDS = {"pod": "pods", "node": "nodes", "lease": "leases", "replicaset": "replicasets",
                   "deployment": "deployments", "statefulset": "statefulsets", "job": "jobs",
@@ -61,23 +61,6 @@ def delay_watch_later(scenario: Scenario, offset: int, duration: int, what: str,
                       component: str, seconds: int) -> None:
     fault = _delay_fault(scenario, what, component, [_rule(what, seconds)])
     scenario.schedule(fault, start_after=offset, duration=duration)
-
-
-@given("the watches of the {component} go through a proxy")
-def proxy_watches(scenario: Scenario, component: str) -> None:
-    """Restarts the component with its requests through a proxy, delaying nothing, so that a
-    later stall of one of its watches begins at once."""
-    _proxied(scenario, component)
-
-
-@when("the {what:w} watch of the {component} stalls for {seconds:d} seconds")
-def stall_watch(scenario: Scenario, what: str, component: str, seconds: int) -> None:
-    """What the API server sends that watch for the seconds given reaches the component all
-    at once when they are over (puts the component behind a proxy first, a restart, if no
-    earlier step did)."""
-    resource = _rule(what, seconds).resource
-    scenario.schedule(StalledWatch(_proxied(scenario, component), resource, seconds),
-                      start_after=0, duration=seconds)
 
 
 @when("the {what:w} writes of the {component} are delayed by {milliseconds:d} milliseconds")

@@ -124,7 +124,6 @@ class WatchDelay:
         self.paused_until: float | None = None  # a frozen cache: release nothing until resume
         self.triggers: Triggers | None = None  # faults anchored on the n-th event or write
         self.severed = False  # cut off: nothing the client sends reaches the API server
-        self.holds: dict[str, float] = {}  # resource -> until when its watches' frames are held
         self.write_delays: dict[str, float] = {}  # resource -> seconds each write waits
         self._streams: set[Stream] = set()
         self._lock = threading.Lock()
@@ -189,14 +188,6 @@ class WatchDelay:
         self.log("resume")
         self._notify_all()
 
-    def hold(self, resource: str, seconds: float) -> None:
-        """Every frame of ``resource``'s watches that arrives in the next ``seconds`` is held,
-        and all are released together, in order, when they are over: a watch that stalls,
-        then catches up at once."""
-        with self._lock:
-            self.holds[resource] = time.monotonic() + seconds
-        self.log("hold", resource=resource, seconds=seconds)
-
     def delay_writes(self, resource: str, seconds: float) -> None:
         """Every write of ``resource`` the client makes from now on (a create, an update, a
         patch or a delete, of the object or its status) waits ``seconds`` before it is sent to
@@ -210,11 +201,6 @@ class WatchDelay:
             return 0.0
         with self._lock:
             return self.write_delays.get(resource, 0.0)
-
-    def _held_until(self, resource: str, now: float) -> float:
-        with self._lock:
-            until = self.holds.get(resource, 0.0)
-        return until if now < until else 0.0
 
     def close_streams(self) -> None:
         """End every open watch: the client re-watches from its last resourceVersion."""
@@ -303,7 +289,6 @@ class WatchDelay:
             self.log("frame-dropped", **fields)
             return
         delay = 0.0 if rule is None else rule.delay + random.uniform(0, rule.jitter)
-        held = max(held, self._held_until(stream.resource, now))
         with stream.changed:
             previous = stream.frames[-1].release if stream.frames else 0.0
             frame = Frame(event.data, now, max(now + delay, previous, held), kind,
