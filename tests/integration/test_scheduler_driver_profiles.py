@@ -18,6 +18,7 @@ import pytest
 from junitparser import Failure, JUnitXml
 
 from aftershock.report import conformance
+from tests import shards
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.cluster
@@ -30,16 +31,21 @@ def _run(where: str, profile: str, *selection: str) -> subprocess.CompletedProce
         capture_output=True, text=True, cwd=REPO, timeout=900)
 
 
-def _gang_run(profiles: tuple[str, ...], selection: str) -> str:
-    """A faulty profile and its correct twin in one run, on one ten-node cluster."""
-    result = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "run", "features/scheduler",
-         "-p", "no:cacheprovider", "-k", selection,
-         *[arg for p in profiles for arg in ("--profile", f"profiles/{p}.yaml")]],
-        capture_output=True, text=True, cwd=REPO, timeout=1200)
-    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
+def _gang_run(profiles: tuple[str, ...], selection: str,
+              sharded: bool = True) -> shards.Sharded:
+    """A faulty profile and its correct twin in one run, on two ten-node clusters at once (the
+    scenarios are dealt to them; one scenario runs on one cluster, for every profile)."""
+    arguments = ["features/scheduler", "-p", "no:cacheprovider", "-k", selection,
+                 *[arg for p in profiles for arg in ("--profile", f"profiles/{p}.yaml")]]
+    if sharded:
+        result = shards.run(arguments, REPO, timeout=1200)
+    else:
+        done = subprocess.run([sys.executable, "-m", "aftershock.cli", "run", *arguments],
+                              capture_output=True, text=True, cwd=REPO, timeout=1200)
+        result = shards.read(done.returncode, done.stdout, done.stderr)
+    assert result.returncode == 1, result.stdout[-5000:]
     assert "shape ten-small-nodes" in result.stdout
-    return result.stdout
+    return result
 
 
 def _only_failed(out: str, faulty: str) -> None:
@@ -52,7 +58,8 @@ def _only_failed(out: str, faulty: str) -> None:
 
 
 def test_the_faulty_gang_operator_never_breaches_a_partial_regression_the_correct_does():
-    out = _gang_run(("gang-faulty", "gang-correct"), "edge")
+    result = _gang_run(("gang-faulty", "gang-correct"), "edge", sharded=False)
+    out = result.stdout
     assert "G1: VIOLATED: group 0 of gang train has MinAvailableBreached=True did not " \
            "happen within 10s" in out
     # G2 judges what follows a breach; with none, its precondition never held: G1 is the
@@ -62,12 +69,13 @@ def test_the_faulty_gang_operator_never_breaches_a_partial_regression_the_correc
            "its breach" in out
     assert "G3: VIOLATED" not in out
     _only_failed(out, "gang-faulty")
-    assert re.search(r"\b1 failed, 1 passed\b", out), out[-3000:]
+    assert (result.counts["failed"], result.counts["passed"]) == (1, 1), out[-3000:]
 
 
 def test_the_faulty_gang_scheduler_breaks_b1_to_b5_the_correct_keeps_them():
-    out = _gang_run(("gangscheduler-faulty", "gangscheduler-correct"),
-                    "(group or cordoned or queue) and not room")
+    result = _gang_run(("gangscheduler-faulty", "gangscheduler-correct"),
+                       "(group or cordoned or queue) and not room")
+    out = result.stdout
     for expected in (  # each of the faulty gang scheduler's five bugs, named
             "B1: VIOLATED: pod/", "kept at most 3 pods (bound or Succeeded) in the 5s after",
             "B2: VIOLATED: pod/", "cordoned for",
@@ -80,15 +88,16 @@ def test_the_faulty_gang_scheduler_breaks_b1_to_b5_the_correct_keeps_them():
     # the correct one preempts too (the faulty one maps no preemption): its scenario, the
     # group taken whole (B3) and the pod it preempted for bound (B8), passes; and it binds a
     # group before the single pods made after it (B6, B1), which the faulty one binds in part
-    assert re.search(r"\b7 failed, 8 passed\b", out), out[-3000:]
+    assert (result.counts["failed"], result.counts["passed"]) == (7, 8), out[-3000:]
 
 
 def test_the_preempts_in_vain_and_passes_over_twins_break_b8_and_b6():
     """preempts-in-vain evicts a group whole (B3 holds) for a pod of higher priority it never
     binds (B8); passes-over binds single pods made after a waiting group into its room (B6).
     Each keeps the other's property."""
-    out = _gang_run(("gangscheduler-preempts-in-vain", "gangscheduler-passes-over"),
-                    "preempted or passed_over")
+    result = _gang_run(("gangscheduler-preempts-in-vain", "gangscheduler-passes-over"),
+                       "preempted or passed_over")
+    out = result.stdout
     assert "B8: VIOLATED: " in out and "waited, and pod/" in out
     assert "was not bound 10s later: a victim evicted in vain" in out
     assert "B6: VIOLATED: podgroup/" in out and "/big waited for its minimum from" in out
@@ -99,7 +108,7 @@ def test_the_preempts_in_vain_and_passes_over_twins_break_b8_and_b6():
          "gangscheduler-preempts-in-vain"),
         ("test_a_group_is_not_passed_over_by_single_pods_made_after_it",
          "gangscheduler-passes-over")}, out[-6000:]
-    assert re.search(r"\b2 failed, 2 passed\b", out), out[-3000:]
+    assert (result.counts["failed"], result.counts["passed"]) == (2, 2), out[-3000:]
 
 
 def test_each_faulty_gang_scheduler_twin_breaks_its_own_property_b6_b7_and_d1():
@@ -108,15 +117,10 @@ def test_each_faulty_gang_scheduler_twin_breaks_its_own_property_b6_b7_and_d1():
     one that does not (B6); the faulty one binds a pod before its claim is allocated (D1);
     holds-devices allocates the claims of a group it cannot bind and leaves them (B7). Each
     fails only its own scenario; the correct one passes all three."""
-    result = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "run", "features/scheduler",
-         "-p", "no:cacheprovider", "-k", "holds_no_room or each_claim or holds_no_device",
-         *[arg for p in ("gangscheduler-holds-room", "gangscheduler-holds-devices",
-                         "gangscheduler-faulty", "gangscheduler-correct")
-           for arg in ("--profile", f"profiles/{p}.yaml")]],
-        capture_output=True, text=True, cwd=REPO, timeout=1200)
+    result = _gang_run(("gangscheduler-holds-room", "gangscheduler-holds-devices",
+                        "gangscheduler-faulty", "gangscheduler-correct"),
+                       "holds_no_room or each_claim or holds_no_device")
     out = result.stdout
-    assert result.returncode == 1, out[-3000:] + result.stderr[-2000:]
     failed = set(re.findall(r"^FAILED \S+::(test_\w+)\[([\w-]+)\]", out, re.M))
     assert failed == {
         ("test_a_group_that_cannot_be_bound_holds_no_room_from_one_that_can",
@@ -130,7 +134,7 @@ def test_each_faulty_gang_scheduler_twin_breaks_its_own_property_b6_b7_and_d1():
     assert "D1: VIOLATED: pod/" in out and "was not allocated" in out
     assert "B7: VIOLATED: resourceclaim/" in out
     assert "while the group was below its minimum: a gang that is not bound held a device" in out
-    assert re.search(r"\b3 failed, 9 passed\b", out), out[-3000:]
+    assert (result.counts["failed"], result.counts["passed"]) == (3, 9), out[-3000:]
 
 
 def test_the_faulty_driver_prepares_a_device_twice(tmp_path):

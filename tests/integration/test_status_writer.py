@@ -7,30 +7,30 @@ VIOLATED on the faulty one."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests import shards
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.cluster
 
 
 def _verdicts(run: Path, profile: str, scenario: str) -> str:
-    (found,) = [d for d in run.iterdir() if d.is_dir() and scenario in d.name
-                and profile in d.name]
-    return (found / "verdicts.txt").read_text()
+    """The scenario's verdicts, in whichever shard of the run it ran."""
+    (found,) = [f for f in run.glob("*/*/verdicts.txt") if scenario in f.parent.name
+                and profile in f.parent.name]
+    return found.read_text()
 
 
 def test_a_state_written_in_a_loop_is_caught_and_one_written_once_passes(tmp_path):
     run = tmp_path / "run"
-    result = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "run", "features/harness/status_writer.feature",
-         "--profile", "profiles/statuswriter-correct.yaml", "--profile",
-         "profiles/statuswriter-faulty.yaml", "--run-dir", str(run), "-p", "no:cacheprovider"],
-        cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert "6 failed, 6 passed" in result.stdout, result.stdout[-3000:]
+    result = shards.run(
+        ["features/harness/status_writer.feature", "--profile",
+         "profiles/statuswriter-correct.yaml", "--profile", "profiles/statuswriter-faulty.yaml",
+         "--run-dir", str(run), "-p", "no:cacheprovider"], REPO, timeout=600)
+    assert (result.counts["failed"], result.counts["passed"]) == (6, 6), result.stdout[-3000:]
     for profile in ("statuswriter-correct", "statuswriter-faulty"):
         for scenario in ("holds", "stays_quiet", "never_busy_again", "job_is_done",
                          "i_say_so", "on_hold"):
