@@ -10,14 +10,19 @@ Feature: kube-scheduler never allocates one device to two claims
   publish them (one pool of 256 devices, no driver running), the claims come from a template,
   and the allocations are the real scheduler's, its client as fast as the API server allows
   and its log at verbosity 6 (the shape), which slows the handlers of its claim cache. Each
-  burst is held back by a cordon until its pods are made, and let go while the last of their
-  claims are still being made (the race wants the cache's events and the scheduler's own
-  writes at once). On one node every missed device is the first free one the next pod gets. Judged from the
-  ResourceClaims' status as the API server recorded it. A race: run it repeated
-  (--repeat 10, benchmarks/bench_136269.py) to tell the versions apart.
+  burst is held back by a cordon until its pods are made and let go while their claims are
+  still being made. Two faults hold the race open: the controller manager's writes of claims
+  each wait half a second (its claims are made one by one for seconds after the pods, each an
+  event the scheduler's claim cache delivers while it schedules), and the scheduler's own
+  writes of claims each wait a second (many allocations in flight at once, each moved into the
+  cache as the next pods are scheduled). On one node every missed device is the first free one
+  the next pod gets. Judged from the ResourceClaims' status as the API server recorded it. A
+  race: run it repeated (--repeat 10, benchmarks/bench_136269.py) to tell the versions apart.
 
   Scenario: Three bursts of 240 claiming pods never share a device
     Given a cluster with 1 node
+    And the resourceclaim writes of the controller manager are delayed by 500 milliseconds
+    And the resourceclaim writes of the scheduler are delayed by 1000 milliseconds
     And I apply the manifest manifests/one-node-256-devices.yaml
     When I cordon every node
     And I apply the manifest manifests/claiming-pods.yaml

@@ -1,7 +1,8 @@
 """kubernetes/kubernetes#136269 with the steps for any resource
 (features/kubernetes/dra_double_allocation.feature): kube-scheduler 1.35.0 gives one device to
-two claims in most runs when it schedules many claiming pods at once, its log at verbosity 6;
-1.35.1 and later never do (benchmarks/bench_136269.py counts both).
+two claims in most runs when it schedules many claiming pods at once, its log at verbosity 6,
+its writes of claims and the controller manager's each held a while by the proxy in front of
+it; 1.35.1 and later never do (benchmarks/bench_136269.py counts both).
 On the default version the feature passes over every claim it made; the two versions side by
 side, repeated until the race shows, run when asked (AFTERSHOCK_TEST_136269=1) on a machine
 that has built both."""
