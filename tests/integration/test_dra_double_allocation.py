@@ -62,6 +62,16 @@ def test_the_default_version_never_shares_a_device(tmp_path):
     [(version, status, summary)] = d2(tmp_path)
     assert version == toolchain.pinned_kubernetes()
     assert (status, summary) == ("pass", "no device was ever in two allocations (720 claims)")
+    # each component's writes of claims were held as the feature says, and nothing else of it
+    for component, held in (("kube-controller-manager", 0.5), ("kube-scheduler", 1.0)):
+        [log] = tmp_path.glob(f"*/proxy/{component}-proxy.jsonl")
+        requests = [r for r in map(json.loads, log.read_text().splitlines())
+                    if r["event"] == "request"]
+        claims = [r for r in requests if "/resourceclaims" in r["path"] and not r["watch"]
+                  and r["method"] in ("POST", "PUT", "PATCH", "DELETE")]
+        assert claims and all(r["held"] == held for r in claims), (component, claims[:3])
+        held_ones = {id(r) for r in claims}
+        assert all(r["held"] == 0 for r in requests if id(r) not in held_ones), component
 
 
 @pytest.mark.skipif(os.environ.get("AFTERSHOCK_TEST_136269") != "1",
