@@ -24,11 +24,11 @@ class Sharded:
     counts: Counter[str]
 
 
-def run(arguments: list[str], cwd: Path, timeout: float) -> Sharded:
-    """`aftershock run --workers 2 <arguments>`."""
-    done = subprocess.run([sys.executable, "-m", "aftershock.cli", "run", "--workers",
-                           str(WORKERS), *arguments], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout)
+def run(arguments: list[str], cwd: Path, timeout: float, sharded: bool = True) -> Sharded:
+    """`aftershock run --workers 2 <arguments>` (or, not ``sharded``, one run of them all)."""
+    workers = ["--workers", str(WORKERS)] if sharded else []
+    done = subprocess.run([sys.executable, "-m", "aftershock.cli", "run", *workers, *arguments],
+                          capture_output=True, text=True, cwd=cwd, timeout=timeout)
     return read(done.returncode, done.stdout, done.stderr)
 
 
@@ -43,8 +43,7 @@ def read(returncode: int, stdout: str, stderr: str) -> Sharded:
             own.append(line)
     counts: Counter[str] = Counter()
     for lines in (shards.values() if shards else [stdout.splitlines()]):  # or a run unsharded
-        summary = next((SUMMARY.match(line) for line in reversed(lines)
-                        if SUMMARY.match(line)), None)
+        summary = next(filter(None, map(SUMMARY.match, reversed(lines))), None)
         if summary:
             for number, what in re.findall(r"(\d+) (\w+)", summary.group(1)):
                 counts[what] += int(number)

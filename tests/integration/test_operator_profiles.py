@@ -28,11 +28,7 @@ def _run(tmp: Path, profiles: str | tuple[str, ...], *selection: str,
     run = tmp / "-".join(profiles)
     arguments = [where, *[arg for p in profiles for arg in ("--profile", f"profiles/{p}.yaml")],
                  "-p", "no:cacheprovider", "--run-dir", str(run), *selection]
-    if sharded:
-        result = shards.run(arguments, REPO, timeout=900)
-    else:
-        result = subprocess.run([sys.executable, "-m", "aftershock.cli", "run", *arguments],
-                                capture_output=True, text=True, cwd=REPO, timeout=900)
+    result = shards.run(arguments, REPO, timeout=900, sharded=sharded)
     again = subprocess.run([sys.executable, "-m", "aftershock.cli", "judge", str(run),
                             "--check"], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert again.returncode == 0 and "the same matrix as recorded" in again.stdout, \

@@ -37,12 +37,7 @@ def _gang_run(profiles: tuple[str, ...], selection: str,
     scenarios are dealt to them; one scenario runs on one cluster, for every profile)."""
     arguments = ["features/scheduler", "-p", "no:cacheprovider", "-k", selection,
                  *[arg for p in profiles for arg in ("--profile", f"profiles/{p}.yaml")]]
-    if sharded:
-        result = shards.run(arguments, REPO, timeout=1200)
-    else:
-        done = subprocess.run([sys.executable, "-m", "aftershock.cli", "run", *arguments],
-                              capture_output=True, text=True, cwd=REPO, timeout=1200)
-        result = shards.read(done.returncode, done.stdout, done.stderr)
+    result = shards.run(arguments, REPO, timeout=1200, sharded=sharded)
     assert result.returncode == 1, result.stdout[-5000:]
     assert "shape ten-small-nodes" in result.stdout
     return result
