@@ -49,6 +49,18 @@ def durations(text: str) -> tuple[float, ...]:
     return found
 
 
+def plan_kinds(text: str) -> tuple[str, ...]:
+    """'stale,node' → ('stale', 'node'): the kinds of plan to run, in explore's order."""
+    from aftershock.explore.plans import KINDS
+
+    asked = {part.strip() for part in text.split(",") if part.strip()}
+    unknown = sorted(asked - set(KINDS))
+    if unknown or not asked:
+        raise argparse.ArgumentTypeError(
+            f"{text}: expected one or more of {', '.join(KINDS)}, separated by commas")
+    return tuple(kind for kind in KINDS if kind in asked)
+
+
 def check_bounds(args) -> None:
     for name, (low, high) in BOUNDS.items():
         value = getattr(args, name)
@@ -69,6 +81,7 @@ def say(message: str) -> None:
 
 def run(args) -> int:
     from aftershock.explore.explorer import ExploreError, Explorer, Settings
+    from aftershock.explore.plans import KINDS
     from aftershock.explore.workload import load
     from aftershock.machine.capabilities import Capability
     from aftershock.profile.load import load_profile
@@ -104,10 +117,11 @@ def run(args) -> int:
         return _workers(args, shape, out)
     out.mkdir(parents=True, exist_ok=True)
     settings = Settings(budget, args.seed, args.references, args.replays, args.max_plans,
-                        args.stall, args.miss, args.exitfirst, shard)
+                        args.stall, args.miss, args.exitfirst, shard, args.kinds or KINDS)
+    kinds = f", {'/'.join(args.kinds)} plans only" if args.kinds else ""
     say(f"explore: {profile.name} on {workload.path} ({len(workload.steps)} steps), budget "
-        f"{budget:.0f}s, seed {args.seed}{f', shard {shard}' if shard else ''}; results in "
-        f"{out}")
+        f"{budget:.0f}s, seed {args.seed}{f', shard {shard}' if shard else ''}{kinds}; "
+        f"results in {out}")
     from aftershock.notebook.session import Session
 
     # SIGTERM ends a run as Ctrl-C does: the finally below removes the cluster.
@@ -245,6 +259,10 @@ def add_parser(sub) -> None:
     explore.add_argument("--max-plans", type=int, help="stop after this many plans")
     explore.add_argument("-x", "--exitfirst", action="store_true",
                          help="stop at the first finding that reproduces as a bug")
+    explore.add_argument("--kinds", type=plan_kinds, metavar="K[,K]",
+                         help="run only plans of these kinds: stale (a watch stalls), "
+                         "intermediate (a kill after a write), unobserved (a watch misses "
+                         "events, then relists), node (a drain or a node deleted); default: all")
     explore.add_argument("--stall", type=durations, default=(4.0,),
                          help="seconds a stale-view plan holds a watch; several (1,4,10) make "
                          "a plan each (default: 4)")

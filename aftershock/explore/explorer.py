@@ -48,6 +48,7 @@ class Settings:
     miss: tuple[float, ...] = (3.0,)
     exitfirst: bool = False  # stop at the first finding that reproduces as a bug
     shard: Shard | None = None  # run only the plans of this shard (a hash of each plan's name)
+    kinds: tuple[str, ...] = plans.KINDS  # run only plans of these kinds (--kinds)
 
 
 @dataclass
@@ -330,10 +331,12 @@ class Explorer:
                 self._found(plan, outcome, outcome.new)
 
     def todo(self) -> list[Plan]:
-        """The plans to run: the first --max-plans of them all, then this shard's share, so
-        the shards of one exploration together run what it would run alone."""
+        """The plans to run: the first --max-plans of those of the kinds asked for, then this
+        shard's share, so the shards of one exploration together run what it would run
+        alone."""
         assert self.generated is not None
-        first = self.generated.plans[:self.settings.max_plans]
+        first = [plan for plan in self.generated.plans
+                 if plan.kind in self.settings.kinds][:self.settings.max_plans]
         shard = self.settings.shard
         return [p for p in first if shard is None or shard.holds(p.slug)]
 

@@ -27,14 +27,19 @@ def test_explore_finds_the_stale_cache_bug_and_its_scenario_replays():
     out = Path(tempfile.mkdtemp(prefix="explore-", dir=REPO / "reports"))
     # Which plans come first depends on the reference runs' traces (39 to 45 plans, shuffled by
     # the seed), and a pod watch held late, once the group is settled, breaks nothing: up to 9
-    # plans, stopping at the first bug (CI once drew 3 late anchors and found none).
+    # plans, stopping at the first bug (CI once drew 3 late anchors and found none). Stale
+    # views only (--kinds): the bug is one, and a kill or a drain plan before it cost minutes.
     found = _aftershock("explore", "--profile", "profiles/replicagroup-faulty.yaml",
-                        "--workload", WORKLOAD, "--max-plans", "9", "-x", "--replays", "3",
+                        "--workload", WORKLOAD, "--kinds", "stale", "--max-plans", "9", "-x",
+                        "--replays", "3",
                         "--references", "2", "--budget", "10m", "--out", str(out))
     shown = found.stdout[-3000:] + found.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
     assert 1 <= summary["plans_run"] <= 9, shown
     assert "plan 1/" in found.stderr and "KIND" in found.stdout, shown
+    assert "stale plans only" in found.stderr, shown
+    assert {kind for kind, ran in summary["by_kind"].items() if ran["run"]} == {"stale"}, \
+        summary["by_kind"]
     # The stale view is a race (below): a plan that breaks R1 or E2 may reproduce in 2 of its 3
     # replays, which explore calls flaky. Found is a fault's finding that reproduced at least
     # twice and broke nothing in its runs with no fault; explore's exit says bug when it was 3.

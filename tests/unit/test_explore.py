@@ -4,6 +4,7 @@ workloads and options refused with file:line; a finding written as a scenario.""
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,7 +14,7 @@ import pytest
 from aftershock import properties
 from aftershock.checks import PASS, UNKNOWN, VIOLATED
 from aftershock.checks import differential as diff
-from aftershock.cli.explore import budget_seconds, table
+from aftershock.cli.explore import budget_seconds, plan_kinds, table
 from aftershock.errors import UserError
 from aftershock.explore import oracles, plans, trace
 from aftershock.explore.workload import RUNNING, load, with_block
@@ -329,6 +330,13 @@ def test_budgets_are_durations_and_bounded():
     for bad in ("3x", "0s", "25h", "-1m"):
         with pytest.raises(UserError, match="--budget"):
             budget_seconds(bad)
+
+
+def test_kinds_of_plan_are_named_from_the_four_in_explores_order():
+    assert plan_kinds("node, stale") == ("stale", "node")
+    for bad in ("stal", "", "stale,crash"):
+        with pytest.raises(argparse.ArgumentTypeError, match="stale, intermediate, unobserved"):
+            plan_kinds(bad)
 
 
 def test_the_summary_of_an_exploration_that_ran_no_plan_says_so():

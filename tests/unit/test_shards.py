@@ -177,3 +177,13 @@ def test_no_finding_but_a_bug_of_the_same_signature_absorbs_one_across_shards():
                         {**_finding(11, "stale", {"E2": "x"}), "objects": None}])
     assert [(f["order"], f["same"]) for f in found] == [
         (-1, []), (2, []), (8, []), (9, ["a10"]), (11, [])]  # 11: saved with no objects
+
+
+def test_kinds_asked_for_leave_the_others_out_before_max_plans_counts():
+    explorer = _explorer(None, max_plans=3)
+    explorer.generated.plans[1:1] = [Plan("node", "When I drain node n1", 1, "drain-n1")]
+    explorer.settings.kinds = ("node",)
+    assert [plan.kind for plan in explorer.todo()] == ["node"]
+    explorer.settings.kinds = ("stale",)
+    assert [plan.anchor for plan in explorer.todo()] == [
+        "pods-ADDED#1", "pods-ADDED#2", "pods-ADDED#3"]
