@@ -7,7 +7,8 @@ happened. A verdict may not change when
 - (c) an unrelated pod lived and died under a name a judged pod has, before it (another uid);
 - (d) unrelated objects and requests were made beside it (another namespace, another actor);
 
-and (e) a stretch of one resource lost to a gap closed by a re-list may only leave it UNKNOWN.
+and (e) a stretch of one resource lost to a gap closed by a re-list may only turn a PASS or a
+VIOLATED into UNKNOWN (an UNKNOWN it may settle: a re-list is dated by the moment it read).
 A judge that reads arrival times or order, or identifies an object by its name, or takes a
 stretch it did not see for one it did, flips one of them.
 
@@ -136,7 +137,12 @@ def relations(truth: made.Truth, data, counts: Counter[str] | None = None) -> li
                              f"{then.status}" + _shown(case, judged, then))
         if gapped is not None:
             then = case.judge(gapped)
-            if then.status not in (verdict, UNKNOWN):
+            # A gap may make a verdict UNKNOWN, never the other one. From UNKNOWN it may make
+            # one: a re-list is dated by the moment it read where things stood, which can
+            # settle what a watch event's whole-second stamp left open (stays_for on a node
+            # whose Ready turned False 1 s before the window: UNKNOWN from the events,
+            # VIOLATED, as it was, from a re-list 0.7 s before it).
+            if verdict != UNKNOWN and then.status not in (verdict, UNKNOWN):
                 flips.append(f"(e) {case.id} by {case.check}: {verdict} became {then.status} "
                              f"with a gap on {resource} from {opened:g}" +
                              _shown(case, judged, then))
