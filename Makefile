@@ -141,6 +141,9 @@ demo-all: toolchain report-tools
 	    --progress --profile profiles/incluster/drakubelet-stale.yaml
 	-$(BIN)/aftershock run features/driver/dra_driver_upgrade.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/incluster/drakubelet-tidy.yaml
+	@echo "==> [demo] a pod whose claims two drivers serve (D21, D22): the reference plugin's once variant, which refuses to prepare a claim twice, caught"
+	-$(BIN)/aftershock run features/driver/dra_two_drivers.feature --cluster=kind --run-dir $(DEMO_RUN) \
+	    --progress --profile profiles/incluster/drakubelet-once.yaml
 	@echo "==> [demo] AIStore under its own operator on kind, at the parent of NVIDIA/ais-k8s PR #61, its fix and 3.4.0: operator from its source tree, aisnode and ais-init from their module (where the source cannot be reached, one line says why)"
 	-$(BIN)/aftershock run features/operator/storage_scale_down.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress -k "not service" --profile profiles/thirdparty/ais-operator-388c1f8e.yaml \

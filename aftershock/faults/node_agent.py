@@ -197,6 +197,8 @@ class DaemonSetRollout:
     daemonset: str
     how: str
     revision: str = "1"
+    # the new revision's command of one container (name, argv), else the same pods again
+    command: tuple[str, tuple[str, ...]] | None = None
 
     @property
     def description(self) -> str:
@@ -204,7 +206,11 @@ class DaemonSetRollout:
                 f"({ROLLOUT_SAID[self.how]})")
 
     def apply(self) -> None:
-        template = {"metadata": {"annotations": {ROLLOUT_ANNOTATION: self.revision}}}
+        template: dict[str, Any] = {"metadata": {"annotations": {
+            ROLLOUT_ANNOTATION: self.revision}}}
+        if self.command is not None:
+            container, argv = self.command
+            template["spec"] = {"containers": [{"name": container, "command": list(argv)}]}
         door.call(client.AppsV1Api(self.api).patch_namespaced_daemon_set, self.daemonset,
                   self.namespace, body={"spec": {"updateStrategy": ROLLOUTS[self.how],
                                                  "template": template}})

@@ -145,6 +145,16 @@ def pods_live(ctx, count: int, name: str) -> Condition:
                      lambda s: s.count(live) == count, frozenset({"pods"}), _pods(ctx, name))
 
 
+@condition("{count:d} pods of {name} are placed on nodes")
+def pods_placed(ctx, count: int, name: str) -> Condition:
+    """Live and bound to a node, whether their containers started or not (a pod whose
+    claims a driver cannot prepare stays so)."""
+    placed = Query("pods", ctx.namespace, workloads.selector_labels(name),
+                   lambda pod: is_live(pod) and bool(node_of(pod)))
+    return Condition(f"{count} pods of {name} are placed on nodes",
+                     lambda s: s.count(placed) == count, frozenset({"pods"}), _pods(ctx, name))
+
+
 def _condition_status(obj: dict | None, kind: str) -> dict | None:
     for item in ((obj or {}).get("status") or {}).get("conditions") or []:
         if item.get("type") == kind:

@@ -731,6 +731,85 @@ def cdi_pending(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], hist
                for node, copies in nodes.listed.items())
 
 
+def kept_for_failed(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]],
+                    history: Recorded, since: float, until: float | None, within: float,
+                    namespace: str | None = None, name: str = "kept_for_failed") -> Verdict:
+    """D21: from ``since`` to ``until`` another driver fails every preparation, so no pod whose
+    claims it serves can start; meanwhile no CDI spec on a node names one of the scenario's
+    claims for longer than ``within`` seconds (what one driver prepared for a pod that cannot
+    start is unprepared again, kubernetes/kubernetes#137819). A driver whose specs never name a
+    claim shows nothing of what it keeps prepared: UNKNOWN, said so."""
+    history = History.of(history)
+    origin, offset = history.origin, history.offset
+    end = until if until is not None else history.end
+    reads, _ = _read(snapshots, namespace)
+    nodes = _CdiState.of(cdi, snapshots, history, namespace)
+    ours, listed = nodes.ours, nodes.listed
+    named_ever = {uid for copies in listed.values() for _, files in copies
+                  for path, content in files.items() for uid in ours
+                  if uid in path or uid in content}
+    for node, copies in sorted(listed.items()):
+        found = _kept(copies, nodes.specs[node].known, ours, since - offset, end - offset,
+                      within)
+        if found is not None:
+            (began, path, uid), last = found
+            return Verdict(name, VIOLATED, f"the CDI spec {path} on node/{node} named claim "
+                           f"{ours[uid]} for {last - began:.1f}s while the other driver's "
+                           f"preparations failed (from +{since - origin:.1f}s), more than the "
+                           f"{within:g}s allowed: what was prepared for a pod that could not "
+                           "start was not unprepared", [
+                               mark(offset, began, f"node/{node} CDI spec {path}: {ours[uid]}, "
+                                    "its pod unable to start"),
+                               mark(offset, last, f"node/{node} CDI spec {path} still there")],
+                           origin, subjects=len(ours), reads=frozenset(), external=NODE_STATE)
+    for seen in (reads, nodes.specs):
+        blind = _not_seen(seen, history, name, len(ours))
+        if blind is not None:
+            return blind
+    if not named_ever:
+        return Verdict(name, UNKNOWN, "no CDI spec on a node ever named a claim of the "
+                       "scenario: what the driver keeps prepared is not seen there", [],
+                       origin, subjects=0, reads=frozenset(), external=NODE_STATE)
+    if until is None and history.end - since <= within:
+        return Verdict(name, UNKNOWN, f"the other driver failed for {history.end - since:.1f}s "
+                       f"only, no longer than the {within:g}s bound", [], origin, subjects=0,
+                       reads=frozenset(), external=NODE_STATE)
+    return Verdict(name, PASS, f"{len(named_ever)} claims named by CDI specs on the nodes: none "
+                   f"for more than {within:g}s while the other driver's preparations failed "
+                   f"({end - since:.0f}s)", [], origin, subjects=len(named_ever),
+                   reads=frozenset({"resourceclaims"}), external=NODE_STATE)
+
+
+def _kept(copies: list[tuple[float, dict[str, str]]], known: list[float],
+          ours: dict[str, str], since: float, until: float, within: float
+          ) -> tuple[tuple[float, str, str], float] | None:
+    """The first (since, path, claim uid) a spec named for longer than ``within`` between
+    ``since`` and ``until`` (the recorder's clock on the node's reads), and the last moment it
+    was known so: each copy read, and each moment the loop said nothing had changed."""
+    began: dict[str, tuple[float, str]] = {}
+    found: tuple[tuple[float, str, str], float] | None = None
+    for at in sorted({t for t, _ in copies} | set(known)):
+        if at < since:
+            continue
+        if at > until:
+            break
+        files = next((f for t, f in reversed(copies) if t <= at), {})
+        named = {uid: path for path, content in sorted(files.items()) for uid in ours
+                 if uid in path or uid in content}
+        if found is not None:  # how long the first one found stayed
+            if found[0][2] not in named:
+                break
+            found = found[0], at
+            continue
+        for uid in [uid for uid in began if uid not in named]:
+            del began[uid]
+        for uid, path in named.items():
+            first, where = began.setdefault(uid, (at, path))
+            if at - first > within and found is None:
+                found = (first, where, uid), at
+    return found
+
+
 @check("ran_again", "Every pod with a claim running on a node when it rebooted runs again "
        "within a bound: each container started after the reboot, the pod Ready.")
 def _ran_again(history: History, p: Params) -> Verdict:
@@ -767,6 +846,13 @@ def _cdi_clean(history: History, p: Params) -> Verdict:
     return cdi_clean(p["cdi"], p["node_state"], history, p["within"], p.get("namespace"))
 
 
+@check("kept_for_failed", "While another driver fails every preparation, no CDI spec on a "
+       "node names a claim for longer than a bound (read on the node through the scenario).")
+def _kept_for_failed(history: History, p: Params) -> Verdict:
+    return kept_for_failed(p["cdi"], p["node_state"], history, p["since"], p.get("until"),
+                           p["within"], p.get("namespace"))
+
+
 @check("kept_while_used", "A claim leaves a node's kubelet DRA checkpoint only when no pod "
        "on that node still uses it.")
 def _kept_while_used(history: History, p: Params) -> Verdict:
@@ -795,5 +881,12 @@ prop("D17", "CDI hygiene: no CDI spec stays on a node for a claim the kubelet do
      "there, and no CDI device id is given to two claims: a driver's CDI state in step with the "
      "claims it prepared (out of step in kubernetes-sigs/dra-driver-nvidia-gpu#1144 and "
      "ROCm/k8s-gpu-dra-driver#75).", ["cdi_clean"], CONCEPTS, ("node_agent",))
+prop("D21", "Nothing kept for a pod that cannot start: while a second driver fails every "
+     "preparation of a pod whose claims both serve, nothing the first prepared for it stays "
+     "prepared on the node for longer than T, as a CDI spec naming its claim "
+     "(kubernetes/kubernetes#137819: the kubelet calls NodeUnprepareResources on no driver "
+     "when another's NodePrepareResources fails, so the first driver's devices stay prepared "
+     "while the pod is stuck in FailedPrepareDynamicResources).", ["kept_for_failed"],
+     CONCEPTS, ("node_agent",))
 prop("D11", "No unprepare in use: deleting one pod never unprepares a claim another pod on the "
      "node still uses (kubernetes PR #140212).", ["kept_while_used"], CONCEPTS)

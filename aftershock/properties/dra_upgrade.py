@@ -121,11 +121,13 @@ def _placed(life: Life) -> Change | None:
 
 
 def pods_started(history: Recorded, namespace: str, since: float, within: float,
-                 now: float | None = None, name: str = "pods_started") -> Verdict:
+                 now: float | None = None, name: str = "pods_started",
+                 began: str = "the driver's plugin began its upgrade") -> Verdict:
     """D19: through and after an upgrade of the driver's plugin (from ``since``), every pod of
     ``namespace`` with a claim that was not yet running when it began runs within ``within``
     seconds of its placement (or of the upgrade's beginning, if placed before), and no pod with
-    a claim fails. A pod deleted before it ran, in time, is not judged and is named."""
+    a claim fails. A pod deleted before it ran, in time, is not judged and is named. D22 asks
+    the same from a second driver's return (``began`` says what happened at ``since``)."""
     history = History.of(history)
     origin = history.origin
     last = max(history.end, now or -math.inf)
@@ -137,8 +139,8 @@ def pods_started(history: Recorded, namespace: str, since: float, within: float,
         failed = next((c for c in life.changes if c.hi > since and _failed(c.after)), None)
         if failed is not None:
             return Verdict(name, VIOLATED, f"{life.ref}, which uses a claim, failed at "
-                           f"+{failed.hi - origin:.1f}s, after the driver's plugin began its "
-                           f"upgrade (+{since - origin:.1f}s): {why_not_running(failed.after)}",
+                           f"+{failed.hi - origin:.1f}s, after {began} "
+                           f"(+{since - origin:.1f}s): {why_not_running(failed.after)}",
                            [failed.entry], origin, subjects=len(claimants), reads=PODS)
         placed = _placed(life)
         if placed is None or life.holds(Span.at(since), runs) is True:
@@ -167,20 +169,21 @@ def pods_started(history: Recorded, namespace: str, since: float, within: float,
                            subjects=len(judged), reads=PODS, window=(since, last))
         seen = [c for c in life.changes if c.lo <= bound]
         return Verdict(name, VIOLATED, f"{life.ref}, placed at +{placed.hi - origin:.1f}s "
-                       f"(the driver's plugin began its upgrade at +{since - origin:.1f}s), did "
+                       f"({began} at +{since - origin:.1f}s), did "
                        f"not run within {within:g}s: {why_not_running(seen[-1].after)}",
                        [placed.entry, seen[-1].entry], origin, subjects=len(claimants),
                        window=(origin, bound), by_absence=True, reads=PODS)
     if not judged:
-        return Verdict(name, UNKNOWN, "no pod with a claim was placed during or after the "
-                       f"upgrade (+{since - origin:.1f}s) and ran" +
+        return Verdict(name, UNKNOWN, "no pod with a claim not yet running when "
+                       f"{began} (+{since - origin:.1f}s) ran" +
                        (f"; deleted first: {', '.join(skipped)}" if skipped else ""), [],
                        origin, subjects=0, reads=PODS)
     slowest = max(took for _, took in judged)
     named = f"; not judged, deleted first: {', '.join(skipped)}" if skipped else ""
-    return Verdict(name, PASS, f"{len(judged)} pods with a claim placed during or after the "
-                   f"upgrade ran, the slowest within {slowest:.1f}s of its placement, and none "
-                   f"failed{named}", [], origin, subjects=len(judged), reads=PODS)
+    return Verdict(name, PASS, f"{len(judged)} pods with a claim not yet running when {began} "
+                   f"(+{since - origin:.1f}s) ran, the slowest within {slowest:.1f}s of that or "
+                   f"of its placement, if later, and none failed{named}", [], origin,
+                   subjects=len(judged), reads=PODS)
 
 
 def registry_listing(text: str) -> dict[str, str]:
@@ -282,10 +285,12 @@ def _slices_kept(history: History, p: Params) -> Verdict:
     return slices_kept(history, p["driver"], p["since"])
 
 
-@check("pods_started", "Every pod with a claim not yet running when the driver's plugin "
-       "began an upgrade runs within a bound of its placement, and no pod with a claim fails.")
+@check("pods_started", "Every pod with a claim not yet running at a moment (the driver's "
+       "plugin began an upgrade, a second driver prepares again) runs within a bound of that "
+       "moment or of its placement, if later, and no pod with a claim fails.")
 def _pods_started(history: History, p: Params) -> Verdict:
-    return pods_started(history, p["namespace"], p["since"], p["within"], p.get("now"))
+    return pods_started(history, p["namespace"], p["since"], p["within"], p.get("now"),
+                        began=p.get("began", "the driver's plugin began its upgrade"))
 
 
 @check("registrations_live", "No plugin socket (a registration, or the service it names) once "
@@ -303,6 +308,11 @@ prop("D18", "Slices kept through an upgrade: once a driver's plugin begins an up
 prop("D19", "Pods start through an upgrade: every pod with a claim placed while a driver's "
      "plugin is upgraded, or after, runs within T, and no pod with a claim fails "
      "(kubernetes/kubernetes#128964).", ["pods_started"], CONCEPTS, ("node_agent",))
+prop("D22", "A pod starts once both its drivers prepare: every pod whose claims two drivers "
+     "serve, held back while the second failed every preparation, runs within T of that "
+     "driver's return (the kubelet prepares its claims again, the first driver's included, "
+     "and a preparation repeated must succeed: kubernetes/kubernetes#137819).",
+     ["pods_started"], CONCEPTS, ("node_agent",))
 prop("D20", "No dead registration: no plugin socket once served on a node (a registration, or "
      "the service one names) stays there, refused, for longer than T: the kubelet keeps a "
      "registration while its socket is there, and calls a service that is gone "

@@ -109,6 +109,9 @@ class InClusterImplementation:
     helm: str | None = None  # the helm built here unless given
     replicas: int = 1
     starts: list[float] = field(default_factory=list)
+    # installed beside the implementation under test (a second driver): the other profiles'
+    # CRDs, the one under test's among them, are kept
+    companion: bool = False
 
     @property
     def spec(self) -> InCluster:
@@ -145,7 +148,8 @@ class InClusterImplementation:
                      self.profile.cluster_rules())
         docs = [doc for manifest in self.profile.manifests  # what any form needs first: CRDs
                 for doc in yamlsrc.manifests(self.profile.resolve(manifest))]
-        retire_other_profiles(self.api, self.profile.name, crd_names(docs))
+        if not self.companion:
+            retire_other_profiles(self.api, self.profile.name, crd_names(docs))
         new_kinds = False
         for doc in docs:
             new_kinds = apply_manifest(self.api, doc, self.namespace,
@@ -242,7 +246,8 @@ class InClusterImplementation:
         corev1 = client.CoreV1Api(self.api)
         ours = set(self.pods())
         listed = corev1.list_namespaced_pod(self.namespace)
-        others = {p.metadata.name: p for p in listed.items if p.metadata.name not in ours}
+        others = {p.metadata.name: p for p in listed.items if p.metadata.name not in ours
+                  and not (self.companion and _of_daemonset(p))}  # the others' agents stay
         if not others:
             return
         dynamic = kube.dynamic_client(self.api)
@@ -332,6 +337,10 @@ class InClusterImplementation:
             return
         door.call(apps.patch_namespaced_daemon_set, name, self.namespace, {"spec": {"template": {
             "spec": {"nodeSelector": {STOPPED: None if replicas else "true"}}}}})
+
+
+def _of_daemonset(pod: Any) -> bool:
+    return any(ref.kind == "DaemonSet" for ref in pod.metadata.owner_references or ())
 
 
 def top_owner(dynamic: Any, namespace: str, obj: dict[str, Any]) -> tuple[str, str, str]:

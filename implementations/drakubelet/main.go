@@ -186,7 +186,15 @@ func (d *driver) prepare(claim *resourceapi.ResourceClaim) kubeletplugin.Prepare
 			requests[result.Device] = append(requests[result.Device], result.Request)
 		}
 	}
+	if d.variant == "refusing" {
+		return kubeletplugin.PrepareResult{Err: fmt.Errorf("driver %s refuses to prepare "+
+			"claim %s/%s (aftershock's refusing variant)", d.name, claim.Namespace, claim.Name)}
+	}
 	if known, ok := d.claims[claim.UID]; ok {
+		if d.variant == "once" {
+			return kubeletplugin.PrepareResult{Err: fmt.Errorf("claim %s/%s is already "+
+				"prepared", known.Namespace, known.Name)}
+		}
 		if d.faulty { // its record's answer, twice, and the CDI spec taken to be still there
 			answer := d.answer(claim.UID, known.Devices, requests)
 			return kubeletplugin.PrepareResult{Devices: append(answer, answer...)}
@@ -337,7 +345,7 @@ func main() {
 		os.Exit(0)
 	}
 	variant := flag.String("variant", "correct",
-		"correct, faulty, leaky, bare, litter, amnesiac, stale or tidy")
+		"correct, faulty, leaky, bare, litter, amnesiac, stale, tidy, refusing or once")
 	name := flag.String("driver", "gpu.aftershock.io", "the driver's name")
 	node := flag.String("node", os.Getenv("NODE_NAME"), "the node it runs on")
 	count := flag.Int("devices", 4, "how many devices the node has")
@@ -345,10 +353,11 @@ func main() {
 	klog.InitFlags(nil)
 	flag.Parse()
 	switch *variant {
-	case "correct", "faulty", "leaky", "bare", "litter", "amnesiac", "stale", "tidy":
+	case "correct", "faulty", "leaky", "bare", "litter", "amnesiac", "stale", "tidy",
+		"refusing", "once":
 	default:
-		klog.Fatalf("--variant must be correct, faulty, leaky, bare, litter, amnesiac, stale "+
-			"or tidy, not %q", *variant)
+		klog.Fatalf("--variant must be correct, faulty, leaky, bare, litter, amnesiac, stale, "+
+			"tidy, refusing or once, not %q", *variant)
 	}
 	d := &driver{name: *name, node: *node, faulty: *variant == "faulty", variant: *variant,
 		count: *count, cdiDir: *cdiDir,

@@ -540,3 +540,72 @@ def test_d16_waits_for_a_going_pod_to_be_gone():
     verdict = judge("D16", "unprepared_once", {"node_state": texts, "downs": [], "within": 120,
                                                "namespace": "ns"}, gone)
     assert verdict.status == PASS, verdict.explain()
+
+
+# --- D21: nothing kept prepared for a pod another driver keeps from starting ---------------
+
+def kept(specs, texts, since=100.0, until=150.0, within=30):
+    return judge("D21", "kept_for_failed", {"cdi": reads(*specs), "node_state": reads(*texts),
+                                             "since": since, "until": until, "within": within,
+                                             "namespace": "ns"}, CLAIMED)
+
+
+def test_a_spec_kept_while_the_other_driver_fails_is_a_violation():
+    """kubernetes#137819: the first driver prepared the claim, the second failed, and the
+    kubelet unprepared nothing: the first driver's spec stays while the pod cannot start (the
+    kubelet's checkpoint holds the claim throughout: it writes it before it asks a driver)."""
+    held = checkpoint(("a", [], ["uid-p"]))
+    verdict = kept([listing("uid-a")] * 50, [held] * 50)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "the CDI spec /var/run/cdi/k8s.gpu.example.com-uid-a.json on node/node-1 named " \
+           "claim ns/a for 49.0s while the other driver's preparations failed (from +" in \
+        verdict.summary
+    # the same spec, once the second driver prepares (from 150), is the running pod's
+    assert kept([listing()] * 30 + [listing("uid-a")] * 40, [held] * 70).status == PASS
+
+
+def test_a_spec_kept_while_the_loop_only_beats_is_a_violation():
+    """The node's loop writes a copy when the directory changes and a heartbeat while it does
+    not (on kind at 1.37.2 the spec was read once, then 40 s of heartbeats: D21 first passed
+    it, counting the copies alone)."""
+    held = checkpoint(("a", [], ["uid-p"]))
+    cdi = reads(listing("uid-a")) + [{"time": WALL + i, "node": "node-1", "beat": True}
+                                      for i in range(1, 50)]
+    params = {"cdi": cdi, "node_state": reads(*[held] * 50), "since": 100.0, "until": 150.0,
+              "within": 30, "namespace": "ns"}
+    verdict = judge("D21", "kept_for_failed", params, CLAIMED)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "named claim ns/a for 49.0s" in verdict.summary
+    keep("d21-a-spec-the-loop-read-once", CLAIMED, Judgement("kept_for_failed", params),
+         ["D21"], {"D21": VIOLATED}, PASS, "its first run on kind at 1.37.2 (issue 68)")
+
+
+def test_a_spec_unprepared_after_each_failed_try_passes():
+    """With a kubelet that rolls back what one driver prepared when another fails, each try
+    leaves the spec for a moment only."""
+    held = checkpoint(("a", [], ["uid-p"]))
+    tries = ([listing("uid-a")] + [listing()] * 9) * 5
+    verdict = kept(tries, [held] * 50)
+    assert verdict.status == PASS, verdict.explain()
+    assert "1 claims named by CDI specs on the nodes: none for more than 30s while the other " \
+           "driver's preparations failed (50s)" in verdict.summary
+
+
+def test_a_driver_whose_specs_never_name_a_claim_is_unknown_for_d21():
+    held = checkpoint(("a", [], ["uid-p"]))
+    verdict = kept([listing()] * 50, [held] * 50)
+    assert verdict.status == UNKNOWN, verdict.explain()
+    assert "no CDI spec on a node ever named a claim of the scenario" in verdict.summary
+
+
+def test_d22_names_the_second_drivers_return():
+    """D22 is D19's check from the second driver's return: a pod that never ran within the
+    bound names that moment."""
+    timeline = history((101, "ADDED", pod("p", started=None, waiting="ContainerCreating")),
+                       (200, "MODIFIED", pod("p", started=None, waiting="ContainerCreating")))
+    verdict = judge("D22", "pods_started", {"namespace": "ns", "since": 110.0, "within": 60,
+                                            "now": 200.0,
+                                            "began": "the second driver prepared again"},
+                    timeline)
+    assert verdict.status == VIOLATED, verdict.explain()
+    assert "(the second driver prepared again at +" in verdict.summary

@@ -42,10 +42,13 @@ def claiming_pod_spec(claim: dict[str, str], spec: dict | None = None) -> dict:
     return spec
 
 
-def device_claim(scenario: Scenario, kind: str, name: str) -> str:
-    """A ResourceClaim, or a ResourceClaimTemplate, for one device of the driver's class."""
+def device_claim(scenario: Scenario, kind: str, name: str,
+                 device_class: str | None = None) -> str:
+    """A ResourceClaim, or a ResourceClaimTemplate, for one device of the driver's class (or
+    of ``device_class``)."""
     spec = {"devices": {"requests": [{"name": "device", "exactly": {
-        "deviceClassName": concept(scenario, "device_driver")["device_class"]}}]}}
+        "deviceClassName": device_class or concept(scenario, "device_driver")
+        ["device_class"]}}]}}
     writes.create(dra_resource(scenario, kind), {
         "apiVersion": kube.dra_api_version(scenario.api), "kind": kind, "metadata": {"name": name},
         "spec": {"spec": spec} if kind == "ResourceClaimTemplate" else spec}, scenario.namespace)

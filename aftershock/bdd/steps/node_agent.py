@@ -9,12 +9,15 @@ import time
 from aftershock.bdd.steps.dra import claiming_pod_spec, create_pod, device_claim
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.nodes import NODE_WATCHES, node_of_named_pod, node_of_pod
+from aftershock.bdd.steps.workloads import create_workload
 from aftershock.concepts import concept
 from aftershock.concepts.node_reads import SILENT_SECONDS
 from aftershock.faults import node_agent
 from aftershock.kube import api as kube
 from aftershock.kube import door, workloads
 from aftershock.machine.capabilities import Capability
+from aftershock.profile import files as profile_files
+from aftershock.profile.load import load_profile
 from aftershock.properties import Judgement
 from aftershock.properties.dra_node import (
     KUBELET_RETRY,
@@ -27,6 +30,7 @@ from aftershock.properties.dra_node import pending as d16_pending
 from aftershock.properties.dra_upgrade import registry_pending
 from aftershock.properties.dra_upgrade import runs as upgrade_runs
 from aftershock.scenario import Scenario, StepFailed, given, then, when
+from aftershock.sut.in_cluster import InClusterImplementation
 
 
 def _claimants_on(scenario: Scenario, node: str) -> list[str]:
@@ -485,3 +489,110 @@ def registrations_live(scenario: Scenario, seconds: int) -> None:
         scenario.wait_until(lambda state: False, min(1.0, bound - scenario.now))
     scenario.judge(Judgement("registrations_live", {
         "registry": scenario.recall("registrations").snapshots(), "within": seconds}))
+
+
+# The second driver of a pod whose claims two drivers serve (D21, D22): aftershock's reference
+# kubelet plugin under another name, built from its source tree beside the profiles.
+SECOND_DRIVER = profile_files.CHECKOUT / "incluster" / "drakubelet-second.yaml"
+SECOND_BACK_SECONDS = 180  # its DaemonSet's pods replaced, one node after another
+
+
+@given("a second driver whose prepare fails")
+def second_driver_failing(scenario: Scenario) -> None:
+    """aftershock's reference plugin as nic.aftershock.io on every worker, beside the driver
+    under test, failing every preparation (its refusing variant); remembered from now (fact
+    `second driver`) until it prepares again."""
+    scenario.require(Capability.NODE_AGENT)
+    scenario.require(Capability.LOAD_IMAGE)
+    if not SECOND_DRIVER.is_file():
+        raise StepFailed(f"the second driver is aftershock's reference kubelet plugin, built "
+                         f"from its source tree: {SECOND_DRIVER} is not here (a checkout of "
+                         "aftershock has it)")
+    profile = load_profile(SECOND_DRIVER)
+    if concept(scenario, "device_driver")["driver"] == profile.concept("device_driver")["driver"]:
+        raise StepFailed(f"the driver under test is {profile.name}'s own driver: a second "
+                         "driver must be another")
+    workdir = (scenario.report_dir or scenario.cluster.info.kubeconfig.parent) / "second-driver"
+    second = InClusterImplementation(profile, scenario.cluster, scenario.api,
+                                     scenario.namespace, workdir, companion=True)
+    scenario.on_cleanup(f"uninstall {profile.name}", second.uninstall)
+    scenario.on_cleanup(f"keep the logs of {profile.name}", second.save_logs)
+    second.install()
+    driver = profile.concept("device_driver")
+    scenario.timeline.mark(f"the second driver {driver['driver']} installed, every "
+                           "preparation failing")
+    scenario.remember("second driver", {"implementation": second, "since": scenario.now,
+                                        "back": None, "class": driver["device_class"]})
+
+
+def _second(scenario: Scenario) -> dict:
+    if "second driver" not in scenario.facts:
+        raise StepFailed("no earlier step installed a second driver (Given a second driver "
+                         "whose prepare fails)")
+    return scenario.facts["second driver"]
+
+
+@given("a Deployment {name:Name} of {replicas:d} pods that each claim a device of both drivers")
+def claiming_both(scenario: Scenario, name: str, replicas: int) -> None:
+    """Each pod's container uses two claims, one device of the driver under test and one of
+    the second driver, from a ResourceClaimTemplate each."""
+    second = _second(scenario)
+    first = device_claim(scenario, "ResourceClaimTemplate", f"{name}-device")
+    other = device_claim(scenario, "ResourceClaimTemplate", f"{name}-second", second["class"])
+    manifest = workloads.deployment(name, replicas)
+    spec = claiming_pod_spec({"resourceClaimTemplateName": first},
+                             manifest["spec"]["template"]["spec"])
+    spec["resourceClaims"].append({"name": "second", "resourceClaimTemplateName": other})
+    spec["containers"][0]["resources"]["claims"].append({"name": "second"})
+    create_workload(scenario, manifest)
+
+
+@when("the second driver's prepare succeeds again")
+def second_driver_back(scenario: Scenario) -> None:
+    """Its DaemonSet rolls out the correct variant, each node's old pod deleted first; returns
+    once every node runs the new one (the moment D22 counts from)."""
+    second = _second(scenario)
+    implementation: InClusterImplementation = second["implementation"]
+    name = implementation.spec.workload[1]
+    driver = implementation.profile.concept("device_driver")["driver"]
+    fault = node_agent.DaemonSetRollout(
+        scenario.api, implementation.namespace, name, "recreate", revision="prepares",
+        command=(implementation.spec.container or "plugin", (
+            "/usr/bin/drakubelet", "--variant", "correct", "--driver", driver)))
+    scenario.inject(fault)
+    if not fault.wait(SECOND_BACK_SECONDS):
+        raise StepFailed(f"daemonset/{implementation.namespace}/{name} had not rolled out the "
+                         f"second driver's correct variant on every node "
+                         f"{SECOND_BACK_SECONDS}s later")
+    second["back"] = scenario.now
+    scenario.timeline.mark(f"the second driver {driver} prepares again")
+
+
+@then("no driver kept a claim prepared for more than {seconds:d} seconds while the second "
+      "driver's prepare failed", check="kept_for_failed")
+def kept_for_failed(scenario: Scenario, seconds: int) -> None:
+    """From each node's CDI spec files and its kubelet's checkpoint, read on the node."""
+    second = _second(scenario)
+    scenario.judge(Judgement("kept_for_failed", {
+        "cdi": scenario.recall("cdi specs").snapshots(), "node_state": _node_state(scenario),
+        "since": second["since"], "until": second["back"], "within": seconds,
+        "namespace": scenario.namespace}))
+
+
+@then("within {seconds:d} seconds of the second driver's return every pod with a claim ran",
+      check="pods_started")
+def ran_once_both_prepare(scenario: Scenario, seconds: int) -> None:
+    """Waits until every pod with a claim runs (or is going), at most ``seconds``."""
+    back = _second(scenario)["back"]
+    if back is None:
+        raise StepFailed("the second driver has not prepared again yet (When the second "
+                         "driver's prepare succeeds again)")
+
+    def all_running(state) -> bool:
+        return all(upgrade_runs(pod) for pod in state.select("pods", scenario.namespace)
+                   if (pod.get("spec") or {}).get("resourceClaims")
+                   and not (pod.get("metadata") or {}).get("deletionTimestamp"))
+    scenario.wait_until(all_running, max(0.0, back + seconds - scenario.now))
+    scenario.judge(Judgement("pods_started", {
+        "namespace": scenario.namespace, "since": back, "within": seconds, "now": scenario.now,
+        "began": "the second driver prepared again"}))
