@@ -25,7 +25,7 @@ COSTS = {
     "tests/integration/test_setup_errors.py::test_a_profile_starts_without": 114,
     "tests/integration/test_scheduler_driver_profiles.py::test_the_faulty_gang_operator": 130,
     "tests/integration/test_scheduler_driver_profiles.py::test_the_preempts_in_vain": 150,
-    "tests/integration/test_explore.py::test_explore_finds": 200,
+    "tests/integration/test_explore.py::test_explore_finds": 220,
     "tests/integration/test_operator_profiles.py::test_the_faulty_noderecords": 130,
     "tests/integration/test_operator_profiles.py::test_the_faulty_replicagroup": 154,
     "tests/integration/test_operator_profiles.py::test_the_faulty_storage": 120,
