@@ -673,8 +673,7 @@ def cdi_clean(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], histor
     on_nodes = {uid for copies in held.values() for _, uids in copies for uid in uids
                 if uid in ours}
     on_nodes |= {uid for copies in listed.values() for _, files in copies
-                 for path, content in files.items() for uid in ours
-                 if uid in path or uid in content}
+                 for uid in _named(files, ours)}
     if not on_nodes or not reads or not specs:
         return Verdict(name, UNKNOWN, "no claim of the scenario was seen on a node (in its "
                        "kubelet's checkpoint or a CDI spec), or a node's state was not read",
@@ -684,6 +683,13 @@ def cdi_clean(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]], histor
                    f"and no CDI device id was listed for two claims ({len(ids)} ids)", [],
                    origin, subjects=len(on_nodes), reads=frozenset({"resourceclaims", "nodes"}),
                    external=NODE_STATE)
+
+
+def _named(files: dict[str, str], ours: dict[str, str]) -> dict[str, str]:
+    """Each claim of ``ours`` (uid) a listing of spec files names, in a file's path or
+    content, with the last path, in order, that does."""
+    return {uid: path for path, content in sorted(files.items()) for uid in ours
+            if uid in path or uid in content}
 
 
 def _common(device: str, files: dict[str, str], claims: set[str]) -> bool:
@@ -708,8 +714,7 @@ def _stale_spec(copies: list[tuple[float, dict[str, str]]],
         holding = next((h for t, h in reversed(held) if t <= at), None)
         if holding is None:
             continue  # the checkpoint not read yet: nothing to compare with
-        named = {uid: path for path, content in sorted(files.items()) for uid in ours
-                 if uid in path or uid in content}
+        named = _named(files, ours)
         for uid in list(since):
             if uid not in named or uid in holding:
                 del since[uid]
@@ -746,8 +751,7 @@ def kept_for_failed(cdi: list[dict[str, Any]], snapshots: list[dict[str, Any]],
     nodes = _CdiState.of(cdi, snapshots, history, namespace)
     ours, listed = nodes.ours, nodes.listed
     named_ever = {uid for copies in listed.values() for _, files in copies
-                  for path, content in files.items() for uid in ours
-                  if uid in path or uid in content}
+                  for uid in _named(files, ours)}
     for node, copies in sorted(listed.items()):
         found = _kept(copies, nodes.specs[node].known, ours, since - offset, end - offset,
                       within)
@@ -794,8 +798,7 @@ def _kept(copies: list[tuple[float, dict[str, str]]], known: list[float],
         if at > until:
             break
         files = next((f for t, f in reversed(copies) if t <= at), {})
-        named = {uid: path for path, content in sorted(files.items()) for uid in ours
-                 if uid in path or uid in content}
+        named = _named(files, ours)
         if found is not None:  # how long the first one found stayed
             if found[0][2] not in named:
                 break

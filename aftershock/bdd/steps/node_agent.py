@@ -462,18 +462,23 @@ def slices_kept(scenario: Scenario) -> None:
                                              ["driver"], "since": _upgrade_began(scenario)}))
 
 
+def _claimants_running(scenario: Scenario):
+    """A state's test: every live pod of the scenario with a claim runs (D19's and D22's
+    steps wait for it)."""
+    def all_running(state) -> bool:
+        return all(upgrade_runs(pod) for pod in state.select("pods", scenario.namespace)
+                   if (pod.get("spec") or {}).get("resourceClaims")
+                   and not (pod.get("metadata") or {}).get("deletionTimestamp"))
+    return all_running
+
+
 @then("within {seconds:d} seconds of its placement every pod with a claim ran through the "
       "upgrade, and none failed", check="pods_started")
 def pods_started(scenario: Scenario, seconds: int) -> None:
     """Waits until every pod with a claim runs (or is going), at most ``seconds``: one not
     placed yet is waited for too."""
     since = _upgrade_began(scenario)
-
-    def all_running(state) -> bool:
-        return all(upgrade_runs(pod) for pod in state.select("pods", scenario.namespace)
-                   if (pod.get("spec") or {}).get("resourceClaims")
-                   and not (pod.get("metadata") or {}).get("deletionTimestamp"))
-    scenario.wait_until(all_running, seconds)
+    scenario.wait_until(_claimants_running(scenario), seconds)
     scenario.judge(Judgement("pods_started", {"namespace": scenario.namespace, "since": since,
                                               "within": seconds, "now": scenario.now}))
 
@@ -587,12 +592,7 @@ def ran_once_both_prepare(scenario: Scenario, seconds: int) -> None:
     if back is None:
         raise StepFailed("the second driver has not prepared again yet (When the second "
                          "driver's prepare succeeds again)")
-
-    def all_running(state) -> bool:
-        return all(upgrade_runs(pod) for pod in state.select("pods", scenario.namespace)
-                   if (pod.get("spec") or {}).get("resourceClaims")
-                   and not (pod.get("metadata") or {}).get("deletionTimestamp"))
-    scenario.wait_until(all_running, max(0.0, back + seconds - scenario.now))
+    scenario.wait_until(_claimants_running(scenario), max(0.0, back + seconds - scenario.now))
     scenario.judge(Judgement("pods_started", {
         "namespace": scenario.namespace, "since": back, "within": seconds, "now": scenario.now,
         "began": "the second driver prepared again"}))
