@@ -207,3 +207,34 @@ def test_a_severed_client_reaches_the_api_server_no_more(aftershock_scenario, pr
              .list_namespaced_config_map(namespace).items}
     assert {"one", "two"} <= names and "three" not in names
     assert proxy.severed
+
+
+def test_a_components_writes_of_one_resource_wait_and_nothing_else_of_it(
+        aftershock_scenario, tmp_path):
+    """The write delay as features/kubernetes/dra_double_allocation.feature puts it on the
+    controller manager: each of its writes of pods (the ReplicaSet controller's creates) waits
+    half a second in its proxy; its other requests, the ReplicaSet's status among them, none."""
+    import json
+
+    from aftershock.faults.component_delay import DelayedWatch, SlowWrites
+    from aftershock.machine.capabilities import Capability
+
+    scenario = aftershock_scenario
+    scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)
+    proxied = DelayedWatch(scenario.cluster, "kube-controller-manager", [], tmp_path / "proxy")
+    scenario.inject(proxied)
+    scenario.inject(SlowWrites(proxied, "pods", 0.5))
+    kube.apps(scenario.api).create_namespaced_deployment(
+        scenario.namespace, workloads.deployment("slow", 3))
+    made, _ = scenario.wait_until(lambda s: len(s.select("pods", scenario.namespace)) == 3, 60)
+    assert made
+    log = [json.loads(line) for line in
+           (tmp_path / "proxy" / "kube-controller-manager-proxy.jsonl").read_text().splitlines()]
+    requests = [r for r in log if r["event"] == "request"]
+    pods = [r for r in requests if "/pods" in r["path"] and not r["watch"]
+            and r["method"] in ("POST", "PUT", "PATCH", "DELETE")]
+    assert len(pods) >= 3 and all(r["held"] == 0.5 for r in pods), pods[:3]
+    others = [r for r in requests if not any(r is p for p in pods)]
+    assert any("/replicasets" in r["path"] and r["method"] == "PUT" for r in others), \
+        {(r["method"], r["path"]) for r in others}
+    assert all(r["held"] == 0 for r in others), [r for r in others if r["held"]][:3]

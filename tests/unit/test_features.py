@@ -197,6 +197,16 @@ def test_every_finding_replays_as_its_page_says(path):
         assert (path.parents[2] / profile).is_file(), profile
 
 
+SHIPPED = sorted((Path(__file__).resolve().parents[2] / "features").rglob("*.feature"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_shipped_feature_is_checked_as_its_collection_would_check_it(path):
+    """Some shipped features run only when asked (a scale run, kind): their steps, phrases and
+    property labels are still checked here, as collecting them would."""
+    check_steps(path)
+
+
 def test_an_actor_resolves_to_the_username_the_audit_log_records():
     from aftershock.checks.attribution import username
 
