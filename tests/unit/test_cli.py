@@ -67,12 +67,14 @@ def test_the_image_the_indexed_job_runs_is_built_by_a_command():
     assert "aftershock kind build-aftershock-image" in manifest
 
 
-def test_make_test_runs_three_tests_at_a_time_unless_told_otherwise():
-    """The README says so: pytest-xdist with TEST_WORKERS workers, 3 by default."""
+def test_make_test_runs_four_tests_at_a_time_unless_told_otherwise():
+    """The README says so: pytest-xdist with TEST_WORKERS workers, 4 by default."""
     makefile = (Path(__file__).parents[2] / "Makefile").read_text()
     test = makefile[makefile.index("\ntest:"):].split("\n\n")[0]
     assert "pytest -n $(TEST_WORKERS) --dist worksteal " in test
-    assert "\nTEST_WORKERS ?= 3\n" in makefile
+    assert "\nTEST_WORKERS ?= 4\n" in makefile
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    assert "runs four tests at a time (pytest-xdist" in readme
 
 
 def test_explore_inputs_that_cannot_run_here_start_nothing(tmp_path):
