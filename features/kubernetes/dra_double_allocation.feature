@@ -15,17 +15,49 @@ Feature: kube-scheduler never allocates one device to two claims
   each wait half a second (its claims are made one by one for seconds after the pods, each an
   event the scheduler's claim cache delivers while it schedules), and the scheduler's own
   writes of claims each wait a second (many allocations in flight at once, each moved into the
-  cache as the next pods are scheduled). On one node every missed device is the first free one
-  the next pod gets. Judged from the ResourceClaims' status as the API server recorded it. A
-  race: run it repeated (--repeat 10, benchmarks/bench_136269.py) to tell the versions apart.
+  cache as the next pods are scheduled). And 200 pods wait all along for a claim nobody makes:
+  each event of a claim the cache delivers asks each of them whether it may now be scheduled,
+  so a delivery takes long, and an allocation whose event another goroutine is still
+  delivering has already left the in-flight map. On one node every missed device is the first
+  free one the next pod gets. Judged from the ResourceClaims' status as the API server
+  recorded it. A race: run it repeated (--repeat 10, benchmarks/bench_136269.py) to tell the
+  versions apart.
 
-  Scenario: Three bursts of 240 claiming pods never share a device
+  Scenario: Five bursts of 240 claiming pods never share a device
     Given a cluster with 1 node
     And the resourceclaim writes of the controller manager are delayed by 500 milliseconds
     And the resourceclaim writes of the scheduler are delayed by 1000 milliseconds
     And I apply the manifest manifests/one-node-256-devices.yaml
+    And I apply the manifest manifests/waiting-pods.yaml
+    And within 120 seconds 200 pods of waiting are live
     When I cordon every node
     And I apply the manifest manifests/claiming-pods.yaml
+    And within 120 seconds 240 pods of burst are live
+    And I uncordon every node
+    Then within 120 seconds 240 pods of burst are Running
+    When I patch deployment/burst:
+      """
+      spec: {replicas: 0}
+      """
+    Then within 120 seconds 0 pods of burst are live
+    When I cordon every node
+    And I patch deployment/burst:
+      """
+      spec: {replicas: 240}
+      """
+    And within 120 seconds 240 pods of burst are live
+    And I uncordon every node
+    Then within 120 seconds 240 pods of burst are Running
+    When I patch deployment/burst:
+      """
+      spec: {replicas: 0}
+      """
+    Then within 120 seconds 0 pods of burst are live
+    When I cordon every node
+    And I patch deployment/burst:
+      """
+      spec: {replicas: 240}
+      """
     And within 120 seconds 240 pods of burst are live
     And I uncordon every node
     Then within 120 seconds 240 pods of burst are Running
