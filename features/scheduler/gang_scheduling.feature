@@ -51,7 +51,7 @@ Feature: B - a gang scheduler binds a pod group whole, onto nodes that take it, 
     And within 30 seconds the pod group g has 3 bound pods
     When I cordon every node no pod of the pod group g is bound to
     And a pod urgent of a higher priority than the pod group g is created
-    And 12 seconds pass
+    And 20 seconds pass
     Then once the gang scheduler evicted a pod of the pod group g, the whole group was gone within 5 seconds (B3)
     And once the gang scheduler evicted a pod of the pod group g for pod urgent, that pod was bound within 10 seconds (B8)
     And within 10 seconds pod/urgent matches:
