@@ -4,6 +4,7 @@ pause / drop / close / 410 do what they say."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -12,9 +13,12 @@ import pytest
 from kubernetes import client
 from kubernetes.informer.informer import SharedInformer
 
+from aftershock.faults.anchors import KillAfterWrite
+from aftershock.faults.component_delay import DelayedWatch, SlowWrites
 from aftershock.faults.watchdelay import Rule, Upstream, WatchDelay
 from aftershock.kube import api as kube
 from aftershock.kube import workloads
+from aftershock.machine.capabilities import Capability
 from aftershock.timeline.entry import AUDIT
 
 pytestmark = pytest.mark.cluster
@@ -156,11 +160,6 @@ def test_the_garbage_collector_still_deletes_orphans_while_its_watches_are_delay
     informers ask for PartialObjectMetadata. The proxy passes each watch on in the encoding
     its client asked for (it used to force JSON), reads the protobuf frames to apply its rules,
     and the garbage collector keeps working through it."""
-    import json
-
-    from aftershock.faults.component_delay import DelayedWatch
-    from aftershock.machine.capabilities import Capability
-
     scenario = aftershock_scenario
     scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)
     scenario.inject(DelayedWatch(scenario.cluster, "kube-controller-manager",
@@ -191,8 +190,6 @@ def test_the_garbage_collector_still_deletes_orphans_while_its_watches_are_delay
 def test_a_severed_client_reaches_the_api_server_no_more(aftershock_scenario, proxy, tmp_path):
     """A sidecar's kill: right after the 2nd create was answered, nothing the client sends
     arrives (the harness then deletes its pod)."""
-    from aftershock.faults.anchors import KillAfterWrite
-
     namespace = aftershock_scenario.namespace
     proxy.anchor([KillAfterWrite(2, "create", "configmaps", namespace)], kill=proxy.sever)
     api = kube.api_client(proxy.write_kubeconfig(tmp_path / "client.kubeconfig"))
@@ -214,11 +211,6 @@ def test_a_components_writes_of_one_resource_wait_and_nothing_else_of_it(
     """The write delay as features/kubernetes/dra_double_allocation.feature puts it on the
     controller manager: each of its writes of pods (the ReplicaSet controller's creates) waits
     half a second in its proxy; its other requests, the ReplicaSet's status among them, none."""
-    import json
-
-    from aftershock.faults.component_delay import DelayedWatch, SlowWrites
-    from aftershock.machine.capabilities import Capability
-
     scenario = aftershock_scenario
     scenario.require(Capability.WATCH_DELAY_FOR_COMPONENTS)
     proxied = DelayedWatch(scenario.cluster, "kube-controller-manager", [], tmp_path / "proxy")
@@ -230,11 +222,13 @@ def test_a_components_writes_of_one_resource_wait_and_nothing_else_of_it(
     assert made
     log = [json.loads(line) for line in
            (tmp_path / "proxy" / "kube-controller-manager-proxy.jsonl").read_text().splitlines()]
-    requests = [r for r in log if r["event"] == "request"]
-    pods = [r for r in requests if "/pods" in r["path"] and not r["watch"]
-            and r["method"] in ("POST", "PUT", "PATCH", "DELETE")]
+    pods: list[dict] = []
+    others: list[dict] = []
+    for request in (r for r in log if r["event"] == "request"):
+        write_of_pods = "/pods" in request["path"] and not request["watch"] \
+            and request["method"] in ("POST", "PUT", "PATCH", "DELETE")
+        (pods if write_of_pods else others).append(request)
     assert len(pods) >= 3 and all(r["held"] == 0.5 for r in pods), pods[:3]
-    others = [r for r in requests if not any(r is p for p in pods)]
     assert any("/replicasets" in r["path"] and r["method"] == "PUT" for r in others), \
         {(r["method"], r["path"]) for r in others}
     assert all(r["held"] == 0 for r in others), [r for r in others if r["held"]][:3]

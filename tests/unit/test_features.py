@@ -183,7 +183,8 @@ def test_an_actor_that_names_nobody_is_refused_naming_the_actors_known(tmp_path)
         check_steps(path)
 
 
-FINDINGS = sorted((Path(__file__).resolve().parents[2] / "docs" / "findings").glob("*.feature"))
+REPO = Path(__file__).resolve().parents[2]
+FINDINGS = sorted((REPO / "docs" / "findings").glob("*.feature"))
 
 
 @pytest.mark.parametrize("path", FINDINGS, ids=lambda p: p.name)
@@ -197,7 +198,7 @@ def test_every_finding_replays_as_its_page_says(path):
         assert (path.parents[2] / profile).is_file(), profile
 
 
-SHIPPED = sorted((Path(__file__).resolve().parents[2] / "features").rglob("*.feature"))
+SHIPPED = sorted((REPO / "features").rglob("*.feature"))
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
