@@ -173,8 +173,12 @@ def _mine(claim: str, namespace: str | None) -> bool:
     return namespace is None or claim.startswith(f"{namespace}/")
 
 
-def _read(snapshots: list[dict[str, Any]],
-          namespace: str | None = None) -> tuple[dict[str, NodeReads], list[_Copy]]:
+def _read(snapshots: list[dict[str, Any]], namespace: str | None = None,
+          begun: bool = False) -> tuple[dict[str, NodeReads], list[_Copy]]:
+    """Each node's reads, and each copy of its checkpoint with the claims prepared there, or
+    with ``begun`` also those whose preparation the kubelet began (it checkpoints a claim with
+    its drivers and no devices before it asks them, so that it unprepares the claim even if it
+    never hears their answer)."""
     reads: dict[str, NodeReads] = {}
     copies = []
     for snap in sorted(snapshots, key=lambda s: s["time"]):
@@ -183,7 +187,8 @@ def _read(snapshots: list[dict[str, Any]],
             continue
         claims = {f"{c.get('Namespace', '')}/{c.get('ClaimName', '')}": set(c.get("PodUIDs") or ())
                   for c in kubelet_claims(snap["text"])
-                  if any((s or {}).get("Devices") for s in (c.get("DriverState") or {}).values())
+                  if (any((s or {}).get("Devices") for s in (c.get("DriverState") or {}).values())
+                      or (begun and c.get("DriverState")))
                   and _mine(f"{c.get('Namespace', '')}/", namespace)}
         copies.append(_Copy(snap["time"], snap["node"], snap["text"], claims))
     return reads, copies
@@ -430,17 +435,18 @@ def _kubelet_down_at(span: Span, node: str, downs: list[dict[str, Any]]) -> dict
 def unprepared_once(snapshots: list[dict[str, Any]], history: Recorded,
                     downs: list[dict[str, Any]], within: float, namespace: str | None = None,
                     name: str = "unprepared_once") -> Verdict:
-    """D16: every claim a node's kubelet checkpointed as prepared is unprepared there (leaves
-    the checkpoint) once, within ``within`` seconds (never less than the kubelet's retry) of
-    the going of every pod it was prepared for, the bound started again at the return of each
-    stretch the node's kubelet, the node or the driver's plugin was down (``downs``: {"node",
-    "what", "since", "back"}, the recorder's scale); it is never prepared again after that; and
+    """D16: every claim a node's kubelet checkpointed, prepared or its preparation begun, is
+    unprepared there (leaves the checkpoint) once, within ``within`` seconds (never less than
+    the kubelet's retry) of the going of every pod it was prepared for, the bound started again
+    at the return of each stretch the node's kubelet, the node or the driver's plugin was down
+    (``downs``: {"node", "what", "since", "back"}, the recorder's scale); it is never prepared
+    again after that; and
     a claim first prepared after such a stretch was never prepared for pods whose deletion
     began while the kubelet was down (kubernetes/kubernetes#116411: a kubelet that restarted
     between a Prepare and its checkpoint never called Unprepare)."""
     history = History.of(history)
     origin, offset = history.origin, history.offset
-    reads, copies = _read(snapshots, namespace)
+    reads, copies = _read(snapshots, namespace, begun=True)
     within = max(within, KUBELET_RETRY)
     went = _went(history)
     by_node: dict[str, list[_Copy]] = {}
@@ -533,7 +539,8 @@ def pending(snapshots: list[dict[str, Any]], history: Recorded,
     verdict = unprepared_once(snapshots, history, downs, within, namespace)
     if verdict.status == UNKNOWN and "not read past the bound" in verdict.summary:
         return True
-    return _still_going(_went(history), {uid for copy in _read(snapshots, namespace)[1]
+    return _still_going(_went(history), {uid for copy in _read(snapshots, namespace,
+                                                                begun=True)[1]
                                          for found in copy.claims.values() for uid in found})
 
 
@@ -875,7 +882,8 @@ prop("D10", "Unprepare after the plugin returns: a claim whose pods left while t
      "unprepares a pod it no longer runs every 60 s, a call may take 45 s, and Kubernetes' own "
      "node e2e allows a retry 90 s + 30 s.", ["unprepared_once_back"], CONCEPTS,
      ("node_agent",))
-prop("D16", "Unprepared once: a claim prepared on a node is unprepared there once, within T "
+prop("D16", "Unprepared once: a claim prepared on a node (or whose preparation its kubelet "
+     "began: it may not have heard the driver's answer) is unprepared there once, within T "
      "of the going of every pod it was prepared for (or of the return of the node's kubelet or "
      "the driver's plugin, if they were down), and never prepared again; nothing is prepared "
      "for a pod deleted while the node's kubelet was down (kubernetes/kubernetes#116411).",

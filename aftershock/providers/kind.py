@@ -223,6 +223,10 @@ class KindCluster:
         """What runs ``argv`` on the node itself (its files, its clock)."""
         return cmd.in_node(self.engine, self._container(node), *argv)
 
+    def copy_to_node(self, node: str, source: Path, target: str) -> None:
+        """A file of this machine onto the node, at ``target`` (a program a fault runs there)."""
+        self._run(cmd.copy_into(self.engine, self._container(node), source, target))
+
     def install_chaos_mesh(self) -> None:
         """Chaos Mesh's controller and daemon (built here) and the objects of its chart;
         returns once the controller is available and a daemon runs on every node (at once if

@@ -91,6 +91,10 @@ def node_state(engine: str, container: str) -> list[str]:
     return [engine, "inspect", "--format", "{{.State.Running}}", container]
 
 
+def copy_into(engine: str, container: str, source: Path, target: str) -> list[str]:
+    return [engine, "cp", str(source), f"{container}:{target}"]
+
+
 def in_node(engine: str, container: str, *argv: str) -> list[str]:
     return [engine, "exec", container, *argv]
 

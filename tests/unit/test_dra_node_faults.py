@@ -24,12 +24,13 @@ WALL = 1.9e9  # the nodes' clock (this machine's, on kind) at recorder time 100
 OFFSET = 100 - WALL
 
 
-def checkpoint(*claims: tuple[str, list[str], list[str]], cdi: dict[str, list[str]] | None = None
-               ) -> str:
-    """The kubelet's DRA checkpoint: claims (name, devices, pod UIDs) of namespace ns."""
+def checkpoint(*claims: tuple[str, list[str] | None, list[str]],
+               cdi: dict[str, list[str]] | None = None) -> str:
+    """The kubelet's DRA checkpoint: claims (name, devices, pod UIDs) of namespace ns; devices
+    None for a claim whose preparation the kubelet began (its drivers asked, no answer yet)."""
     entries = [{"ClaimUID": f"uid-{name}", "ClaimName": name, "Namespace": "ns",
                 "PodUIDs": {uid: {} for uid in pods},
-                "DriverState": {DRIVER: {"Devices": [
+                "DriverState": {DRIVER: {"Devices": None if devices is None else [
                     {"PoolName": "node-1", "DeviceName": device, "RequestNames": ["gpu"],
                      "CDIDeviceIDs": (cdi or {}).get(device, [f"k8s.{DRIVER}/gpu={device}"])}
                     for device in devices]}}} for name, devices, pods in claims]
@@ -517,6 +518,36 @@ def test_a_claim_unprepared_before_its_pod_was_deleted_passes():
          {"D16": PASS}, "D16: VIOLATED: claim ns/a was still prepared on node/node-1 120s "
          "after every pod it was prepared for was gone",
          "drakubelet-correct on kind at 1.37.2, dra_driver_upgrade.feature (issue 68)")
+
+
+def test_a_claim_whose_preparation_began_is_unprepared_once_too():
+    """The kubelet checkpoints a claim with no devices before it asks the driver to prepare it.
+    On kind at 1.37.2 (dra_driver_life.feature, the correct plugin) the kubelet stopped as the
+    plugin answered that Prepare, the pod was deleted while it was down, and once back it had
+    the plugin unprepare the claim: D16 counted only claims with devices, found none, and said
+    UNKNOWN. A claim the kubelet held without devices and never let go is a violation."""
+    going = {**pod("p", started=None, waiting="ContainerCreating", claim="a"),
+             "metadata": {"name": "p", "namespace": "ns", "uid": "uid-p",
+                          "deletionTimestamp": stamp(110)}}
+    timeline = history((101, "ADDED", pod("p", started=None, waiting="ContainerCreating",
+                                          claim="a")),
+                       (110, "MODIFIED", going), (152, "DELETED", "p"))
+    begun, empty = checkpoint(("a", None, ["uid-p"])), checkpoint()
+    texts = [empty] * 2 + [begun] * 49 + [empty] * 80  # let go at +151 s
+    verdict = once(texts, timeline, [KUBELET_DOWN])
+    assert verdict.status == PASS, verdict.explain()
+    assert "1 claims, each unprepared once on its node within 120s of its pods' going: seen " \
+           "gone" in verdict.summary
+    kept = once([empty] * 2 + [begun] * 300, timeline, [KUBELET_DOWN])
+    assert kept.status == VIOLATED and "claim ns/a was still prepared on node/node-1" in \
+        kept.summary, kept.explain()
+    judgement = Judgement("unprepared_once", {"node_state": reads(*texts),
+                                              "downs": [KUBELET_DOWN], "within": 120,
+                                              "namespace": "ns"})
+    keep("d16-a-claim-whose-preparation-began", timeline, judgement, ["D16"], {"D16": PASS},
+         "D16: UNKNOWN: no claim prepared on a node had all its pods gone",
+         "drakubelet-correct on kind at 1.37.2, dra_driver_life.feature, the kubelet stopped "
+         "as the plugin answered a Prepare (issue 68)")
 
 
 def test_d16_waits_for_a_going_pod_to_be_gone():

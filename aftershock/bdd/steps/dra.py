@@ -99,6 +99,82 @@ def force_delete(scenario: Scenario, name: str) -> None:
                 grace_period_seconds=0)
 
 
+TAINT_KEY = "aftershock.io/unhealthy"
+TAINT_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+@given("a pod {name:Name} that claims a device that tolerates every NoExecute device taint")
+def tolerating_pod(scenario: Scenario, name: str) -> None:
+    """Its claim's request tolerates any NoExecute taint (operator Exists, no key). A toleration
+    with no effect, which the API says matches every effect, kube-controller-manager 1.37.2's
+    eviction controller takes for none (features/kubernetes/dra_device_taints.feature)."""
+    template = f"{name}-device"
+    spec = {"devices": {"requests": [{"name": "device", "exactly": {
+        "deviceClassName": concept(scenario, "device_driver")["device_class"],
+        "tolerations": [{"operator": "Exists", "effect": "NoExecute"}]}}]}}
+    writes.create(dra_resource(scenario, "ResourceClaimTemplate"), {
+        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
+        "metadata": {"name": template}, "spec": {"spec": spec}}, scenario.namespace)
+    create_pod(scenario, name, claiming_pod_spec({"resourceClaimTemplateName": template}))
+
+
+def allocated_device(scenario: Scenario, pod: str) -> dict[str, str]:
+    """The driver's device allocated to the claim of ``pod`` (its driver, pool and name)."""
+    read = kube.core(scenario.api).read_namespaced_pod(pod, scenario.namespace)
+    names = [status.resource_claim_name for status in read.status.resource_claim_statuses or []
+             if status.resource_claim_name]
+    names += [claim.resource_claim_name for claim in read.spec.resource_claims or []
+              if claim.resource_claim_name]
+    driver = concept(scenario, "device_driver")["driver"]
+    for name in names:
+        claim = dra_resource(scenario, "ResourceClaim").get(name=name,
+                                                            namespace=scenario.namespace)
+        results = ((claim.to_dict().get("status") or {}).get("allocation") or {}).get(
+            "devices", {}).get("results") or []
+        for result in results:
+            if result.get("driver") == driver:
+                return {"driver": driver, "pool": result["pool"], "device": result["device"]}
+    raise StepFailed(f"pod/{scenario.namespace}/{pod} has no claim allocated a device of "
+                     f"{driver} (its claims: {', '.join(names) or 'none'})")
+
+
+def taint_device(scenario: Scenario, pod: str, effect: str) -> None:
+    """A DeviceTaintRule (cluster-scoped, removed when the scenario ends) selecting the device
+    of the pod's claim by driver, pool and name, as an administrator takes a device out. Of a
+    driver on real kubelets, whose nodes are read for what an eviction leaves prepared (device
+    taints on the embedded cluster's own devices are features/kubernetes' feature)."""
+    scenario.require(Capability.NODE_FILES)
+    if effect not in TAINT_EFFECTS:
+        raise StepFailed(f"a device taint's effect is NoSchedule or NoExecute, not '{effect}'")
+    device = allocated_device(scenario, pod)
+    name = f"{scenario.namespace}-{pod}"[:253]
+    rules = dra_resource(scenario, "DeviceTaintRule")
+    writes.create(rules, {"apiVersion": rules.group_version, "kind": "DeviceTaintRule",
+                          "metadata": {"name": name},
+                          "spec": {"deviceSelector": device, "taint": {
+                              "key": TAINT_KEY, "value": "true", "effect": effect}}}, None)
+    scenario.on_cleanup(f"delete devicetaintrule/{name}",
+                        lambda: writes.delete(rules, name, None, missing_ok=True))
+    scenario.timeline.mark(f"devicetaintrule/{name}: device {device['pool']}/"
+                           f"{device['device']} of {device['driver']} tainted {effect}")
+
+
+@when("an administrator taints the device of pod/{pod:Name} {effect:w}")
+def taint_device_of_pod(scenario: Scenario, pod: str, effect: str) -> None:
+    taint_device(scenario, pod, effect)
+
+
+@when("an administrator taints the device of a pod of {name:Name} {effect:w}")
+def taint_device_of_workload(scenario: Scenario, name: str, effect: str) -> None:
+    pods = kube.core(scenario.api).list_namespaced_pod(
+        scenario.namespace, label_selector=workloads.label_selector(name)).items
+    placed = sorted(p.metadata.name for p in pods
+                    if p.spec.node_name and not p.metadata.deletion_timestamp)
+    if not placed:
+        raise StepFailed(f"no pod of {name} is on a node yet")
+    taint_device(scenario, placed[0], effect)
+
+
 @then("every pod was bound only after its claims were allocated for its node",
       check="allocated_before_bind")
 def allocated_before_bind(scenario: Scenario) -> None:

@@ -12,7 +12,7 @@ from aftershock.bdd.steps.nodes import NODE_WATCHES, node_of_named_pod, node_of_
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.concepts import concept
 from aftershock.concepts.node_reads import SILENT_SECONDS
-from aftershock.faults import node_agent
+from aftershock.faults import node_agent, plugin_calls
 from aftershock.kube import api as kube
 from aftershock.kube import door, workloads
 from aftershock.machine.capabilities import Capability
@@ -122,12 +122,108 @@ def kubelet_starts(scenario: Scenario) -> None:
     stopped = scenario.recall("stopped kubelet")
     node, started = stopped["node"], time.time()
     scenario.end_fault(stopped["fault"])
+    _heard_from(scenario, node, started)
+    _agent_back(scenario, node, stopped["since"], "kubelet")
 
+
+def _heard_from(scenario: Scenario, node: str, started: float) -> None:
+    """Waits for a Ready heartbeat of ``node`` from after ``started`` (this machine's clock)."""
     held, _ = scenario.wait_until(
         lambda state: heard_since(state.get("nodes", "", node), started), 120)
     if not held:
         raise StepFailed(f"node/{node} had no Ready heartbeat 120s after its kubelet started")
-    _agent_back(scenario, node, stopped["since"], "kubelet")
+
+
+def proxy_plugin(scenario: Scenario, node: str) -> None:
+    """The kubelet of ``node`` reaches the driver's plugin through aftershock's proxy, which
+    it registers as a newer instance of the plugin; returns once it has."""
+    scenario.require(Capability.NODE_AGENT)
+    workdir = scenario.report_dir or scenario.cluster.info.kubeconfig.parent
+    proxy = plugin_calls.PluginProxied(
+        scenario.cluster, node, concept(scenario, "device_driver")["driver"],
+        workdir / f"draproxy-{node}.log", getattr(scenario.cluster, "state", None))
+    try:
+        scenario.inject(proxy)
+    except plugin_calls.ProxyFailed as exc:
+        raise StepFailed(str(exc)) from None
+    scenario.remember("plugin proxy", proxy)
+
+
+@given("the kubelet of node {node:Name} calls the driver's plugin through a proxy")
+def kubelet_proxied(scenario: Scenario, node: str) -> None:
+    """Before any pod with a claim is placed there: a kubelet keeps calling an instance of the
+    plugin it is connected to."""
+    proxy_plugin(scenario, node)
+
+
+def _proxy(scenario: Scenario) -> plugin_calls.PluginProxied:
+    if "plugin proxy" not in scenario.facts:
+        raise StepFailed("no earlier step put a proxy between a kubelet and the driver's "
+                         "plugin (\"Given the kubelet of the node running a pod of web calls "
+                         "the driver's plugin through a proxy\")")
+    return scenario.facts["plugin proxy"]
+
+
+def go_in_call(scenario: Scenario, action: str, method: str) -> None:
+    """Arms the proxy: the plugin's next answer to ``method`` is held while the kubelet stops
+    or restarts (fired by a later step's doing; "the driver's plugin answered that call"
+    waits for it)."""
+    fault = plugin_calls.KubeletGoesInCall(_proxy(scenario), method, action)
+    scenario.inject(fault)
+    scenario.remember("call fault", fault)
+
+
+@when("the kubelet stops as the driver's plugin answers its next NodePrepareResources call")
+def stops_in_prepare(scenario: Scenario) -> None:
+    go_in_call(scenario, "stop", "NodePrepareResources")
+
+
+@when("the kubelet restarts as the driver's plugin answers its next NodePrepareResources call")
+def restarts_in_prepare(scenario: Scenario) -> None:
+    go_in_call(scenario, "restart", "NodePrepareResources")
+
+
+@when("the kubelet stops as the driver's plugin answers its next NodeUnprepareResources call")
+def stops_in_unprepare(scenario: Scenario) -> None:
+    go_in_call(scenario, "stop", "NodeUnprepareResources")
+
+
+@when("the kubelet restarts as the driver's plugin answers its next NodeUnprepareResources "
+      "call")
+def restarts_in_unprepare(scenario: Scenario) -> None:
+    go_in_call(scenario, "restart", "NodeUnprepareResources")
+
+
+@when("within {seconds:d} seconds the driver's plugin answered that call")
+def answered_in_call(scenario: Scenario, seconds: int) -> None:
+    """Waits for the proxy to say it held the answer and stopped or restarted the kubelet; a
+    restarted kubelet is waited for until Ready again, a stopped one stays stopped (until
+    "the kubelet starts again")."""
+    fault: plugin_calls.KubeletGoesInCall = scenario.recall("call fault")
+    node, bound = fault.proxy.node, scenario.now + seconds
+    # the proxy's log is on this machine, not recorded: no event wakes this, so ask often
+    while scenario.now < bound and fault.fired() is None and fault.failure() is None:
+        scenario.wait_until(lambda state: False, min(0.2, bound - scenario.now))
+    fired = fault.fired()
+    if fired is None:
+        calls = [line.fields.get("method") for line in fault.proxy.lines()
+                 if line.event == "call"]
+        raise StepFailed(fault.failure() or f"no {fault.method} call of the driver's plugin "
+                         f"from the kubelet of node/{node} was answered within {seconds}s "
+                         f"(the proxy passed {len(calls)} calls: {', '.join(calls) or 'none'})")
+    since = scenario.now - (time.time() - fired.time)
+    scenario.timeline.mark(fault.description)
+    if fault.action == "stop":
+        scenario.remember("stopped kubelet", {"node": node, "since": since,
+                                              "fault": fault.description})
+        return
+    _heard_from(scenario, node, fired.time)
+    _agent_back(scenario, node, since, "kubelet")
+
+
+@when("a pod {name:Name} that claims a device is placed on the node of the proxy")
+def claimant_on_proxied(scenario: Scenario, name: str) -> None:
+    claimant_on(scenario, name, _proxy(scenario).node)
 
 
 def _plugin_daemonset(scenario: Scenario) -> tuple[object, str]:
