@@ -4,12 +4,11 @@ the recorded state, and the N properties judged over the whole history."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from aftershock.concepts import concept, get_path
 from aftershock.history.state import State
-from aftershock.kube import labels
+from aftershock.kube import labels, stamps
 
 
 @dataclass(frozen=True)
@@ -72,4 +71,4 @@ class NodeRecords:
         stamp = get_path(record, self.touched_path)
         if not stamp:
             return None
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        return stamps.seconds(stamp)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 
+from aftershock.kube import stamps
+
 INF = math.inf
 SECOND = 1.0 - 1e-6  # a whole-second stamp covers [s, s + 1)
 
@@ -62,7 +64,7 @@ def seconds(stamp: str) -> float:
     if not stamp:
         return math.nan
     try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        return stamps.seconds(stamp)
     except ValueError:
         return math.nan
 

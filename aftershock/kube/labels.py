@@ -38,6 +38,18 @@ def _requirement(part: str) -> Requirement:
     return key, operator, value
 
 
+def has_all(selector: dict[str, str] | None, labels: dict[str, Any] | None) -> bool:
+    """Whether ``labels`` has every key=value of ``selector`` (a matchLabels map; none or an
+    empty one selects everything)."""
+    if not selector:
+        return True
+    labels = labels or {}
+    for key, value in selector.items():  # noqa: SIM110 (a loop: no generator per object)
+        if labels.get(key) != value:
+            return False
+    return True
+
+
 def matches(requirements: tuple[Requirement, ...], labels: dict[str, Any] | None) -> bool:
     labels = labels or {}
     return all(_holds(operator, labels.get(key), key in labels, value)

@@ -118,8 +118,3 @@ def page(picture: Picture, title: str, witness: str = "") -> str:
         "s.setAttribute('viewBox','0 0 '+w+' '+s.getAttribute('height'));"
         "s.setAttribute('preserveAspectRatio','none')};</script>"
         "</body></html>\n")
-
-
-def write_html(picture: Picture, path: Path, title: str, witness: str = "") -> Path:
-    path.write_text(page(picture, title, witness))
-    return path

@@ -7,10 +7,10 @@ import os
 import threading
 import time
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from aftershock.kube import stamps
 from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR, GAP_END, GAP_START, WATCH, Entry
 from aftershock.timeline.store import Timeline
 
@@ -23,16 +23,12 @@ UNLOGGED = frozenset({"events"})
 UNAUDITED = frozenset({"events", "leases"})
 
 
-def parse_time(stamp: str) -> float:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-
-
 def audit_fields(event: dict[str, Any], wall_to_mono: float) -> dict[str, Any]:
     """An audit event as timeline entry fields; for creates, the response names the object."""
     ref = event.get("objectRef") or {}
     response = event.get("responseObject") or {}
     meta = response.get("metadata") or {} if response.get("kind") != "Status" else {}
-    wall = parse_time(event.get("stageTimestamp") or event["requestReceivedTimestamp"])
+    wall = stamps.seconds(event.get("stageTimestamp") or event["requestReceivedTimestamp"])
     received = event.get("requestReceivedTimestamp")
     return {
         "mono": wall + wall_to_mono,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from aftershock.kube import labels
 from aftershock.timeline.entry import GAP_END, GAP_START, WATCH, Entry
 
 Selector = dict[str, str]
@@ -17,20 +18,9 @@ Key = tuple[str, str, str]
 Predicate = Callable[[dict[str, Any]], bool]
 
 
-def parse_selector(text: str) -> Selector:
-    """'a=b,c=d' → {'a': 'b', 'c': 'd'} (equality selectors only)."""
-    pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
-    return {key.strip(): value.strip() for key, value in pairs}
-
-
 def selects(selector: Selector | None, obj: dict[str, Any]) -> bool:
-    if not selector:
-        return True
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    for key, value in selector.items():  # noqa: SIM110 (a loop: no generator per object)
-        if labels.get(key) != value:
-            return False
-    return True
+    """Whether the object's labels have every key=value of ``selector``."""
+    return not selector or labels.has_all(selector, (obj.get("metadata") or {}).get("labels"))
 
 
 def is_live(obj: dict[str, Any]) -> bool:

@@ -8,7 +8,8 @@ import threading
 from pathlib import Path
 
 from aftershock.history import History
-from aftershock.timeline.audit import AuditTail, parse_time
+from aftershock.kube.stamps import seconds as parse_time
+from aftershock.timeline.audit import AuditTail
 from aftershock.timeline.entry import AUDIT, AUDIT_LOG, ERROR
 from aftershock.timeline.store import Timeline
 
