@@ -69,8 +69,9 @@ def _validate_inputs(config: pytest.Config) -> None:
     kubeconfig): one line before anything is collected or started."""
     try:
         profiles = check_inputs(config.option)
-        for profile in profiles:
-            if profile.build is not None and not hasattr(config, "workerinput"):
+        for profile in profiles:  # --collect-only runs nothing, and so builds nothing
+            if profile.build is not None and not hasattr(config, "workerinput") \
+                    and not config.option.collectonly:
                 from aftershock.go.builds import ensure
 
                 ensure(profile.build)  # built once, before any scenario, with progress

@@ -266,12 +266,13 @@ def load_profile(path: str | Path) -> Profile:
     validate(doc, SCHEMA)
     profile_paths.check(doc, dirs)
     raw = doc.data
-    _check_node_selector(doc, raw["concepts"].get("node_records"))
-    _check_gang(doc, raw["concepts"].get("gang"))
+    concepts = raw.get("concepts") or {}  # an operator with no concept of ours names none
+    _check_node_selector(doc, concepts.get("node_records"))
+    _check_gang(doc, concepts.get("gang"))
     _check_not_applicable(doc, raw.get("not_applicable") or {})
-    _check_driver(doc, raw["concepts"].get("device_driver"))
+    _check_driver(doc, concepts.get("device_driver"))
     _check_start_placeholders(doc, raw.get("start"))
-    _check_seen(doc, raw["concepts"].get("device_driver"))
+    _check_seen(doc, concepts.get("device_driver"))
     in_cluster = _in_cluster(doc, raw.get("install_in_cluster"), raw.get("build"))
     start = raw.get("start")
     ready = (start or {}).get("ready") or {}
@@ -299,7 +300,7 @@ def load_profile(path: str | Path) -> Profile:
         ) if start else None,
         rbac=tuple(raw.get("rbac") or ()),
         cluster_rbac=tuple(raw.get("cluster_rbac") or ()),
-        concepts=dict(raw["concepts"]),
+        concepts=dict(concepts),
         watch_delay_target=raw.get("watch_delay_target"),
         actor=raw.get("actor"),
         in_cluster=in_cluster,

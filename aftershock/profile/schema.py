@@ -345,5 +345,5 @@ SCHEMA = {
     "rbac": Field("list", items=Field("map", items=None), expected="a list of RBAC PolicyRules"),
     "cluster_rbac": Field("list", items=Field("map", items=None),
                           expected="a list of RBAC PolicyRules granted cluster-wide"),
-    "concepts": Field("map", required=True, schema=CONCEPTS),
+    "concepts": Field("map", schema=CONCEPTS),
 }

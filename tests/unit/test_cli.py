@@ -1,5 +1,6 @@
 """Bad input at the command line: one line naming file:line and the field, exit code 2."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -212,3 +213,23 @@ def test_a_feature_elsewhere_uses_its_own_projects_shapes_and_writes_nothing_the
     found = _aftershock("run", str(shipped), "--collect-only", cwd=caller)
     assert found.returncode == 0 and "1 test collected" in found.stdout, found.stdout
     assert (caller / ".pytest_cache").is_dir()
+
+
+def test_collect_only_builds_nothing(tmp_path):
+    """--collect-only lists the scenarios and runs nothing: an implementation built from a Go
+    module is not built (a run builds it first, with progress). The module here does not
+    compile, so a build would say so."""
+    module = tmp_path / "op"
+    module.mkdir()
+    (module / "go.mod").write_text("module example.com/op\n\ngo 1.22\n")
+    (module / "main.go").write_text("package main\n\nfunc main() { not go }\n")
+    profile = tmp_path / "op.yaml"
+    profile.write_text("name: op\nbuild: {path: op}\nstart:\n  command: ['{binary}']\n")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    listed = _aftershock("run", "features/harness/smoke.feature", "--profile", str(profile),
+                         "--collect-only", "-p", "no:cacheprovider", env=env)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "1 test collected" in listed.stdout and "building" not in listed.stderr
+    ran = _aftershock("run", "features/harness/smoke.feature", "--profile", str(profile),
+                      "-p", "no:cacheprovider", env=env)
+    assert ran.returncode == 2 and "building op@" in ran.stderr, ran.stdout + ran.stderr

@@ -416,3 +416,12 @@ def test_a_profile_may_only_say_a_property_of_the_catalogue_does_not_apply(tmp_p
     with pytest.raises(UserError) as caught:
         _known_properties(typo)
     assert "names B44, no property of the catalogue; known: B1, B2" in str(caught.value)
+
+
+def test_a_profile_of_an_operator_with_no_concept_of_ours_names_none(tmp_path):
+    """An operator judged by the steps for any resource alone (a descheduler) has no replica
+    group, gang or driver to map: its profile may leave `concepts` out, as `concepts: {}`."""
+    profile = load_profile(_write(tmp_path, "name: plain\nstart:\n  command: [sleep, '1']\n"))
+    assert profile.concepts == {}
+    with pytest.raises(UserError, match="concepts"):
+        load_profile(_write(tmp_path, "name: plain\nconcepts: [replica_group]\n"))
