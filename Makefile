@@ -127,6 +127,12 @@ demo-all: toolchain report-tools
 	    --profile profiles/incluster/drakubelet-correct.yaml
 	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
 	    --profile profiles/incluster/drakubelet-faulty.yaml
+	@echo "==> [demo] the DRA example driver v0.4.0 (apart from v0.2.1: they share each node's plugin directory), and Kubernetes' e2e test driver at 1.35.4 under node faults"
+	-$(BIN)/aftershock run features/driver --cluster=kind --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/thirdparty/dra-example-driver-v0.4.0.yaml
+	-$(BIN)/aftershock run features/driver/dra_node_faults.feature features/driver/dra_driver_life.feature \
+	    --cluster=kind --kubernetes-version 1.35.4 --run-dir $(DEMO_RUN) --progress \
+	    --profile profiles/thirdparty/k8s-dra-test-driver-v1.35.4.yaml
 	@echo "==> [demo] what a container sees (D13): the reference plugin's leaky and bare variants, each caught"
 	-$(BIN)/aftershock run features/driver/dra_container.feature --cluster=kind --run-dir $(DEMO_RUN) \
 	    --progress --profile profiles/incluster/drakubelet-leaky.yaml

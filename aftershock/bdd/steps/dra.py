@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kubernetes.dynamic.exceptions import ResourceNotFoundError
+
 from aftershock.bdd.steps.implementation import implementation_of
 from aftershock.bdd.steps.workloads import create_workload
 from aftershock.concepts import concept, dra
@@ -148,7 +150,12 @@ def taint_device(scenario: Scenario, pod: str, effect: str) -> None:
         raise StepFailed(f"a device taint's effect is NoSchedule or NoExecute, not '{effect}'")
     device = allocated_device(scenario, pod)
     name = f"{scenario.namespace}-{pod}"[:253]
-    rules = dra_resource(scenario, "DeviceTaintRule")
+    try:
+        rules = dra_resource(scenario, "DeviceTaintRule")
+    except ResourceNotFoundError:
+        raise StepFailed(f"this cluster serves no DeviceTaintRule in "
+                         f"{kube.dra_api_version(scenario.api)} (KEP-5055's rules are GA in "
+                         "Kubernetes 1.37, off by default before)") from None
     writes.create(rules, {"apiVersion": rules.group_version, "kind": "DeviceTaintRule",
                           "metadata": {"name": name},
                           "spec": {"deviceSelector": device, "taint": {
