@@ -20,7 +20,6 @@ from aftershock.machine import processes
 DRAPROXY = builds.LocalBuild(Path(__file__).parent / "data" / "draproxy", binary="draproxy")
 ON_NODE = "/usr/local/bin/aftershock-draproxy"
 ARM_FILE = "/run/aftershock-draproxy-arm"
-METHODS = ("NodePrepareResources", "NodeUnprepareResources")
 ACTIONS = {"stop": "stopped", "restart": "restarted"}
 READY_SECONDS = 30  # for the proxy to find the plugin and for the kubelet to register it
 STOP_SECONDS = 10

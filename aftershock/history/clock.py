@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 
 from aftershock.kube import stamps
 
@@ -58,9 +57,9 @@ class Span:
         return f"[{self.lo:.3f}, {self.hi:.3f}]"
 
 
-@lru_cache(maxsize=65536)
 def seconds(stamp: str) -> float:
-    """An RFC 3339 stamp as seconds since the epoch (NaN when it is none)."""
+    """An RFC 3339 stamp as seconds since the epoch (NaN when it is none; `stamps.seconds`
+    keeps what it parsed)."""
     if not stamp:
         return math.nan
     try:

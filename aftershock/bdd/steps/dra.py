@@ -45,12 +45,13 @@ def claiming_pod_spec(claim: dict[str, str], spec: dict | None = None) -> dict:
 
 
 def device_claim(scenario: Scenario, kind: str, name: str,
-                 device_class: str | None = None) -> str:
+                 device_class: str | None = None,
+                 tolerations: list[dict[str, str]] | None = None) -> str:
     """A ResourceClaim, or a ResourceClaimTemplate, for one device of the driver's class (or
-    of ``device_class``)."""
+    of ``device_class``), its request with ``tolerations`` of device taints."""
     spec = {"devices": {"requests": [{"name": "device", "exactly": {
         "deviceClassName": device_class or concept(scenario, "device_driver")
-        ["device_class"]}}]}}
+        ["device_class"], **({"tolerations": tolerations} if tolerations else {})}}]}}
     writes.create(dra_resource(scenario, kind), {
         "apiVersion": kube.dra_api_version(scenario.api), "kind": kind, "metadata": {"name": name},
         "spec": {"spec": spec} if kind == "ResourceClaimTemplate" else spec}, scenario.namespace)
@@ -87,13 +88,18 @@ def finishing_pod(scenario: Scenario, name: str, seconds: int) -> None:
     create_pod(scenario, name, spec, {workloads.SUCCEED_AFTER: f"{seconds}s"})
 
 
+def placed_pods(scenario: Scenario, name: str) -> list[str]:
+    """The live pods of ``name`` on a node, by name."""
+    pods = kube.core(scenario.api).list_namespaced_pod(
+        scenario.namespace, label_selector=workloads.label_selector(name)).items
+    return sorted(p.metadata.name for p in pods
+                  if p.spec.node_name and not p.metadata.deletion_timestamp)
+
+
 @when("I force-delete a pod of {name:Name}")
 def force_delete(scenario: Scenario, name: str) -> None:
     corev1 = kube.core(scenario.api)
-    pods = corev1.list_namespaced_pod(scenario.namespace,
-                                      label_selector=workloads.label_selector(name)).items
-    placed = sorted(p.metadata.name for p in pods
-                    if p.spec.node_name and not p.metadata.deletion_timestamp)
+    placed = placed_pods(scenario, name)
     if not placed:
         raise StepFailed(f"no scheduled pod of {name} to force-delete")
     scenario.timeline.mark(f"force-delete pod/{scenario.namespace}/{placed[0]}")
@@ -110,13 +116,8 @@ def tolerating_pod(scenario: Scenario, name: str) -> None:
     """Its claim's request tolerates any NoExecute taint (operator Exists, no key). A toleration
     with no effect, which the API says matches every effect, kube-controller-manager 1.37.2's
     eviction controller takes for none (features/kubernetes/dra_device_taints.feature)."""
-    template = f"{name}-device"
-    spec = {"devices": {"requests": [{"name": "device", "exactly": {
-        "deviceClassName": concept(scenario, "device_driver")["device_class"],
-        "tolerations": [{"operator": "Exists", "effect": "NoExecute"}]}}]}}
-    writes.create(dra_resource(scenario, "ResourceClaimTemplate"), {
-        "apiVersion": kube.dra_api_version(scenario.api), "kind": "ResourceClaimTemplate",
-        "metadata": {"name": template}, "spec": {"spec": spec}}, scenario.namespace)
+    template = device_claim(scenario, "ResourceClaimTemplate", f"{name}-device",
+                            tolerations=[{"operator": "Exists", "effect": "NoExecute"}])
     create_pod(scenario, name, claiming_pod_spec({"resourceClaimTemplateName": template}))
 
 
@@ -173,10 +174,7 @@ def taint_device_of_pod(scenario: Scenario, pod: str, effect: str) -> None:
 
 @when("an administrator taints the device of a pod of {name:Name} {effect:w}")
 def taint_device_of_workload(scenario: Scenario, name: str, effect: str) -> None:
-    pods = kube.core(scenario.api).list_namespaced_pod(
-        scenario.namespace, label_selector=workloads.label_selector(name)).items
-    placed = sorted(p.metadata.name for p in pods
-                    if p.spec.node_name and not p.metadata.deletion_timestamp)
+    placed = placed_pods(scenario, name)
     if not placed:
         raise StepFailed(f"no pod of {name} is on a node yet")
     taint_device(scenario, placed[0], effect)

@@ -159,8 +159,8 @@ def kubelet_proxied(scenario: Scenario, node: str) -> None:
 def _proxy(scenario: Scenario) -> plugin_calls.PluginProxied:
     if "plugin proxy" not in scenario.facts:
         raise StepFailed("no earlier step put a proxy between a kubelet and the driver's "
-                         "plugin (\"Given the kubelet of the node running a pod of web calls "
-                         "the driver's plugin through a proxy\")")
+                         "plugin (\"Given the kubelet of node node-1 calls the driver's "
+                         "plugin through a proxy\")")
     return scenario.facts["plugin proxy"]
 
 
